@@ -1,0 +1,106 @@
+/**
+ * One error class per way an upstream call can fail, each with a stable `code` that callers and
+ * tests assert on (never the message text). The GraphQL layer maps `code` to
+ * `extensions.code` and `errorCode` to `extensions.upstream`.
+ */
+import type { ErrorCodeRecord } from './records.js';
+
+export type UpstreamErrorCode =
+  /** The upstream answered with an ErrorCode (business or validation error, usually 503). */
+  | 'UPSTREAM_ERROR'
+  /** The upstream rejected the credential (ID.1001 session invalid, or a 401/403 of the cursor family). */
+  | 'UNAUTHENTICATED'
+  /** The upstream refused the caller (ID.1002 permission denied, or a 403 tenant mismatch). */
+  | 'FORBIDDEN'
+  /** A REST-layer rejection: 400 plain text (malformed query, bad cursor, wrong parameter type). */
+  | 'UPSTREAM_BAD_REQUEST'
+  /** 404: unknown route, expired job, or a record that does not exist. */
+  | 'UPSTREAM_NOT_FOUND'
+  /** The upstream is down: connection refused or reset, 5xx without an ErrorCode, or the breaker is open. */
+  | 'UPSTREAM_UNAVAILABLE'
+  /** No answer within the configured timeout. */
+  | 'UPSTREAM_TIMEOUT'
+  /** The upstream answered something the decoder cannot read. */
+  | 'UPSTREAM_PROTOCOL_ERROR';
+
+export interface UpstreamErrorDetails {
+  /** The spec operation name, e.g. `QueryFiberChannelLun`. */
+  operation: string;
+  /** HTTP status of the upstream answer, when there was one. */
+  status?: number | undefined;
+  /** The upstream ErrorCode with its cause chain, when the body carried one. */
+  errorCode?: ErrorCodeRecord | undefined;
+  cause?: unknown;
+}
+
+export class UpstreamRequestError extends Error {
+  readonly code: UpstreamErrorCode;
+  readonly operation: string;
+  readonly status: number | undefined;
+  readonly errorCode: ErrorCodeRecord | undefined;
+
+  constructor(code: UpstreamErrorCode, message: string, details: UpstreamErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.operation = details.operation;
+    this.status = details.status;
+    this.errorCode = details.errorCode;
+  }
+}
+
+export class UpstreamBusinessError extends UpstreamRequestError {
+  declare readonly errorCode: ErrorCodeRecord;
+  constructor(errorCode: ErrorCodeRecord, details: Omit<UpstreamErrorDetails, 'errorCode'>) {
+    super('UPSTREAM_ERROR', `${errorCode.code}: ${errorCode.description ?? errorCode.details ?? 'upstream error'}`, {
+      ...details,
+      errorCode,
+    });
+  }
+}
+
+export class UpstreamAuthenticationError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UNAUTHENTICATED', message, details);
+  }
+}
+
+export class UpstreamForbiddenError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('FORBIDDEN', message, details);
+  }
+}
+
+export class UpstreamBadRequestError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UPSTREAM_BAD_REQUEST', message, details);
+  }
+}
+
+export class UpstreamNotFoundError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UPSTREAM_NOT_FOUND', message, details);
+  }
+}
+
+export class UpstreamUnavailableError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UPSTREAM_UNAVAILABLE', message, details);
+  }
+}
+
+export class UpstreamTimeoutError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UPSTREAM_TIMEOUT', message, details);
+  }
+}
+
+export class UpstreamProtocolError extends UpstreamRequestError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super('UPSTREAM_PROTOCOL_ERROR', message, details);
+  }
+}
+
+export function isUpstreamRequestError(error: unknown): error is UpstreamRequestError {
+  return error instanceof UpstreamRequestError;
+}
