@@ -1,0 +1,124 @@
+/**
+ * The seams inside the simulator: how the HTTP server (`server.ts`) hands write operations to
+ * the write handlers (`writes.ts`) and runs them as asynchronous jobs (`jobs.ts`).
+ */
+import type { SimulatorStore } from './store.js';
+
+/** The spec's ErrorCode as it goes on the wire (null fields omitted). */
+export interface WireErrorCode {
+  code: string;
+  description?: string;
+  details?: string;
+  elaboration?: string;
+  opaque?: Record<string, unknown>;
+  cause?: WireErrorCode;
+}
+
+/** Builds an ErrorCode, chaining `cause` beneath it. */
+export function errorCode(code: string, description: string, details?: string, cause?: WireErrorCode): WireErrorCode {
+  return {
+    code,
+    description,
+    ...(details === undefined ? {} : { details }),
+    ...(cause === undefined ? {} : { cause }),
+  };
+}
+
+/** A business or validation failure: answered (or its job finished) with `{"error": ErrorCode}`. */
+export class SimError extends Error {
+  constructor(
+    readonly errorCode: WireErrorCode,
+    /** HTTP status when answered synchronously; the real service uses 503 for these. */
+    readonly status = 503,
+  ) {
+    super(`${errorCode.code}: ${errorCode.description ?? ''}`);
+  }
+}
+
+/** A REST-layer rejection (malformed JSON, wrong parameter type): 400 plain text, before any job. */
+export class SimBadRequest extends Error {}
+
+export interface Tenant {
+  /** The tenant id of the generic family (`X-Tenant-ID`). */
+  id: string;
+  accountUuid: string;
+  /** Resource-family session uuid (`Authorization: OAuth <session>`). */
+  session: string;
+  /** Generic-family bearer token. */
+  token: string;
+}
+
+/** A write operation matched from method + path (+ PUT action key). */
+export interface MatchedWrite {
+  /** The spec's operation name, e.g. `UpdateHostNqn`. Counted in `/__sim/stats`. */
+  operation: string;
+  /** Path parameters by the spec's names, e.g. `{ vmInstanceUuid }`. */
+  params: Record<string, string>;
+}
+
+export interface WriteRequest extends MatchedWrite {
+  /** The parsed JSON body (`{}` when there was none). */
+  body: Record<string, unknown>;
+  query: URLSearchParams;
+  tenant: Tenant;
+}
+
+/**
+ * Runs one write against the store and returns the success body (`{inventory}`, `{}`,
+ * `{results}`, ...), or throws `SimError` for a business failure. Called when the job runs, not
+ * when the request arrives: validation failures end the job as failed.
+ */
+export type ExecuteWrite = (request: WriteRequest, store: SimulatorStore) => Record<string, unknown>;
+
+/** What the server sends back for a submitted or polled job. */
+export type JobAnswer =
+  | { status: number; json: Record<string, unknown> }
+  | { status: number; text: string };
+
+export interface SubmitJob {
+  /** The `X-Job-UUID` header as received, if any. */
+  jobUuidHeader: string | undefined;
+  /** The `X-Web-Hook` header as received, if any. */
+  webHook: string | undefined;
+  operation: string;
+  tenant: Tenant;
+  /** Runs the write when the job's delay is over; throws SimError on failure. */
+  run: () => Record<string, unknown>;
+  /**
+   * Optional: runs at once when the job is accepted (before the 202), to show the state a
+   * resource is in while its job runs (EnableCbtTask's `Starting`: `beginWrite` in writes.ts).
+   */
+  start?: () => void;
+}
+
+export interface JobRunnerOptions {
+  /** Base for `location`: `<baseUrl>/svc/v1/api-jobs/<uuid>`. Read on every submit (port 0 servers learn it late). */
+  baseUrl: () => string;
+  asyncDelayMs: () => number;
+  dropWebhooks: () => boolean;
+  webhookRetryMs: () => number;
+  /** Attempts after the first failure; the real service retries 15 times. */
+  webhookRetries?: number;
+  /** How long finished jobs stay pollable (real service: 3 hours). */
+  jobTtlMs?: number;
+}
+
+export interface JobRunner {
+  /** Validates `X-Job-UUID` (400 when malformed or reused) and answers 202 `{location, apiTimeout}`. */
+  submit(job: SubmitJob): JobAnswer;
+  /** `GET svc/v1/api-jobs/{uuid}`: 202 `{}` running, 200 result, 503 `{error}`, 404 text when unknown or expired. */
+  poll(jobUuid: string): JobAnswer;
+  /** Webhook deliveries made so far (for tests and stats). */
+  readonly deliveries: readonly WebhookDelivery[];
+  /** Waits for pending jobs and stops retry timers. */
+  close(): Promise<void>;
+}
+
+export interface WebhookDelivery {
+  jobUuid: string;
+  url: string;
+  success: boolean;
+  attempt: number;
+  /** HTTP status the receiver answered, or null on an I/O error. */
+  answeredStatus: number | null;
+}

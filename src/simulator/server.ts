@@ -1,0 +1,584 @@
+/**
+ * The simulator's HTTP server (`node:http`): both families of the upstream service at one
+ * origin, fault injection, per-operation request counts, a request journal and the `/__sim/*`
+ * control surface.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  SimBadRequest,
+  SimError,
+  errorCode,
+  type JobAnswer,
+  type JobRunner,
+  type MatchedWrite,
+  type Tenant,
+} from './contracts.js';
+import { CursorService, DEFAULT_CURSOR_TTL_MS } from './cursor.js';
+import { deriveTenants, generateEstate, type TenantOverrides } from './estate.js';
+import { assertTimeZone, encodeJson } from './format.js';
+import { createJobRunner } from './jobs.js';
+import { matchRead } from './reads.js';
+import { isKnownSvcPath, isWritePath } from './routes.js';
+import { SimulatorStore } from './store.js';
+import { beginWrite, executeWrite, matchWrite } from './writes.js';
+
+export interface SimulatorOptions {
+  /** Seed of the generated estate and of the derived credentials. @default 42 */
+  seed: number;
+  /** Hosts of the first tenant (the second gets a tenth, at least 2). @default 8 */
+  hosts: number;
+  /** VMs of the first tenant (the second gets a tenth, at least 5). @default 100 */
+  vms: number;
+  /** How long an asynchronous call runs before it completes. @default 50 */
+  asyncDelayMs: number;
+  /** Added before every API answer. @default 0 */
+  latencyMs: number;
+  /** Fraction (0..1) of API requests that fail: half 503 plain text, half a dropped connection. @default 0 */
+  faultRate: number;
+  /** Never deliver webhooks. @default false */
+  dropWebhooks: boolean;
+  /** Pause between webhook delivery attempts. @default 2000 */
+  webhookRetryMs: number;
+  /** Attempts after the first failed webhook delivery. @default 15 */
+  webhookRetries: number;
+  /** IANA zone of the timestamp text. @default 'UTC' */
+  timeZone: string;
+  /** How long a cursor of the generic family stays valid. @default 15 minutes */
+  cursorTtlMs: number;
+  /** First tenant's fixed credentials (the rest derived from the seed). */
+  first: TenantOverrides;
+  /** Second tenant's fixed credentials. */
+  second: TenantOverrides;
+  /** Most journal entries kept. @default 1000 */
+  journalLimit: number;
+  /** Source of randomness for fault injection. @default Math.random */
+  random: () => number;
+}
+
+export interface TenantCredentials {
+  session: string;
+  token: string;
+  tenantId: string;
+}
+
+export interface SimulatorCredentials extends TenantCredentials {
+  second: TenantCredentials;
+}
+
+/** Runtime-adjustable behaviour (`POST /__sim/config`). */
+export interface SimulatorConfig {
+  latencyMs: number;
+  faultRate: number;
+  asyncDelayMs: number;
+  dropWebhooks: boolean;
+}
+
+export interface JournalHeaders {
+  'x-job-uuid'?: string;
+  'x-web-hook'?: string;
+  'x-request-id'?: string;
+  authorization?: string;
+  'x-tenant-id'?: string;
+}
+
+/** One API request as received. */
+export interface JournalEntry {
+  operation: string;
+  method: string;
+  path: string;
+  /** The raw query string without `?` (empty when none). */
+  query: string;
+  headers: JournalHeaders;
+  /** Parsed JSON body; raw text when it was not JSON; null when empty. */
+  body: unknown;
+}
+
+export interface SimulatorStats {
+  total: number;
+  byOperation: Record<string, number>;
+}
+
+export interface Simulator {
+  /** `http://host:port`, known once `start()` resolved. */
+  readonly url: string;
+  readonly credentials: SimulatorCredentials;
+  readonly store: SimulatorStore;
+  readonly jobs: JobRunner;
+  /** Listens (port 0: any free port) and resolves to `url`. */
+  start(port?: number, host?: string): Promise<string>;
+  stop(): Promise<void>;
+  configure(patch: Partial<SimulatorConfig>): void;
+  config(): SimulatorConfig;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  journal(): readonly JournalEntry[];
+}
+
+/** Operation name under which job polls are counted. */
+export const POLL_OPERATION = 'PollJob';
+/** Operation name under which requests to unknown routes are counted. */
+export const UNKNOWN_OPERATION = 'Unknown';
+
+const DEFAULTS: SimulatorOptions = {
+  seed: 42,
+  hosts: 8,
+  vms: 100,
+  asyncDelayMs: 50,
+  latencyMs: 0,
+  faultRate: 0,
+  dropWebhooks: false,
+  webhookRetryMs: 2000,
+  webhookRetries: 15,
+  timeZone: 'UTC',
+  cursorTtlMs: DEFAULT_CURSOR_TTL_MS,
+  first: {},
+  second: {},
+  journalLimit: 1000,
+  random: Math.random,
+};
+
+const SVC_PREFIX = '/svc/v1/';
+const RESOURCES_PREFIX = '/api/v1/resources/';
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** What the router decided for one API request. */
+type Routed =
+  | { kind: 'poll'; operation: string; jobUuid: string }
+  | { kind: 'read'; operation: string; run: (tenant: Tenant) => Record<string, unknown> }
+  | { kind: 'write'; operation: string; matched: MatchedWrite; body: Record<string, unknown> }
+  | { kind: 'cursor'; operation: string; run: (tenant: Tenant) => Record<string, unknown> }
+  | { kind: 'reject'; operation: string; status: number; text: string };
+
+/** Builds a simulator with a generated estate; call `start()` to listen. */
+export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simulator {
+  const options: SimulatorOptions = { ...DEFAULTS, ...overrides };
+  assertTimeZone(options.timeZone);
+  const store = new SimulatorStore();
+  store.timeZone = options.timeZone;
+  const tenants = deriveTenants(options.seed, options.first, options.second);
+  generateEstate(store, options.seed, { hosts: options.hosts, vms: options.vms }, tenants);
+  const [first, second] = tenants as [Tenant, Tenant];
+  const credentials: SimulatorCredentials = {
+    session: first.session,
+    token: first.token,
+    tenantId: first.id,
+    second: { session: second.session, token: second.token, tenantId: second.id },
+  };
+
+  const config: SimulatorConfig = {
+    latencyMs: options.latencyMs,
+    faultRate: options.faultRate,
+    asyncDelayMs: options.asyncDelayMs,
+    dropWebhooks: options.dropWebhooks,
+  };
+  let url = '';
+  const jobs = createJobRunner({
+    baseUrl: () => url,
+    asyncDelayMs: () => config.asyncDelayMs,
+    dropWebhooks: () => config.dropWebhooks,
+    webhookRetryMs: () => options.webhookRetryMs,
+    webhookRetries: options.webhookRetries,
+  });
+  const cursors = new CursorService(store, { ttlMs: options.cursorTtlMs, secret: randomBytes(32) });
+  let counts = new Map<string, number>();
+  let total = 0;
+  let journal: JournalEntry[] = [];
+  let server: Server | null = null;
+  const sockets = new Set<Socket>();
+
+  function record(entry: JournalEntry): void {
+    total++;
+    counts.set(entry.operation, (counts.get(entry.operation) ?? 0) + 1);
+    journal.push(entry);
+    if (journal.length > options.journalLimit) journal = journal.slice(-options.journalLimit);
+  }
+
+  function route(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
+    if (pathname.startsWith(SVC_PREFIX)) return routeSvc(method, pathname, query, body, bodyError);
+    if (pathname.startsWith(RESOURCES_PREFIX)) return routeResources(method, pathname.slice(RESOURCES_PREFIX.length), query);
+    return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
+  }
+
+  function routeSvc(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
+    const subPath = pathname.slice(SVC_PREFIX.length).replace(/\/+$/, '');
+    const poll = /^api-jobs\/([^/]+)$/.exec(subPath);
+    if (poll !== null) {
+      if (method !== 'GET') return { kind: 'reject', operation: POLL_OPERATION, status: 405, text: 'Method Not Allowed' };
+      return { kind: 'poll', operation: POLL_OPERATION, jobUuid: poll[1] ?? '' };
+    }
+    if (method === 'GET') {
+      const read = matchRead(subPath);
+      if (read !== null) {
+        const { route: readRoute, params } = read;
+        return {
+          kind: 'read',
+          operation: readRoute.operation,
+          run: (tenant) => readRoute.handle({ store, tenant, params, query }),
+        };
+      }
+    } else if (isWritePath(method, subPath)) {
+      return routeWrite(method, pathname, body, bodyError);
+    }
+    if (isKnownSvcPath(subPath)) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 405, text: 'Method Not Allowed' };
+    return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
+  }
+
+  function routeWrite(method: string, pathname: string, body: unknown, bodyError: string | null): Routed {
+    const reject = (text: string, operation = writeOperationName(method, pathname)): Routed => ({
+      kind: 'reject',
+      operation,
+      status: 400,
+      text,
+    });
+    if (bodyError !== null) return reject(bodyError);
+    if (!isObject(body)) return reject('The request body must be a JSON object');
+    let matched: MatchedWrite | null;
+    try {
+      matched = matchWrite(method, pathname, body);
+    } catch (error) {
+      if (error instanceof SimBadRequest) return reject(error.message);
+      throw error;
+    }
+    if (matched === null) return reject('The request names no operation this resource accepts');
+    return { kind: 'write', operation: matched.operation, matched, body };
+  }
+
+  function routeResources(method: string, subPath: string, query: URLSearchParams): Routed {
+    const operations: Record<string, string> = { 'cursor-query': 'CursorQuery', 'cursor-next': 'CursorNext' };
+    const operation = operations[subPath.replace(/\/+$/, '')];
+    if (operation === undefined) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
+    if (method !== 'GET') return { kind: 'reject', operation, status: 405, text: 'Method Not Allowed' };
+    return {
+      kind: 'cursor',
+      operation,
+      run: (tenant) =>
+        operation === 'CursorQuery' ? { ...cursors.query(query, tenant.id) } : { ...cursors.next(query, tenant.id) },
+    };
+  }
+
+  async function handleApi(request: IncomingMessage, response: ServerResponse, requestUrl: URL): Promise<void> {
+    const method = request.method ?? 'GET';
+    const raw = await readBody(request);
+    const { body, error: bodyError } = parseBody(raw);
+    let routed: Routed;
+    try {
+      routed = route(method, requestUrl.pathname, requestUrl.searchParams, body, bodyError);
+    } catch (error) {
+      if (!(error instanceof SimBadRequest || error instanceof URIError)) throw error;
+      routed = { kind: 'reject', operation: UNKNOWN_OPERATION, status: 400, text: error.message };
+    }
+    record({
+      operation: routed.operation,
+      method,
+      path: requestUrl.pathname,
+      query: requestUrl.search.replace(/^\?/, ''),
+      headers: journalHeaders(request),
+      body: raw.length === 0 ? null : bodyError === null ? body : raw.toString('utf8'),
+    });
+    if (config.latencyMs > 0) await sleep(config.latencyMs);
+    if (config.faultRate > 0 && options.random() < config.faultRate) {
+      if (options.random() < 0.5) {
+        sendText(response, 503, 'Service Unavailable');
+      } else {
+        request.socket.destroy();
+      }
+      return;
+    }
+    switch (routed.kind) {
+      case 'reject':
+        sendText(response, routed.status, routed.text);
+        return;
+      case 'poll':
+        sendAnswer(response, jobs.poll(routed.jobUuid));
+        return;
+      case 'cursor': {
+        const tenant = authenticateResources(request, response);
+        if (tenant !== undefined) sendJson(response, 200, routed.run(tenant));
+        return;
+      }
+      case 'read': {
+        const tenant = authenticateSvc(request, response);
+        if (tenant !== undefined) sendJson(response, 200, routed.run(tenant));
+        return;
+      }
+      case 'write': {
+        const tenant = authenticateSvc(request, response);
+        if (tenant === undefined) return;
+        const { matched, body: writeBody } = routed;
+        const writeRequest = { ...matched, body: writeBody, query: requestUrl.searchParams, tenant };
+        const answer = jobs.submit({
+          jobUuidHeader: header(request, 'x-job-uuid'),
+          webHook: header(request, 'x-web-hook'),
+          operation: routed.operation,
+          tenant,
+          run: () => executeWrite(writeRequest, store),
+        });
+        if (answer.status === 202) beginWrite(writeRequest, store);
+        sendAnswer(response, answer);
+        return;
+      }
+    }
+  }
+
+  /** Resource family: `Authorization: OAuth <session>`. */
+  function authenticateSvc(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
+    const authorization = header(request, 'authorization');
+    if (authorization === undefined || authorization.trim() === '') {
+      sendText(response, 400, 'Missing the Authorization header: Authorization: OAuth <session uuid>');
+      return undefined;
+    }
+    const match = /^OAuth\s+(\S+)\s*$/i.exec(authorization);
+    const tenant = match === null ? undefined : store.tenantBySession(match[1] ?? '');
+    if (tenant === undefined) {
+      sendJson(response, 503, {
+        error: errorCode('ID.1001', 'The session is invalid, please login again', `Invalid session[${authorization}]`),
+      });
+    }
+    return tenant;
+  }
+
+  /** Generic family: `Authorization: Bearer <token>` and optional `X-Tenant-ID`. */
+  function authenticateResources(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
+    const authorization = header(request, 'authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const tenant = match === null ? undefined : store.tenantByToken(match[1] ?? '');
+    if (tenant === undefined) {
+      sendJson(response, 401, {
+        error: errorCode('ID.1001', 'Missing or invalid bearer token', 'Send Authorization: Bearer <token>'),
+      });
+      return undefined;
+    }
+    const tenantId = header(request, 'x-tenant-id');
+    if (tenantId !== undefined && tenantId !== '' && tenantId !== tenant.id) {
+      sendJson(response, 403, {
+        error: errorCode('ID.1002', 'Permission denied', `The token does not belong to tenant ${tenantId}`),
+      });
+      return undefined;
+    }
+    return tenant;
+  }
+
+  async function handleControl(request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
+    const method = request.method ?? 'GET';
+    const raw = await readBody(request);
+    const controls: Record<string, [string, () => void]> = {
+      '/__sim/stats': ['GET', () => sendJson(response, 200, { ...simulator.stats() })],
+      '/__sim/reset': [
+        'POST',
+        () => {
+          simulator.resetStats();
+          sendJson(response, 200, {});
+        },
+      ],
+      '/__sim/requests': ['GET', () => sendJson(response, 200, { requests: journal })],
+      '/__sim/config': [
+        'POST',
+        () => {
+          const { body, error } = parseBody(raw);
+          if (error !== null || !isObject(body)) {
+            sendText(response, 400, error ?? 'The body must be a JSON object');
+            return;
+          }
+          simulator.configure(readConfigPatch(body));
+          sendJson(response, 200, { ...config });
+        },
+      ],
+    };
+    const control = controls[pathname];
+    if (control === undefined) {
+      sendText(response, 404, 'Not Found');
+    } else if (control[0] !== method) {
+      sendText(response, 405, 'Method Not Allowed');
+    } else {
+      control[1]();
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
+    try {
+      if (requestUrl.pathname.startsWith('/__sim/')) await handleControl(request, response, requestUrl.pathname);
+      else await handleApi(request, response, requestUrl);
+    } catch (error) {
+      if (response.headersSent || response.destroyed) return;
+      if (error instanceof SimBadRequest || error instanceof URIError) sendText(response, 400, error.message);
+      else if (error instanceof SimError) sendJson(response, error.status, { error: error.errorCode });
+      else if (error instanceof ConfigError) sendText(response, 400, error.message);
+      else {
+        sendJson(response, 503, {
+          error: errorCode('SYS.1000', 'An internal error happened in the system', String(error)),
+        });
+      }
+    }
+  }
+
+  const simulator: Simulator = {
+    get url() {
+      return url;
+    },
+    credentials,
+    store,
+    jobs,
+    async start(port = 0, host = '127.0.0.1') {
+      if (server !== null) return url;
+      const created = createServer({ keepAlive: true }, (request, response) => {
+        void handle(request, response);
+      });
+      created.keepAliveTimeout = 65_000;
+      created.headersTimeout = 66_000;
+      created.requestTimeout = 0;
+      created.maxHeadersCount = 200;
+      created.on('connection', (socket: Socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve, reject) => {
+        created.once('error', reject);
+        created.listen(port, host, () => {
+          created.off('error', reject);
+          resolve();
+        });
+      });
+      server = created;
+      const address = created.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '127.0.0.1' : shownHost}:${address.port}`;
+      return url;
+    },
+    async stop() {
+      const running = server;
+      server = null;
+      await jobs.close();
+      if (running === null) return;
+      await new Promise<void>((resolve) => {
+        running.close(() => resolve());
+        running.closeIdleConnections();
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+    configure(patch) {
+      if (patch.latencyMs !== undefined) config.latencyMs = patch.latencyMs;
+      if (patch.faultRate !== undefined) config.faultRate = patch.faultRate;
+      if (patch.asyncDelayMs !== undefined) config.asyncDelayMs = patch.asyncDelayMs;
+      if (patch.dropWebhooks !== undefined) config.dropWebhooks = patch.dropWebhooks;
+    },
+    config() {
+      return { ...config };
+    },
+    stats() {
+      return { total, byOperation: Object.fromEntries(counts) };
+    },
+    resetStats() {
+      counts = new Map();
+      total = 0;
+      journal = [];
+    },
+    journal() {
+      return journal;
+    },
+  };
+  return simulator;
+}
+
+class ConfigError extends Error {}
+
+/** The operation a write path names whatever its body, for counting a rejected request. */
+function writeOperationName(method: string, pathname: string): string {
+  try {
+    return matchWrite(method, pathname, {})?.operation ?? UNKNOWN_OPERATION;
+  } catch {
+    return UNKNOWN_OPERATION;
+  }
+}
+
+function readConfigPatch(body: Record<string, unknown>): Partial<SimulatorConfig> {
+  const patch: Partial<SimulatorConfig> = {};
+  const nonNegative = (name: 'latencyMs' | 'asyncDelayMs') => {
+    const value = body[name];
+    if (value === undefined) return;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new ConfigError(`${name} must be a non-negative number`);
+    }
+    patch[name] = value;
+  };
+  nonNegative('latencyMs');
+  nonNegative('asyncDelayMs');
+  if (body.faultRate !== undefined) {
+    if (typeof body.faultRate !== 'number' || !(body.faultRate >= 0 && body.faultRate <= 1)) {
+      throw new ConfigError('faultRate must be a number between 0 and 1');
+    }
+    patch.faultRate = body.faultRate;
+  }
+  if (body.dropWebhooks !== undefined) {
+    if (typeof body.dropWebhooks !== 'boolean') throw new ConfigError('dropWebhooks must be true or false');
+    patch.dropWebhooks = body.dropWebhooks;
+  }
+  return patch;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function journalHeaders(request: IncomingMessage): JournalHeaders {
+  const headers: JournalHeaders = {};
+  for (const name of ['x-job-uuid', 'x-web-hook', 'x-request-id', 'authorization', 'x-tenant-id'] as const) {
+    const value = header(request, name);
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new SimBadRequest('Request body too large');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseBody(raw: Buffer): { body: unknown; error: string | null } {
+  if (raw.length === 0) return { body: {}, error: null };
+  try {
+    return { body: JSON.parse(raw.toString('utf8')), error: null };
+  } catch (error) {
+    return { body: {}, error: `Malformed JSON body: ${(error as Error).message}` };
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: Record<string, unknown>): void {
+  const text = encodeJson(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+function sendText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+function sendAnswer(response: ServerResponse, answer: JobAnswer): void {
+  if ('json' in answer) sendJson(response, answer.status, answer.json);
+  else sendText(response, answer.status, answer.text);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

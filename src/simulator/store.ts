@@ -1,0 +1,286 @@
+/**
+ * The simulator's in-memory state: one `Table` per record kind, each a `Map<uuid, record>`
+ * partitioned by tenant, with secondary indexes on the reference fields the handlers look up
+ * by (a VM's volumes, a host's NICs, ...), so that estates of 10,000 VMs answer fast.
+ */
+import type { Tenant } from './contracts.js';
+import { WireFormat } from './format.js';
+import type {
+  BlockDevice,
+  CbtTask,
+  Cluster,
+  Directory,
+  FiberChannelLun,
+  HbaDevice,
+  Host,
+  HostBonding,
+  HostNic,
+  L3Network,
+  Owned,
+  PrimaryStorage,
+  RecordKind,
+  RecordKinds,
+  Sensor,
+  SnsApplicationEndpoint,
+  SnsApplicationPlatform,
+  SnsEmailAddress,
+  VmInstance,
+  VmNic,
+  Volume,
+  VolumeSnapshotGroup,
+  Zone,
+} from './model.js';
+
+/** Records of one kind, by uuid and by tenant, with equality indexes on chosen fields. */
+export class Table<T extends Owned> {
+  private readonly byUuid = new Map<string, T>();
+  private readonly byTenant = new Map<string, Map<string, T>>();
+  private readonly indexes = new Map<keyof T, Map<unknown, Map<string, T>>>();
+
+  constructor(indexedFields: readonly (keyof T)[] = []) {
+    for (const field of indexedFields) this.indexes.set(field, new Map());
+  }
+
+  /** The tenant's record with this uuid; another tenant's record is invisible. */
+  get(tenantId: string, uuid: string): T | undefined {
+    const record = this.byUuid.get(uuid);
+    return record !== undefined && record.tenantId === tenantId ? record : undefined;
+  }
+
+  /** Any tenant's record (for the simulator's own bookkeeping, never for answering a caller). */
+  getAny(uuid: string): T | undefined {
+    return this.byUuid.get(uuid);
+  }
+
+  has(uuid: string): boolean {
+    return this.byUuid.has(uuid);
+  }
+
+  /** The tenant's records in insertion order. */
+  list(tenantId: string): IterableIterator<T> {
+    return (this.byTenant.get(tenantId) ?? new Map<string, T>()).values();
+  }
+
+  count(tenantId: string): number {
+    return this.byTenant.get(tenantId)?.size ?? 0;
+  }
+
+  /** Every tenant's records. */
+  all(): IterableIterator<T> {
+    return this.byUuid.values();
+  }
+
+  /** The tenant's records whose indexed `field` equals `value`. */
+  by<K extends keyof T>(field: K, value: T[K], tenantId: string): T[] {
+    const index = this.indexes.get(field);
+    if (index === undefined) throw new Error(`field ${String(field)} is not indexed`);
+    const bucket = index.get(value);
+    if (bucket === undefined) return [];
+    const found: T[] = [];
+    for (const record of bucket.values()) if (record.tenantId === tenantId) found.push(record);
+    return found;
+  }
+
+  /** Adds (or replaces) a record. */
+  insert(record: T): T {
+    if (this.byUuid.has(record.uuid)) this.delete(record.uuid);
+    this.byUuid.set(record.uuid, record);
+    let tenantRecords = this.byTenant.get(record.tenantId);
+    if (tenantRecords === undefined) {
+      tenantRecords = new Map();
+      this.byTenant.set(record.tenantId, tenantRecords);
+    }
+    tenantRecords.set(record.uuid, record);
+    for (const [field, index] of this.indexes) addToIndex(index, record[field], record);
+    return record;
+  }
+
+  /** Removes a record; false when there was none. */
+  delete(uuid: string): boolean {
+    const record = this.byUuid.get(uuid);
+    if (record === undefined) return false;
+    this.byUuid.delete(uuid);
+    this.byTenant.get(record.tenantId)?.delete(uuid);
+    for (const [field, index] of this.indexes) removeFromIndex(index, record[field], record.uuid);
+    return true;
+  }
+
+  /** Changes fields of a stored record in place, keeping the indexes right. */
+  update(record: T, patch: Partial<T>): T {
+    const stored = this.byUuid.get(record.uuid) === record;
+    for (const key of Object.keys(patch) as (keyof T)[]) {
+      const index = this.indexes.get(key);
+      if (stored && index !== undefined) removeFromIndex(index, record[key], record.uuid);
+      record[key] = patch[key] as T[keyof T];
+      if (stored && index !== undefined) addToIndex(index, record[key], record);
+    }
+    return record;
+  }
+
+  clear(): void {
+    this.byUuid.clear();
+    this.byTenant.clear();
+    for (const index of this.indexes.values()) index.clear();
+  }
+}
+
+function addToIndex<T extends Owned>(index: Map<unknown, Map<string, T>>, value: unknown, record: T): void {
+  if (value === null || value === undefined) return;
+  let bucket = index.get(value);
+  if (bucket === undefined) {
+    bucket = new Map();
+    index.set(value, bucket);
+  }
+  bucket.set(record.uuid, record);
+}
+
+function removeFromIndex<T>(index: Map<unknown, Map<string, T>>, value: unknown, uuid: string): void {
+  if (value === null || value === undefined) return;
+  const bucket = index.get(value);
+  if (bucket === undefined) return;
+  bucket.delete(uuid);
+  if (bucket.size === 0) index.delete(value);
+}
+
+/** All of the simulator's state. Handlers receive it; `estate.ts` fills it. */
+export class SimulatorStore {
+  /** The accounts the simulator knows; `tenants[0]` is the first (larger) tenant. */
+  readonly tenants: Tenant[] = [];
+
+  /** IANA zone in which timestamps are written on the wire (`format.ts`). */
+  timeZone = 'UTC';
+
+  /** Serializers to the wire records (timestamps in `timeZone`). */
+  readonly wire: WireFormat = new WireFormat(this);
+
+  readonly zones = new Table<Zone>();
+  readonly clusters = new Table<Cluster>(['zoneUuid']);
+  readonly primaryStorages = new Table<PrimaryStorage>(['zoneUuid']);
+  readonly l3Networks = new Table<L3Network>(['zoneUuid']);
+  readonly hosts = new Table<Host>(['clusterUuid', 'zoneUuid']);
+  readonly bondings = new Table<HostBonding>(['hostUuid']);
+  readonly hostNics = new Table<HostNic>(['hostUuid', 'bondingUuid']);
+  readonly blockDevices = new Table<BlockDevice>(['hostUuid']);
+  readonly sensors = new Table<Sensor>(['hostUuid']);
+  readonly hbas = new Table<HbaDevice>(['hostUuid']);
+  readonly luns = new Table<FiberChannelLun>();
+  readonly vms = new Table<VmInstance>(['hostUuid', 'clusterUuid']);
+  readonly volumes = new Table<Volume>(['vmInstanceUuid', 'primaryStorageUuid']);
+  readonly snapshotGroups = new Table<VolumeSnapshotGroup>(['vmInstanceUuid']);
+  readonly cbtTasks = new Table<CbtTask>(['vmInstanceUuid']);
+  readonly snsPlatforms = new Table<SnsApplicationPlatform>();
+  readonly snsEndpoints = new Table<SnsApplicationEndpoint>(['platformUuid']);
+  readonly snsEmails = new Table<SnsEmailAddress>(['endpointUuid']);
+  readonly directories = new Table<Directory>(['parentUuid']);
+
+  /** VM NIC uuid → VM uuid; rebuilt when stale, so writers may edit `vm.vmNics` directly. */
+  private nicOwners = new Map<string, string>();
+
+  private tablesByKind: { [P in RecordKind]: Table<RecordKinds[P]> } | null = null;
+
+  /** The table of a record kind. */
+  table<K extends RecordKind>(kind: K): Table<RecordKinds[K]> {
+    this.tablesByKind ??= {
+      zone: this.zones,
+      cluster: this.clusters,
+      primaryStorage: this.primaryStorages,
+      l3Network: this.l3Networks,
+      host: this.hosts,
+      bonding: this.bondings,
+      hostNic: this.hostNics,
+      blockDevice: this.blockDevices,
+      sensor: this.sensors,
+      hba: this.hbas,
+      lun: this.luns,
+      vm: this.vms,
+      volume: this.volumes,
+      snapshotGroup: this.snapshotGroups,
+      cbtTask: this.cbtTasks,
+      snsPlatform: this.snsPlatforms,
+      snsEndpoint: this.snsEndpoints,
+      snsEmail: this.snsEmails,
+      directory: this.directories,
+    };
+    return this.tablesByKind[kind];
+  }
+
+  tenantBySession(session: string): Tenant | undefined {
+    return this.tenants.find((tenant) => tenant.session === session);
+  }
+
+  tenantByToken(token: string): Tenant | undefined {
+    return this.tenants.find((tenant) => tenant.token === token);
+  }
+
+  tenantById(id: string): Tenant | undefined {
+    return this.tenants.find((tenant) => tenant.id === id);
+  }
+
+  /** A VM's allVolumes: its attached volumes by `deviceId` (the boot volume, device 0, first). */
+  volumesOfVm(vm: VmInstance): Volume[] {
+    return this.volumes.by('vmInstanceUuid', vm.uuid, vm.tenantId).sort(compareByDevice);
+  }
+
+  /** A host's bond slaves and plain NICs. */
+  nicsOfHost(host: Host): HostNic[] {
+    return this.hostNics.by('hostUuid', host.uuid, host.tenantId);
+  }
+
+  /** The tenant's VM NIC with this uuid and the VM that holds it. */
+  findVmNic(tenantId: string, nicUuid: string): { vm: VmInstance; nic: VmNic } | undefined {
+    const found = this.lookUpNic(nicUuid);
+    if (found !== undefined) return found.vm.tenantId === tenantId ? found : undefined;
+    this.rebuildNicOwners();
+    const rebuilt = this.lookUpNic(nicUuid);
+    return rebuilt !== undefined && rebuilt.vm.tenantId === tenantId ? rebuilt : undefined;
+  }
+
+  private lookUpNic(nicUuid: string): { vm: VmInstance; nic: VmNic } | undefined {
+    const vmUuid = this.nicOwners.get(nicUuid);
+    if (vmUuid === undefined) return undefined;
+    const vm = this.vms.getAny(vmUuid);
+    const nic = vm?.vmNics.find((candidate) => candidate.uuid === nicUuid);
+    return vm !== undefined && nic !== undefined ? { vm, nic } : undefined;
+  }
+
+  private rebuildNicOwners(): void {
+    const owners = new Map<string, string>();
+    for (const vm of this.vms.all()) for (const nic of vm.vmNics) owners.set(nic.uuid, vm.uuid);
+    this.nicOwners = owners;
+  }
+
+  /** Empties every table (tenants stay). */
+  clear(): void {
+    for (const kind of RECORD_KINDS) this.table(kind).clear();
+    this.nicOwners.clear();
+  }
+}
+
+export const RECORD_KINDS: readonly RecordKind[] = [
+  'zone',
+  'cluster',
+  'primaryStorage',
+  'l3Network',
+  'host',
+  'bonding',
+  'hostNic',
+  'blockDevice',
+  'sensor',
+  'hba',
+  'lun',
+  'vm',
+  'volume',
+  'snapshotGroup',
+  'cbtTask',
+  'snsPlatform',
+  'snsEndpoint',
+  'snsEmail',
+  'directory',
+];
+
+function compareByDevice(a: Volume, b: Volume): number {
+  const da = a.deviceId ?? Number.MAX_SAFE_INTEGER;
+  const db = b.deviceId ?? Number.MAX_SAFE_INTEGER;
+  if (da !== db) return da - db;
+  return a.createDate.getTime() - b.createDate.getTime() || (a.uuid < b.uuid ? -1 : 1);
+}

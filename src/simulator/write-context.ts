@@ -1,0 +1,144 @@
+/**
+ * What every write handler shares: its context, typed access to its checked parameters, and the
+ * failures and lookups of the real service (SYS.1003 not found, SYS.1006 with a cause beneath,
+ * SYS.1007 invalid argument).
+ */
+import { randomUUID } from 'node:crypto';
+import { SimError, errorCode, type Tenant, type WireErrorCode } from './contracts.js';
+import type { CbtTask, Host, PrimaryStorage, VmInstance, VmState, Volume, VolumeSnapshotGroup } from './model.js';
+import type { SimulatorStore } from './store.js';
+import { invalidArgument, isPlainObject } from './write-arguments.js';
+
+/** A write's success body. */
+export type Result = Record<string, unknown>;
+
+/** What an operation's handler works with. */
+export interface WriteContext {
+  store: SimulatorStore;
+  tenant: Tenant;
+  /** The moment the write happens: every record it touches gets this `lastOpDate`. */
+  now: Date;
+  args: Arguments;
+}
+
+/** Typed reads of parameters that `readParameters` and `validateParameters` have checked. */
+export class Arguments {
+  constructor(private readonly values: Record<string, unknown>) {}
+
+  text(name: string): string | undefined {
+    const value = this.values[name];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** A required parameter (validation has guaranteed its presence). */
+  required(name: string): string {
+    const value = this.text(name);
+    if (value === undefined) throw invalidArgument(`missing required parameter [${name}]`);
+    return value;
+  }
+
+  flag(name: string): boolean | undefined {
+    const value = this.values[name];
+    return typeof value === 'boolean' ? value : undefined;
+  }
+
+  integer(name: string): number | undefined {
+    const value = this.values[name];
+    return typeof value === 'number' ? value : undefined;
+  }
+
+  texts(name: string): string[] | undefined {
+    const value = this.values[name];
+    return Array.isArray(value) ? (value as string[]) : undefined;
+  }
+
+  objects(name: string): Record<string, unknown>[] | undefined {
+    const value = this.values[name];
+    return Array.isArray(value) ? value.filter(isPlainObject) : undefined;
+  }
+}
+
+export function notFound(kind: string, uuid: string): SimError {
+  return new SimError(errorCode('SYS.1003', 'Unable to find resource', `${kind}[uuid:${uuid}] is not found`));
+}
+
+export function operationFailed(details: string, cause?: WireErrorCode): SimError {
+  return new SimError(errorCode('SYS.1006', 'Operation failed', details, cause));
+}
+
+export function wrongVmState(vm: VmInstance, action: string, allowed: readonly VmState[]): SimError {
+  return operationFailed(
+    `unable to ${action} vm[uuid:${vm.uuid}]`,
+    errorCode(
+      'VM.1010',
+      'The VM is in a wrong state for this operation',
+      `vm[uuid:${vm.uuid}] is ${vm.state}; ${action} needs ${allowed.join(' or ')}`,
+    ),
+  );
+}
+
+export function requireVmState(vm: VmInstance, action: string, allowed: readonly VmState[]): void {
+  if (!allowed.includes(vm.state)) throw wrongVmState(vm, action, allowed);
+}
+
+/** The states in which a VM can be worked on. */
+export const LIVE_VM_STATES: readonly VmState[] = ['Running', 'Stopped'];
+
+export function requireConnectedHost(host: Host, action: string): void {
+  if (host.status === 'Connected') return;
+  throw operationFailed(
+    `unable to ${action} on host[uuid:${host.uuid}]`,
+    errorCode('HOST.1010', 'The host is disconnected', `host[uuid:${host.uuid}] is ${host.status}`),
+  );
+}
+
+export function findVm({ store, tenant }: WriteContext, uuid: string): VmInstance {
+  return store.vms.get(tenant.id, uuid) ?? notFoundThrow('VmInstance', uuid);
+}
+
+export function findHost({ store, tenant }: WriteContext, uuid: string): Host {
+  return store.hosts.get(tenant.id, uuid) ?? notFoundThrow('Host', uuid);
+}
+
+export function findVolume({ store, tenant }: WriteContext, uuid: string): Volume {
+  return store.volumes.get(tenant.id, uuid) ?? notFoundThrow('Volume', uuid);
+}
+
+export function findPrimaryStorage({ store, tenant }: WriteContext, uuid: string): PrimaryStorage {
+  return store.primaryStorages.get(tenant.id, uuid) ?? notFoundThrow('PrimaryStorage', uuid);
+}
+
+export function findCbtTask({ store, tenant }: WriteContext, uuid: string): CbtTask {
+  return store.cbtTasks.get(tenant.id, uuid) ?? notFoundThrow('CbtTask', uuid);
+}
+
+export function findSnapshotGroup({ store, tenant }: WriteContext, uuid: string): VolumeSnapshotGroup {
+  return store.snapshotGroups.get(tenant.id, uuid) ?? notFoundThrow('VolumeSnapshotGroup', uuid);
+}
+
+export function notFoundThrow(kind: string, uuid: string): never {
+  throw notFound(kind, uuid);
+}
+
+/** A caller-chosen uuid for a new record must be well formed and unused anywhere. */
+export function newUuid(store: SimulatorStore, chosen: string | undefined): string {
+  if (chosen === undefined) return randomUuid();
+  const taken = [store.vms, store.volumes, store.cbtTasks, store.snapshotGroups].some((table) => table.has(chosen));
+  if (taken) throw invalidArgument(`resourceUuid[${chosen}] is already in use`);
+  return chosen;
+}
+
+export function randomUuid(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
+export function inventoryResult(inventory: Result): Result {
+  return { success: true, inventory };
+}
+
+/** An IPv4 address as a number, or null when `text` is not one. */
+export function parseIpv4(text: string): number | null {
+  const parts = text.split('.');
+  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return null;
+  return parts.reduce((value, part) => value * 256 + Number(part), 0);
+}

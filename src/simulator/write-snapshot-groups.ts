@@ -1,0 +1,84 @@
+/**
+ * Volume snapshot group write operations: create, delete (per-snapshot results) and update.
+ */
+import { errorCode } from './contracts.js';
+import type { VolumeSnapshotRef } from './model.js';
+import { invalidArgument } from './write-arguments.js';
+import {
+  LIVE_VM_STATES,
+  findSnapshotGroup,
+  findVm,
+  findVolume,
+  inventoryResult,
+  newUuid,
+  randomUuid,
+  requireVmState,
+  type Result,
+  type WriteContext,
+} from './write-context.js';
+
+export function createVolumeSnapshotGroup(context: WriteContext): Result {
+  const { args, store, tenant, now } = context;
+  const root = findVolume(context, args.required('rootVolumeUuid'));
+  if (root.type !== 'Root' || root.vmInstanceUuid === null) {
+    throw invalidArgument(`volume[uuid:${root.uuid}] is not the root volume of a VM`);
+  }
+  const vm = findVm(context, root.vmInstanceUuid);
+  requireVmState(vm, 'snapshot', LIVE_VM_STATES);
+  const groupUuid = newUuid(store, args.text('resourceUuid'));
+  const refs: VolumeSnapshotRef[] = store.volumesOfVm(vm).map((volume, index) => ({
+    volumeSnapshotUuid: randomUuid(),
+    volumeUuid: volume.uuid,
+    volumeName: volume.name,
+    volumeType: volume.type,
+    volumeSnapshotInstallPath: `${volume.installPath.replace(/\.qcow2$/, '')}@snap-${groupUuid.slice(0, 8)}`,
+    volumeSnapshotName: `group-snapshot-${groupUuid.slice(0, 8)}-${index}`,
+    deviceId: volume.deviceId ?? index,
+    snapshotDeleted: false,
+    createDate: now,
+    lastOpDate: now,
+  }));
+  const group = store.snapshotGroups.insert({
+    uuid: groupUuid,
+    tenantId: tenant.id,
+    name: args.required('name'),
+    description: args.text('description') ?? null,
+    snapshotCount: refs.length,
+    vmInstanceUuid: vm.uuid,
+    volumeSnapshotRefs: refs,
+    createDate: now,
+    lastOpDate: now,
+  });
+  return inventoryResult(store.wire.snapshotGroup(group));
+}
+
+export function deleteVolumeSnapshotGroup(context: WriteContext): Result {
+  const { args, store } = context;
+  const group = findSnapshotGroup(context, args.required('uuid'));
+  const results = group.volumeSnapshotRefs.map((ref) =>
+    ref.snapshotDeleted
+      ? {
+          snapshotUuid: ref.volumeSnapshotUuid,
+          volumeUuid: ref.volumeUuid,
+          success: false,
+          error: errorCode('SYS.1001', 'An internal error happened in system', `snapshot[uuid:${ref.volumeSnapshotUuid}] was already deleted`),
+        }
+      : { snapshotUuid: ref.volumeSnapshotUuid, volumeUuid: ref.volumeUuid, success: true },
+  );
+  store.snapshotGroups.delete(group.uuid);
+  return { success: true, results };
+}
+
+export function updateVolumeSnapshotGroup(context: WriteContext): Result {
+  const { args, store, now } = context;
+  const group = findSnapshotGroup(context, args.required('uuid'));
+  const name = args.text('name');
+  if (name !== undefined && name.trim() === '') throw invalidArgument('name must not be empty');
+  const description = args.text('description');
+  store.snapshotGroups.update(group, {
+    ...(name === undefined ? {} : { name }),
+    ...(description === undefined ? {} : { description }),
+    lastOpDate: now,
+  });
+  return inventoryResult(store.wire.snapshotGroup(group));
+}
