@@ -343,6 +343,8 @@ export interface SnsApplicationEndpointRecord {
   lastOpDate: Date | null;
   /** HTTP endpoints only (simulator's generic-family record; not in the spec's inventory). */
   url: string | null;
+  /** HTTP endpoints only: the basic-auth user name (simulator's generic-family record). */
+  username: string | null;
   /** SMS endpoints only: the receivers' phone numbers. */
   receivers: SnsSmsReceiverRecord[];
 }

@@ -5,8 +5,10 @@
  * credential; the client keeps none between calls. Every failure rejects with an
  * `UpstreamRequestError` subclass from `errors.ts`, each with a stable `code`.
  */
+import type { RecordDecoder } from './decode.js';
 import type {
   DirectoryRecord,
+  ErrorCodeRecord,
   FiberChannelLunRecord,
   HbaDeviceRecord,
   HostNetworkFactsRecord,
@@ -46,12 +48,19 @@ export interface CallOptions {
 /** Query operators of the resource family (UPSTREAM-NOTES "Queries"). */
 export type QueryOperator = '=' | '!=' | '>' | '<' | '>=' | '<=' | '?=' | '!?=' | '~=' | '!~=';
 
-export interface QueryCondition {
-  field: string;
-  op: QueryOperator;
-  /** A list is joined with commas (for `?=` and `!?=`). */
-  value: string | readonly string[];
-}
+/**
+ * One `q=<field><op><value>` condition. An empty list under `?=` matches nothing (the client
+ * answers an empty result without a request); under `!?=` it matches everything (dropped).
+ */
+export type QueryCondition =
+  | {
+      field: string;
+      op: QueryOperator;
+      /** A list is joined with commas (for `?=` and `!?=`). */
+      value: string | readonly string[];
+    }
+  /** `q=<field> is null` / `q=<field> not null`. */
+  | { field: string; op: 'is null' | 'not null' };
 
 export interface QueryRequest {
   conditions?: readonly QueryCondition[];
@@ -102,6 +111,7 @@ export type CursorResourceType = keyof CursorResourceTypes;
  * value is comma-separated). This is the gateway's and the simulator's documented encoding; the
  * spec leaves the Filter structure unshown.
  */
+/** An empty `in` list matches nothing (empty page, no request); an empty `nin` list is dropped. */
 export interface CursorFilter {
   field: string;
   op: 'eq' | 'ne' | 'in' | 'nin' | 'like' | 'gt' | 'ge' | 'lt' | 'le';
@@ -143,20 +153,51 @@ export interface PrimaryStorageCapacityRequest {
 // ---------------------------------------------------------------------------------------------
 // Asynchronous writes
 
-/** The 202 answer of an asynchronous call. */
+/**
+ * A write submitted to the resource family (`submit`). Never retried: every write is an
+ * asynchronous job, and the same `X-Job-UUID` twice is a 400 upstream.
+ */
+export interface SubmitRequest {
+  /** The spec operation name, e.g. `CreateCbtTask` (for errors and metrics). */
+  operation: string;
+  method: 'POST' | 'PUT' | 'DELETE';
+  /** Relative to `{base_url}/svc/v1/`, e.g. `cbt-task/create`; path parameters already encoded. */
+  path: string;
+  query?: URLSearchParams | undefined;
+  /** Sent as JSON with `Content-Type: application/json;charset=UTF-8`; no body when undefined. */
+  body?: unknown;
+  /** Sent as `X-Job-UUID`: 32 hexadecimal characters, unique per call. */
+  jobUuid: Uuid;
+  /** Sent as `X-Web-Hook`: where the service pushes the result. */
+  webHook?: string | undefined;
+}
+
+/** The answer to `submit`: 202 accepted (poll `location`), or 200 already finished (`result`). */
 export interface AsyncAccepted {
-  /** The polling address (`.../svc/v1/api-jobs/<uuid>`), from the body or a Location header. */
-  location: string;
-  /** The job uuid the call ran under (the `X-Job-UUID` sent, or parsed from `location`). */
+  /**
+   * The polling address (`.../svc/v1/api-jobs/<uuid>`), from the body or a `Location` header;
+   * null when the service finished the call synchronously (200) and `result` holds the answer.
+   */
+  location: string | null;
+  /** The job uuid the call ran under (the `X-Job-UUID` sent). */
   jobUuid: Uuid;
   apiTimeout: number | null;
+  /** The normal result body of a call answered 200 at once (202: absent). */
+  result?: Record<string, unknown>;
 }
 
 /** Result of one poll of `location`. */
 export type JobPoll =
   | { status: 'running' }
+  /** 200: the normal result of the operation (decode it with `UpstreamClient.decoder`). */
   | { status: 'succeeded'; body: Record<string, unknown> }
-  | { status: 'failed'; body: Record<string, unknown> };
+  /** 503 `{"error": ErrorCode}`: the job failed; `error` is the decoded ErrorCode with its cause chain. */
+  | { status: 'failed'; body: Record<string, unknown>; error: ErrorCodeRecord };
+
+export interface PollJobOptions extends CallOptions {
+  /** The service needs no credential to poll; sent as `Authorization` when given. */
+  credential?: ResourceCredential | undefined;
+}
 
 export interface UpstreamClient {
   query<C extends QueryCollection>(
@@ -192,6 +233,23 @@ export interface UpstreamClient {
   ): Promise<PrimaryStorageCapacityRecord>;
   /** GetVmAttachableDataVolume */
   getVmAttachableDataVolumes(credential: ResourceCredential, vmInstanceUuid: Uuid, options?: CallOptions): Promise<VolumeRecord[]>;
+
+  /**
+   * Sends one write (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`. Resolves on 202 (with
+   * the polling address) or 200 (with the result); a 503 `{error}` or 400 rejects as for reads.
+   */
+  submit(credential: ResourceCredential, request: SubmitRequest, options?: CallOptions): Promise<AsyncAccepted>;
+
+  /**
+   * Polls a job: 202 → running, 200 → succeeded, 503 `{error}` → failed; 404 (unknown or
+   * expired job) rejects with `UpstreamNotFoundError`. A `location` of the usual
+   * `.../svc/v1/api-jobs/<uuid>` shape is polled on the configured base URL, whatever host the
+   * service wrote into it.
+   */
+  pollJob(location: string, options?: PollJobOptions): Promise<JobPoll>;
+
+  /** Decoders for result bodies the caller reads itself (job results, webhook bodies), in the configured zone. */
+  readonly decoder: RecordDecoder;
 
   /** Is the upstream answering at all (for `/readyz`)? Never throws. */
   ping(): Promise<boolean>;

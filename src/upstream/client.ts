@@ -1,0 +1,684 @@
+/**
+ * `createUpstreamClient`: the one place that speaks HTTP to the infrastructure service, for both
+ * of its families. It builds requests, sends them through the composed dispatcher of `http.ts`,
+ * maps every failure to one error class of `errors.ts` and decodes answers with `decode.ts`.
+ * It knows nothing of GraphQL.
+ */
+import type { Dispatcher } from 'undici';
+import { DecodeError, RecordDecoder, asObject } from './decode.js';
+import {
+  UpstreamAuthenticationError,
+  UpstreamBadRequestError,
+  UpstreamBusinessError,
+  UpstreamForbiddenError,
+  UpstreamNotFoundError,
+  UpstreamProtocolError,
+  UpstreamRequestError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+} from './errors.js';
+import { createUpstreamDispatcher } from './http.js';
+import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
+import type {
+  AsyncAccepted,
+  CallOptions,
+  CursorCredential,
+  CursorFilter,
+  CursorPage,
+  CursorQueryRequest,
+  CursorResourceType,
+  CursorResourceTypes,
+  JobPoll,
+  PollJobOptions,
+  PrimaryStorageCapacityRequest,
+  QueryCollection,
+  QueryCollections,
+  QueryCondition,
+  QueryRequest,
+  ResourceCredential,
+  UpstreamClient,
+} from './types.js';
+
+/** What the `onRequest` hook hears about each upstream call (once per call, after any retries). */
+export interface UpstreamRequestEvent {
+  /** The spec operation name, e.g. `QueryFiberChannelLun`, `CursorQuery`, `PollJob`, `Ping`. */
+  operation: string;
+  method: string;
+  /** HTTP status of the last answer; null when none came (connection error, timeout). */
+  status: number | null;
+  durationMs: number;
+  /** The `UpstreamErrorCode` of the failure, when the call failed. */
+  error?: string;
+}
+
+export interface UpstreamClientOptions {
+  /** The resource family's `{base_url}` (`UPSTREAM_URL`); the client appends `svc/v1/...`. A path prefix is kept. */
+  upstreamUrl: string;
+  /** Where the generic family (`/api/v1/resources/...`) lives (`RESOURCES_URL`). @default the origin of `upstreamUrl` */
+  resourcesUrl?: string | undefined;
+  /** IANA zone of the upstream's Timestamp text (`UPSTREAM_TIMEZONE`). @default 'UTC' */
+  timezone?: string | undefined;
+  /** Time allowed for one call, all retries and the body included (`UPSTREAM_TIMEOUT_MS`). @default 10000 */
+  timeoutMs?: number | undefined;
+  /** Keep-alive connections per upstream origin (`UPSTREAM_CONNECTIONS`). @default 32 */
+  connections?: number | undefined;
+  /** Retries of an idempotent GET after a connection error or a 502/503/504 without ErrorCode. Writes are never retried. @default 2 */
+  retries?: number | undefined;
+  /** Backoff ceiling of the first retry in ms (doubling, full jitter). @default 100 */
+  retryBaseDelayMs?: number | undefined;
+  /** Largest response body accepted, in bytes; a bigger one is an `UPSTREAM_PROTOCOL_ERROR`. @default 256 MiB */
+  maxResponseBytes?: number | undefined;
+  /** Send requests through this dispatcher (e.g. undici's `MockAgent`) instead of a new `Agent`. `close()` leaves it open. */
+  dispatcher?: Dispatcher | undefined;
+  /** Called once per call when it ends, for metrics. Exceptions it throws are ignored. */
+  onRequest?: ((event: UpstreamRequestEvent) => void) | undefined;
+}
+
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type QueryParams = Array<readonly [string, string]>;
+type Headers = Record<string, string>;
+
+interface RawRequest {
+  operation: string;
+  method: HttpMethod;
+  url: URL;
+  headers: Headers;
+  body?: string | undefined;
+  /** false: never retried (writes, pings). */
+  retryable: boolean;
+  timeoutMs?: number | undefined;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Upstream text quoted in an error message is cut to this length: enough to diagnose, no dump. */
+const MAX_QUOTED_CHARS = 200;
+const JOB_PATH = /\/svc\/v1\/api-jobs\/([^/?#]+)\/?$/;
+
+const QUERY_PATHS: { readonly [C in QueryCollection]: { path: string; operation: string } } = {
+  hbaDevices: { path: 'storage-devices/hba', operation: 'QueryHBADevice' },
+  fiberChannelLuns: { path: 'storage-devices/fiber-channel/luns', operation: 'QueryFiberChannelLun' },
+  cbtTasks: { path: 'cbt-task', operation: 'QueryCbtTask' },
+  volumeSnapshotGroups: { path: 'volume-snapshots/group', operation: 'QueryVolumeSnapshotGroup' },
+  snsEmailAddresses: { path: 'sns/application-endpoints/emails/email-addresses', operation: 'QuerySNSEmailAddress' },
+};
+
+type ItemDecoder<T> = (value: unknown, path: string) => T;
+
+function queryDecoders(decoder: RecordDecoder): { readonly [C in QueryCollection]: ItemDecoder<QueryCollections[C]> } {
+  return {
+    hbaDevices: decoder.hbaDevice,
+    fiberChannelLuns: decoder.fiberChannelLun,
+    cbtTasks: decoder.cbtTask,
+    volumeSnapshotGroups: decoder.volumeSnapshotGroup,
+    snsEmailAddresses: decoder.snsEmailAddress,
+  };
+}
+
+function cursorDecoders(decoder: RecordDecoder): { readonly [K in CursorResourceType]: ItemDecoder<CursorResourceTypes[K]> } {
+  return {
+    host: decoder.host,
+    vm: decoder.vmInstance,
+    volume: decoder.volume,
+    'sns-application-platform': decoder.snsApplicationPlatform,
+    'sns-application-endpoint': decoder.snsApplicationEndpoint,
+    directory: decoder.directory,
+  };
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const upstreamBase = parseBase(options.upstreamUrl, 'upstreamUrl');
+  const resourcesBase = parseBase(options.resourcesUrl ?? upstreamBase.origin, 'resourcesUrl');
+  const timeoutMs = positive(options.timeoutMs, 10_000);
+  const maxResponseBytes = positive(options.maxResponseBytes, 256 * 1024 * 1024);
+  const decoder = new RecordDecoder(options.timezone ?? 'UTC');
+  const byCollection = queryDecoders(decoder);
+  const byResourceType = cursorDecoders(decoder);
+  const { dispatcher, close } = createUpstreamDispatcher({
+    connections: positive(options.connections, 32),
+    timeoutMs,
+    retry: { retries: options.retries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 100 },
+    dispatcher: options.dispatcher,
+  });
+  let closed = false;
+
+  /** `{base_url}/svc/v1/<relative>`; the base's own path prefix is kept. */
+  function resourceUrl(relative: string, params?: QueryParams | URLSearchParams): URL {
+    return buildUrl(upstreamBase, `svc/v1/${relative.replace(/^\/+/, '')}`, params);
+  }
+
+  function cursorUrl(relative: string, params: QueryParams): URL {
+    return buildUrl(resourcesBase, `api/v1/resources/${relative}`, params);
+  }
+
+  /** Sends one request; resolves with any HTTP answer, rejects only when none came. */
+  async function send(request: RawRequest, callOptions: CallOptions | undefined): Promise<RawResponse> {
+    if (closed) {
+      throw new UpstreamUnavailableError(`${request.operation}: the upstream client is closed`, { operation: request.operation });
+    }
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort(new Error('upstream deadline'));
+    }, request.timeoutMs ?? timeoutMs);
+    const callerSignal = callOptions?.signal;
+    const onCallerAbort = (): void => deadline.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) onCallerAbort();
+    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const headers: Headers = { accept: 'application/json', ...request.headers };
+    if (callOptions?.requestId) headers['x-request-id'] = callOptions.requestId;
+    try {
+      const response = await dispatcher.request({
+        origin: request.url.origin,
+        path: `${request.url.pathname}${request.url.search}`,
+        method: request.method,
+        headers,
+        body: request.body ?? null,
+        signal: deadline.signal,
+        idempotent: request.retryable,
+      });
+      const text = await readText(response.body, maxResponseBytes, request.operation, response.statusCode);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (error instanceof UpstreamRequestError) throw error;
+      if (timedOut) {
+        throw new UpstreamTimeoutError(`${request.operation}: no answer from the upstream within ${request.timeoutMs ?? timeoutMs} ms`, {
+          operation: request.operation,
+          cause: error,
+        });
+      }
+      if (callerSignal?.aborted) {
+        // The caller gave up: not an upstream failure, so the caller's own reason comes back.
+        const reason: unknown = callerSignal.reason;
+        if (reason instanceof Error && reason.name === 'TimeoutError') {
+          throw new UpstreamTimeoutError(`${request.operation}: the caller's deadline passed`, { operation: request.operation, cause: reason });
+        }
+        throw reason;
+      }
+      throw mapTransportError(request.operation, error);
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Runs one call: sends, reports to `onRequest`, and lets `handle` turn the answer into a result. */
+  async function call<T>(request: RawRequest, callOptions: CallOptions | undefined, handle: (response: RawResponse) => T): Promise<T> {
+    const started = performance.now();
+    let status: number | null = null;
+    try {
+      const response = await send(request, callOptions);
+      status = response.status;
+      const result = handle(response);
+      report(request, status, started);
+      return result;
+    } catch (error) {
+      report(request, status, started, error);
+      if (error instanceof DecodeError) {
+        throw new UpstreamProtocolError(`${request.operation}: unexpected answer: ${error.message}`, {
+          operation: request.operation,
+          status: status ?? undefined,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  function report(request: RawRequest, status: number | null, started: number, error?: unknown): void {
+    if (options.onRequest === undefined) return;
+    const event: UpstreamRequestEvent = {
+      operation: request.operation,
+      method: request.method,
+      status,
+      durationMs: performance.now() - started,
+    };
+    if (error !== undefined) {
+      event.error = error instanceof UpstreamRequestError ? error.code : error instanceof DecodeError ? 'UPSTREAM_PROTOCOL_ERROR' : 'ABORTED';
+    }
+    try {
+      options.onRequest(event);
+    } catch {
+      // Metrics must never fail a call.
+    }
+  }
+
+  /** A synchronous GET of either family: 2xx JSON object, or the mapped error. */
+  function get<T>(
+    operation: string,
+    url: URL,
+    headers: Headers,
+    callOptions: CallOptions | undefined,
+    decode: (body: Record<string, unknown>) => T,
+  ): Promise<T> {
+    return call({ operation, method: 'GET', url, headers, retryable: true }, callOptions, (response) => {
+      const body = expectSuccess(operation, response);
+      return decode(body);
+    });
+  }
+
+  const client: UpstreamClient = {
+    decoder,
+
+    async query(credential, collection, request, callOptions) {
+      const { path, operation } = QUERY_PATHS[collection];
+      const params = queryParams(request);
+      if (params === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
+      const decodeItem = byCollection[collection];
+      return get(operation, resourceUrl(path, params), resourceHeaders(credential), callOptions, (body) => ({
+        inventories: decodeItems(body, 'inventories', decodeItem),
+        total: optionalCount(body, 'total'),
+      }));
+    },
+
+    async cursorQuery(credential, request, callOptions) {
+      const params = cursorQueryParams(request);
+      if (params === null) return { items: [], total: 0, nextCursor: null, hasMore: false };
+      return getCursorPage('CursorQuery', cursorUrl('cursor-query', params), credential, request.resourceType, callOptions);
+    },
+
+    async cursorNext(credential, request, callOptions) {
+      const params: QueryParams = [['cursor', request.cursor]];
+      if (request.pageSize !== undefined) params.push(['pageSize', String(request.pageSize)]);
+      return getCursorPage('CursorNext', cursorUrl('cursor-next', params), credential, request.resourceType, callOptions);
+    },
+
+    async getHostNetworkFacts(credential, hostUuid, callOptions) {
+      return get(
+        'GetHostNetworkFacts',
+        resourceUrl(`hosts/network-facts/${segment(hostUuid, 'GetHostNetworkFacts')}`),
+        resourceHeaders(credential),
+        callOptions,
+        (body) => decoder.hostNetworkFacts(body, 'body'),
+      );
+    },
+
+    async getHostBlockDevices(credential, hostUuid, callOptions) {
+      return get('GetHostBlockDevices', resourceUrl(`hosts/${segment(hostUuid, 'GetHostBlockDevices')}/get-block-devices`), resourceHeaders(credential), callOptions, withoutEnvelope);
+    },
+
+    async getHostSensors(credential, hostUuid, callOptions) {
+      return get('GetHostSensors', resourceUrl(`hosts/${segment(hostUuid, 'GetHostSensors')}/get-sensors`), resourceHeaders(credential), callOptions, withoutEnvelope);
+    },
+
+    async getPrimaryStorageCapacity(credential, request, callOptions) {
+      return get(
+        'GetPrimaryStorageCapacity',
+        resourceUrl('primary-storage/capacities', capacityParams(request)),
+        resourceHeaders(credential),
+        callOptions,
+        (body) => decoder.primaryStorageCapacity(body, 'body'),
+      );
+    },
+
+    async getVmAttachableDataVolumes(credential, vmInstanceUuid, callOptions): Promise<VolumeRecord[]> {
+      return get(
+        'GetVmAttachableDataVolume',
+        resourceUrl(`vm-instances/${segment(vmInstanceUuid, 'GetVmAttachableDataVolume')}/data-volume-candidates`),
+        resourceHeaders(credential),
+        callOptions,
+        (body) => decodeItems(body, 'inventories', decoder.volume),
+      );
+    },
+
+    async submit(credential, request, callOptions) {
+      const headers = resourceHeaders(credential);
+      headers['x-job-uuid'] = request.jobUuid;
+      if (request.webHook !== undefined) headers['x-web-hook'] = request.webHook;
+      let body: string | undefined;
+      if (request.body !== undefined) {
+        headers['content-type'] = 'application/json;charset=UTF-8';
+        body = JSON.stringify(request.body);
+      }
+      const url = resourceUrl(request.path, request.query);
+      return call({ operation: request.operation, method: request.method, url, headers, body, retryable: false }, callOptions, (response) =>
+        readAccepted(request.operation, request.jobUuid, response),
+      );
+    },
+
+    async pollJob(location, pollOptions?: PollJobOptions) {
+      const headers: Headers = pollOptions?.credential === undefined ? {} : resourceHeaders(pollOptions.credential);
+      return call({ operation: 'PollJob', method: 'GET', url: jobUrl(location), headers, retryable: true }, pollOptions, (response) =>
+        readJobPoll(response),
+      );
+    },
+
+    async ping() {
+      try {
+        // Any HTTP answer, even a 404, proves the upstream is there.
+        await send({ operation: 'Ping', method: 'GET', url: upstreamBase, headers: {}, retryable: false, timeoutMs: Math.min(timeoutMs, 5000) }, undefined);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      closed = true;
+      await close();
+    },
+  };
+  return client;
+
+  async function getCursorPage<K extends CursorResourceType>(
+    operation: string,
+    url: URL,
+    credential: CursorCredential,
+    resourceType: K,
+    callOptions: CallOptions | undefined,
+  ): Promise<CursorPage<CursorResourceTypes[K]>> {
+    const decodeItem = byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
+    return get(operation, url, cursorHeaders(credential), callOptions, (body) => {
+      const items = body.items;
+      if (!Array.isArray(items)) throw new DecodeError('body.items', 'the page has no items list');
+      const nextCursor = body.nextCursor ?? null;
+      if (nextCursor !== null && typeof nextCursor !== 'string') throw new DecodeError('body.nextCursor', 'expected text or null');
+      const hasMore = body.hasMore ?? nextCursor !== null;
+      if (typeof hasMore !== 'boolean') throw new DecodeError('body.hasMore', 'expected a boolean');
+      // A page that says "more" without a way to get it would stop a walk silently or loop it.
+      if (hasMore && nextCursor === null) throw new DecodeError('body.nextCursor', 'hasMore is true but nextCursor is null');
+      const total = optionalCount(body, 'total');
+      if (total === null) throw new DecodeError('body.total', 'the page has no total');
+      return { items: decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
+    });
+  }
+
+  /** A job's polling address, moved onto the configured base when it has the usual shape. */
+  function jobUrl(location: string): URL {
+    // The service writes its own idea of its address, which behind a proxy or NAT may not be
+    // reachable from here; the job path on the configured base always is.
+    const url = new URL(location, upstreamBase);
+    const jobUuid = JOB_PATH.exec(url.pathname)?.[1];
+    // The path segment is reused as the URL parser already encoded it.
+    return jobUuid === undefined ? url : resourceUrl(`api-jobs/${jobUuid}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+function parseBase(text: string, name: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new TypeError(`${name} is not an absolute URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${name} must be http or https: ${text}`);
+  url.search = '';
+  url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/** `base` ends with `/`; `relative` has none in front. */
+function buildUrl(base: URL, relative: string, params?: QueryParams | URLSearchParams): URL {
+  const url = new URL(base.href);
+  url.pathname = `${base.pathname}${relative}`;
+  if (params !== undefined) {
+    const query = encodeParams(params instanceof URLSearchParams ? [...params] : params);
+    if (query !== '') url.search = `?${query}`;
+  }
+  return url;
+}
+
+/**
+ * Percent-encodes every reserved character (`%20` for a space, `%2B` for `+`), so the server
+ * reads the same text whether it decodes the query as a form or as a URI.
+ */
+function encodeParams(params: readonly (readonly [string, string])[]): string {
+  return params.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
+}
+
+/** One path segment; `.` and `..` would change the path, so they never reach the URL. */
+function segment(value: string, operation: string): string {
+  if (value === '' || value === '.' || value === '..') {
+    throw new UpstreamBadRequestError(`${operation}: invalid path parameter ${JSON.stringify(value)}`, { operation });
+  }
+  return encodeURIComponent(value);
+}
+
+function resourceHeaders(credential: ResourceCredential): Headers {
+  return { authorization: credential.authorization };
+}
+
+function cursorHeaders(credential: CursorCredential): Headers {
+  const headers: Headers = { authorization: credential.authorization };
+  if (credential.tenantId) headers['x-tenant-id'] = credential.tenantId;
+  return headers;
+}
+
+function joinValue(value: string | readonly string[]): string {
+  return typeof value === 'string' ? value : value.join(',');
+}
+
+/** `q`, `limit`, `start`, `sort`, `replyWithCount`; null when a condition can match nothing. */
+function queryParams(request: QueryRequest): QueryParams | null {
+  const params: QueryParams = [];
+  for (const condition of request.conditions ?? []) {
+    const q = conditionText(condition);
+    if (q === null) return null;
+    if (q !== '') params.push(['q', q]);
+  }
+  if (request.limit !== undefined) params.push(['limit', String(request.limit)]);
+  if (request.start !== undefined) params.push(['start', String(request.start)]);
+  if (request.sort !== undefined) params.push(['sort', `${request.sort.direction === 'desc' ? '-' : '+'}${request.sort.field}`]);
+  if (request.replyWithCount) params.push(['replyWithCount', 'true']);
+  return params;
+}
+
+/** `<field><op><value>`; `''` for a condition that is always true, null for one never true. */
+function conditionText(condition: QueryCondition): string | null {
+  if (!('value' in condition)) return `${condition.field} ${condition.op}`;
+  if (typeof condition.value !== 'string' && condition.value.length === 0) {
+    // "in ()" matches nothing and "not in ()" everything; the wire has no spelling for either.
+    if (condition.op === '?=') return null;
+    if (condition.op === '!?=') return '';
+  }
+  return `${condition.field}${condition.op}${joinValue(condition.value)}`;
+}
+
+function filterText(filter: CursorFilter): string | null {
+  if (typeof filter.value !== 'string' && filter.value.length === 0) {
+    if (filter.op === 'in') return null;
+    if (filter.op === 'nin') return '';
+  }
+  return `${filter.field}:${filter.op}:${joinValue(filter.value)}`;
+}
+
+function cursorQueryParams(request: CursorQueryRequest): QueryParams | null {
+  const params: QueryParams = [['resourceType', request.resourceType]];
+  if (request.sort !== undefined) params.push(['sort', request.sort]);
+  if (request.order !== undefined) params.push(['order', request.order]);
+  if (request.pageSize !== undefined) params.push(['pageSize', String(request.pageSize)]);
+  for (const filter of request.filter ?? []) {
+    const text = filterText(filter);
+    if (text === null) return null;
+    if (text !== '') params.push(['filter', text]);
+  }
+  return params;
+}
+
+function capacityParams(request: PrimaryStorageCapacityRequest): QueryParams {
+  const params: QueryParams = [];
+  for (const key of ['zoneUuids', 'clusterUuids', 'primaryStorageUuids'] as const) {
+    for (const value of request[key] ?? []) params.push([key, value]);
+  }
+  if (request.all !== undefined) params.push(['all', String(request.all)]);
+  return params;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+async function readText(body: AsyncIterable<Buffer>, maxBytes: number, operation: string, status: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      throw new UpstreamProtocolError(`${operation}: the upstream answer exceeds ${maxBytes} bytes`, { operation, status });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat;
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ErrorCode of `{"error": {...}}`, or null when the body carries none. */
+function errorCodeOf(body: unknown, decoder: RecordDecoder): ErrorCodeRecord | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const error = (body as Record<string, unknown>).error;
+  if (typeof error !== 'object' || error === null || typeof (error as { code?: unknown }).code !== 'string') return null;
+  try {
+    return decoder.errorCode(error, 'error');
+  } catch {
+    // An ErrorCode with a malformed member is still an ErrorCode: keep what can be read.
+    const raw = error as Record<string, unknown>;
+    return { code: String(raw.code), description: null, details: null, elaboration: null, opaque: null, cause: null };
+  }
+}
+
+/** The error for an ErrorCode: ID.1001 and ID.1002 are about the caller, the rest business. */
+function errorFromCode(operation: string, status: number, errorCode: ErrorCodeRecord): UpstreamRequestError {
+  const details = { operation, status, errorCode };
+  const summary = `${operation}: ${errorCode.code}: ${errorCode.description ?? errorCode.details ?? 'upstream error'}`;
+  if (errorCode.code === 'ID.1001') return new UpstreamAuthenticationError(summary, details);
+  if (errorCode.code === 'ID.1002') return new UpstreamForbiddenError(summary, details);
+  return new UpstreamBusinessError(errorCode, { operation, status });
+}
+
+// Errors do not know which decoder decoded them, and ErrorCode has no timestamps: any zone will do.
+const errorDecoder = new RecordDecoder('UTC');
+
+/** The error an unsuccessful answer stands for. */
+function errorFromResponse(operation: string, response: RawResponse, parsed: unknown): UpstreamRequestError {
+  const { status } = response;
+  const errorCode = errorCodeOf(parsed, errorDecoder);
+  if (errorCode !== null) return errorFromCode(operation, status, errorCode);
+  const text = parsed === undefined ? quote(response.text) : '';
+  const said = text === '' ? '' : `: ${text}`;
+  const details = { operation, status };
+  if (status === 401) return new UpstreamAuthenticationError(`${operation}: the upstream rejected the credential (401)${said}`, details);
+  if (status === 403) return new UpstreamForbiddenError(`${operation}: the upstream refused the caller (403)${said}`, details);
+  if (status === 404) return new UpstreamNotFoundError(`${operation}: not found upstream (404)${said}`, details);
+  if (status === 405) return new UpstreamProtocolError(`${operation}: the upstream does not allow this method (405)`, details);
+  if (status >= 400 && status < 500) return new UpstreamBadRequestError(`${operation}: the upstream rejected the request (${status})${said}`, details);
+  if (status >= 500) return new UpstreamUnavailableError(`${operation}: the upstream is unavailable (${status})${said}`, details);
+  return new UpstreamProtocolError(`${operation}: unexpected upstream status ${status}`, details);
+}
+
+/** The JSON object of a 2xx answer whose `error` is null, or the error the answer stands for. */
+function expectSuccess(operation: string, response: RawResponse): Record<string, unknown> {
+  const parsed = parseJson(response.text);
+  if (response.status < 200 || response.status >= 300) throw errorFromResponse(operation, response, parsed);
+  const errorCode = errorCodeOf(parsed, errorDecoder);
+  // "When error is null the operation succeeded; when not null it failed", whatever the status.
+  if (errorCode !== null) throw errorFromCode(operation, response.status, errorCode);
+  if (response.text.trim() === '') return {};
+  if (parsed === undefined) throw new DecodeError('body', `expected JSON, got ${JSON.stringify(quote(response.text))}`);
+  return asObject(parsed, 'body');
+}
+
+function decodeItems<T>(body: Record<string, unknown>, key: string, decodeItem: ItemDecoder<T>): T[] {
+  const items = body[key];
+  // The service omits null fields, so a missing list is an empty one.
+  if (items === undefined || items === null) return [];
+  if (!Array.isArray(items)) throw new DecodeError(`body.${key}`, 'expected a list');
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = decodeItem(items[i], `body.${key}[${i}]`);
+  return out;
+}
+
+function optionalCount(body: Record<string, unknown>, key: string): number | null {
+  const value = body[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === 'string' && /^\d+(\.0+)?$/.test(value)) return Number(value);
+  throw new DecodeError(`body.${key}`, 'expected a count');
+}
+
+/** GetHostBlockDevices / GetHostSensors: the body minus the result envelope. */
+function withoutEnvelope(body: Record<string, unknown>): Record<string, unknown> {
+  const { success: _success, error: _error, ...rest } = body;
+  return rest;
+}
+
+function headerValue(headers: RawResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function readAccepted(operation: string, jobUuid: Uuid, response: RawResponse): AsyncAccepted {
+  if (response.status === 202) {
+    const parsed = response.text.trim() === '' ? {} : parseJson(response.text);
+    if (parsed === undefined) throw new DecodeError('body', 'a 202 answer must be JSON');
+    const body = asObject(parsed, 'body');
+    const location = typeof body.location === 'string' ? body.location : headerValue(response.headers, 'location');
+    if (location === undefined || location === '') throw new DecodeError('body.location', 'a 202 answer carries no polling address');
+    const apiTimeout = typeof body.apiTimeout === 'number' ? body.apiTimeout : null;
+    return { location, jobUuid, apiTimeout };
+  }
+  // A 200 is the service finishing the call synchronously: the result is already here.
+  const result = expectSuccess(operation, response);
+  return { location: null, jobUuid, apiTimeout: null, result };
+}
+
+function readJobPoll(response: RawResponse): JobPoll {
+  const operation = 'PollJob';
+  if (response.status === 202) return { status: 'running' };
+  const parsed = parseJson(response.text);
+  const errorCode = errorCodeOf(parsed, errorDecoder);
+  if (errorCode !== null && (response.status === 503 || (response.status >= 200 && response.status < 300))) {
+    return { status: 'failed', body: asObject(parsed, 'body'), error: errorCode };
+  }
+  if (response.status === 200) {
+    if (response.text.trim() === '') return { status: 'succeeded', body: {} };
+    if (parsed === undefined) throw new DecodeError('body', 'a finished job must answer JSON');
+    return { status: 'succeeded', body: asObject(parsed, 'body') };
+  }
+  throw errorFromResponse(operation, response, parsed);
+}
+
+/** A failure with no HTTP answer: a timeout of undici's own, or a connection that failed. */
+function mapTransportError(operation: string, error: unknown): UpstreamRequestError {
+  const code = transportCode(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+    return new UpstreamTimeoutError(`${operation}: the upstream did not answer in time (${code})`, { operation, cause: error });
+  }
+  if (code === 'UND_ERR_INVALID_ARG') {
+    return new UpstreamBadRequestError(`${operation}: the request could not be sent: ${reason}`, { operation, cause: error });
+  }
+  return new UpstreamUnavailableError(`${operation}: the upstream is unreachable (${code || reason})`, { operation, cause: error });
+}
+
+function transportCode(error: unknown): string {
+  if (!(error instanceof Error)) return '';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  return transportCode(error.cause);
+}

@@ -1,0 +1,14 @@
+/**
+ * The upstream layer's public API: the client, its types and errors, the decoded records, and
+ * the decoders for result bodies read elsewhere (job results, webhook pushes).
+ */
+export { createUpstreamClient } from './client.js';
+export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
+export { createRecordDecoder, DecodeError, normalizeInterfaceType, RecordDecoder } from './decode.js';
+export * from './errors.js';
+export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatcher } from './http.js';
+export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
+export type * from './records.js';
+export { createTimestampParser, formatTimestamp } from './timestamps.js';
+export type { TimestampParser } from './timestamps.js';
+export type * from './types.js';

@@ -1,0 +1,164 @@
+/**
+ * The spec's Timestamp text, `<Mon> <d>, <yyyy> <h:mm:ss> <AM|PM>` (Java's `MMM d, yyyy h:mm:ss a`,
+ * Gson's default date format), written in the upstream's wall-clock zone (`UPSTREAM_TIMEZONE`).
+ *
+ * The text carries no offset, so the zone decides the instant. Offsets come from `Intl`, which
+ * knows every IANA zone and its DST rules; they are cached per quarter hour of UTC because a
+ * page of 10,000 records holds ~100,000 timestamps and `formatToParts` costs microseconds.
+ */
+
+const MONTHS: Readonly<Record<string, number>> = {
+  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11,
+};
+
+// Newer JDKs (CLDR 42+) write U+202F before AM/PM and may add a comma after the year; accept both.
+const TIMESTAMP = /^\s*([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2}),\s*(\d{4}),?\s+(\d{1,2}):(\d{2}):(\d{2})[\s\u00a0\u202f]*([AaPp])\.?[Mm]\.?\s*$/;
+// Tolerated too: an ISO 8601 instant with an explicit offset (unambiguous whatever the zone).
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Parses Timestamp text into a `Date`; `null` when the text is not a valid timestamp. */
+export type TimestampParser = (text: string) => Date | null;
+
+/**
+ * Builds a parser for one zone. Throws `RangeError` at once for an unknown zone, so a bad
+ * `UPSTREAM_TIMEZONE` fails at startup rather than on the first record.
+ */
+export function createTimestampParser(timeZone = 'UTC'): TimestampParser {
+  const offsetAt = isUtc(timeZone) ? null : createOffsetLookup(timeZone);
+  return (text) => {
+    const match = TIMESTAMP.exec(text);
+    if (match === null) return parseIsoInstant(text);
+    const wall = wallClockMs(match);
+    if (wall === null) return null;
+    return new Date(offsetAt === null ? wall : wallToInstant(wall, offsetAt));
+  };
+}
+
+/** Formats a `Date` as Timestamp text in a zone (the simulator's and the tests' inverse). */
+export function formatTimestamp(date: Date, timeZone = 'UTC'): string {
+  let format = formatters.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      month: 'short',
+      day: 'numeric',
+      year: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      second: '2-digit',
+      hour12: true,
+    });
+    formatters.set(timeZone, format);
+  }
+  const fields: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
+  for (const part of format.formatToParts(date)) fields[part.type] = part.value;
+  return `${fields.month} ${fields.day}, ${fields.year} ${fields.hour}:${fields.minute}:${fields.second} ${(fields.dayPeriod ?? '').toUpperCase()}`;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function isUtc(timeZone: string): boolean {
+  const upper = timeZone.toUpperCase();
+  if (upper === 'UTC' || upper === 'ETC/UTC' || upper === 'GMT' || upper === 'ETC/GMT' || upper === 'Z') return true;
+  // Validates the zone (RangeError when unknown).
+  new Intl.DateTimeFormat('en-US', { timeZone });
+  return false;
+}
+
+/** The wall-clock fields read as if they were UTC, or null when out of range (e.g. Feb 30). */
+function wallClockMs(match: RegExpExecArray): number | null {
+  const month = MONTHS[(match[1] ?? '').toLowerCase()];
+  const day = Number(match[2]);
+  const year = Number(match[3]);
+  const hour12 = Number(match[4]);
+  const minute = Number(match[5]);
+  const second = Number(match[6]);
+  const pm = match[7] === 'P' || match[7] === 'p';
+  if (month === undefined || hour12 < 1 || hour12 > 12 || minute > 59 || second > 59 || day < 1) return null;
+  // 12:xx AM is the first hour of the day, 12:xx PM the thirteenth.
+  const hour = (hour12 % 12) + (pm ? 12 : 0);
+  const ms = Date.UTC(year, month, day, hour, minute, second);
+  // Date.UTC rolls Feb 30 over into March: reject instead of guessing.
+  if (new Date(ms).getUTCDate() !== day) return null;
+  return ms;
+}
+
+/**
+ * The instant a wall-clock time names in a zone. An ambiguous time (the repeated hour when
+ * clocks go back) takes the earlier instant and a skipped time (clocks go forward) is moved
+ * forward by the gap: what `java.time` does, so the same text means the same instant on both sides.
+ */
+function wallToInstant(wall: number, offsetAt: (instant: number) => number): number {
+  // Zones change offset at most once in any 48 hours, so the offsets a day either side are the
+  // only candidates.
+  const before = offsetAt(wall - DAY_MS);
+  const after = offsetAt(wall + DAY_MS);
+  const viaBefore = wall - before;
+  const viaAfter = wall - after;
+  const beforeFits = offsetAt(viaBefore) === before;
+  const afterFits = offsetAt(viaAfter) === after;
+  if (beforeFits && afterFits) return Math.min(viaBefore, viaAfter);
+  if (afterFits) return viaAfter;
+  // Fits the earlier offset, or falls in a gap: the earlier offset moves it past the gap.
+  return viaBefore;
+}
+
+function createOffsetLookup(timeZone: string): (instant: number) => number {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    era: 'short',
+  });
+  const cache = new Map<number, number>();
+  return (instant) => {
+    const bucket = Math.floor(instant / QUARTER_HOUR_MS);
+    let offset = cache.get(bucket);
+    if (offset === undefined) {
+      offset = zoneOffsetMs(format, bucket * QUARTER_HOUR_MS);
+      if (cache.size > 100_000) cache.clear();
+      cache.set(bucket, offset);
+    }
+    return offset;
+  };
+}
+
+/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
+function zoneOffsetMs(format: Intl.DateTimeFormat, instant: number): number {
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  let bc = false;
+  for (const part of format.formatToParts(instant)) {
+    switch (part.type) {
+      case 'year': year = Number(part.value); break;
+      case 'month': month = Number(part.value); break;
+      case 'day': day = Number(part.value); break;
+      case 'hour': hour = Number(part.value); break;
+      case 'minute': minute = Number(part.value); break;
+      case 'second': second = Number(part.value); break;
+      case 'era': bc = part.value.startsWith('B'); break;
+      default: break;
+    }
+  }
+  const local = Date.UTC(bc ? 1 - year : year, month - 1, day, hour, minute, second);
+  const whole = instant - (instant % 1000);
+  return local - whole;
+}
+
+function parseIsoInstant(text: string): Date | null {
+  if (!ISO_INSTANT.test(text)) return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}
