@@ -24,6 +24,23 @@ export default tseslint.config(
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       ...graphqlPlugin.configs['flat/schema-relay'].rules,
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
+      // CONTRACT section 4 keeps records embedded in a parent as plain lists (a VM's NICs, a
+      // bond's slaves); only collections the upstream pages are connections.
+      '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false, withEdgeSuffix: true, shouldImplementNode: true }],
+      // Records the spec gives no identity of their own (capacities, refs, results) and Relay's
+      // own plumbing carry no id.
+      '@graphql-eslint/strict-id-in-types': [
+        'error',
+        {
+          acceptedIdNames: ['id'],
+          acceptedIdTypes: ['ID'],
+          exceptions: {
+            suffixes: ['Connection', 'Edge', 'Payload', 'Ref', 'Result', 'Facts', 'Capacity', 'Info', 'Receiver', 'Error'],
+          },
+        },
+      ],
+      // Field names are the spec's (Host.hostname, Volume.volumeQos): renaming them would break the contract.
+      '@graphql-eslint/no-typename-prefix': 'off',
     },
   },
 );

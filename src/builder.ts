@@ -1,0 +1,61 @@
+/**
+ * The Pothos builder: plugins, context and scalar typing, Relay options. It only configures;
+ * every type lives in `schema/<resource>.ts`.
+ */
+import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import RelayPlugin from '@pothos/plugin-relay';
+import type { GatewayContext } from './context.js';
+
+export interface GatewaySchemaTypes {
+  Context: GatewayContext;
+  Scalars: {
+    ID: { Input: string; Output: string };
+    Uuid: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date };
+    Long: { Input: number; Output: number };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  /** Every connection reports `totalCount` (the upstream's `total`). */
+  Connection: { totalCount: number };
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+}
+
+export const builder = new SchemaBuilder<GatewaySchemaTypes>({
+  plugins: [RelayPlugin, DataloaderPlugin],
+  relay: {
+    clientMutationId: 'optional',
+    cursorType: 'String',
+    nodesOnConnection: {
+      description: 'The nodes of the page, without their cursors (a shortcut for `edges { node }`).',
+    },
+    edgesFieldOptions: { nullable: false, description: 'The records of this page, each with its cursor.' },
+    nodeFieldOptions: { nullable: false, description: 'The record at this edge.' },
+    cursorFieldOptions: {
+      description: 'Opaque position of this edge: pass it as `after` to continue right after this record.',
+    },
+    pageInfoFieldOptions: { description: 'Where this page sits in the whole collection.' },
+    hasNextPageFieldOptions: { description: 'More records follow this page.' },
+    hasPreviousPageFieldOptions: {
+      description: 'Records precede this page (true whenever `after` was given; paging is forward only).',
+    },
+    startCursorFieldOptions: { description: 'Cursor of the first edge of this page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge of this page: pass it as `after` for the next page.' },
+    nodeTypeOptions: {
+      description: 'A record with a globally unique, opaque `id`; fetch any of them again with `node(id:)`.',
+    },
+    pageInfoTypeOptions: { description: 'Forward pagination state of a connection.' },
+    idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
+    nodeQueryOptions: { description: 'Any record by its global `id`; null (with an error) if it does not exist.' },
+    nodesQueryOptions: { description: 'Records by their global ids, in the order given; each missing one is null.' },
+    clientMutationIdInputOptions: { description: 'Echoed back in the payload, for the client to match answers to requests.' },
+    clientMutationIdFieldOptions: { description: 'The `clientMutationId` sent in the input.' },
+    mutationInputArgOptions: { description: 'The mutation input.' },
+    defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).' },
+    defaultEdgeTypeOptions: { description: 'A record and its cursor.' },
+  },
+});
+
+builder.queryType({ description: 'Reads of the infrastructure: the generic cursor family and the resource API.' });
+builder.mutationType({ description: 'Every write operation of the service, one mutation each; each runs as an upstream job.' });

@@ -1,0 +1,95 @@
+/**
+ * The per-request context: the caller's credentials and the upstream client. Built once per
+ * GraphQL operation (HTTP request or WebSocket subscribe), so every DataLoader hung on it lives
+ * exactly as long as one request and never serves one caller's records to another.
+ */
+import { randomUUID } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import type { JobManager } from './jobs/manager.js';
+import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
+
+/** The three credential headers of CONTRACT section 3, as the caller sent them. */
+export interface Credentials {
+  /** `Authorization: OAuth <SESSION_UUID>`, forwarded unchanged to the resource family. */
+  readonly resource: ResourceCredential | undefined;
+  /** `X-Resources-Authorization` (+ `X-Tenant-ID`), forwarded as the generic family's `Authorization`. */
+  readonly cursor: CursorCredential | undefined;
+}
+
+export interface GatewayContext {
+  readonly requestId: string;
+  readonly credentials: Credentials;
+  readonly upstream: UpstreamClient;
+  /** Most keys one DataLoader batch sends upstream. */
+  readonly maxBatchSize: number;
+  /** Starts upstream writes as jobs and reads them back. */
+  readonly jobs: JobManager;
+  /** How long a mutation with `async: false` waits for its job before answering RUNNING. */
+  readonly mutationWaitMs: number;
+}
+
+/** Header-like lookups, so HTTP headers and WebSocket `connectionParams` share one reader. */
+export type CredentialSource = (name: string) => string | undefined;
+
+/** Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive). */
+export function readCredentials(get: CredentialSource): Credentials {
+  const authorization = get('authorization')?.trim();
+  const resourcesAuthorization = get('x-resources-authorization')?.trim();
+  const tenantId = get('x-tenant-id')?.trim();
+  return {
+    resource: authorization ? { authorization } : undefined,
+    cursor: resourcesAuthorization
+      ? { authorization: resourcesAuthorization, tenantId: tenantId || undefined }
+      : undefined,
+  };
+}
+
+/** A case-insensitive view of WebSocket `connectionParams`. */
+export function connectionParamsSource(params: Readonly<Record<string, unknown>> | undefined): CredentialSource {
+  const lowered = new Map<string, string>();
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (typeof value === 'string') lowered.set(key.toLowerCase(), value);
+  }
+  return (name) => lowered.get(name.toLowerCase());
+}
+
+export function createContext(options: {
+  credentials: Credentials;
+  upstream: UpstreamClient;
+  maxBatchSize: number;
+  jobs: JobManager;
+  mutationWaitMs: number;
+  requestId?: string | undefined;
+}): GatewayContext {
+  return {
+    requestId: options.requestId ?? randomUUID(),
+    credentials: options.credentials,
+    upstream: options.upstream,
+    maxBatchSize: options.maxBatchSize,
+    jobs: options.jobs,
+    mutationWaitMs: options.mutationWaitMs,
+  };
+}
+
+/** The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call. */
+export function requireResourceCredential(context: GatewayContext): ResourceCredential {
+  const credential = context.credentials.resource;
+  if (!credential) {
+    throw new GraphQLError('This field reads the resource API: send `Authorization: OAuth <session>`.', {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'Authorization' },
+    });
+  }
+  return credential;
+}
+
+/** The generic-family credential, or an UNAUTHENTICATED error raised before any upstream call. */
+export function requireCursorCredential(context: GatewayContext): CursorCredential {
+  const credential = context.credentials.cursor;
+  if (!credential) {
+    throw new GraphQLError(
+      'This field reads the generic resource API: send `X-Resources-Authorization: Bearer <token>` (and `X-Tenant-ID`).',
+      { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'X-Resources-Authorization' } },
+    );
+  }
+  return credential;
+}

@@ -1,0 +1,255 @@
+/**
+ * Runs upstream writes as jobs: sends the gateway's own `X-Job-UUID` and an `X-Web-Hook` URL on
+ * itself carrying a per-job secret, takes the result from the webhook, and falls back to polling
+ * the upstream's `location` when the webhook is late, so a lost webhook delays a result but never
+ * loses it. Finished jobs are published once on the pub/sub (`job` by id, `owner` by credential).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { isUpstreamRequestError } from '../upstream/errors.js';
+import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
+import type { JobPubSub } from './events.js';
+import type { JobOutcome, JobRecord, JobStore } from './store.js';
+
+export interface JobManagerOptions {
+  store: JobStore;
+  pubsub: JobPubSub;
+  upstream: () => UpstreamClient;
+  /** The gateway's address as the upstream reaches it (`PUBLIC_URL`). */
+  publicUrl: () => string;
+  /** The upstream's polling address of a job id, for when the 202 answer itself was lost. */
+  jobLocation: (id: string) => string;
+  logger: Logger;
+  /** How long to wait for the webhook before the first poll. @default 2000 */
+  pollAfterMs?: number;
+  /** Longest pause between polls (the pause grows 1.5x from `pollAfterMs`). @default 10000 */
+  pollMaxIntervalMs?: number;
+  /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default 1_800_000 (the upstream's apiTimeout) */
+  pollDeadlineMs?: number;
+  /** Largest webhook body accepted. @default 1_048_576 */
+  webhookMaxBytes?: number;
+}
+
+export interface StartJob {
+  operation: string;
+  credential: ResourceCredential;
+  owner: string;
+  input: Record<string, unknown>;
+  request: Omit<SubmitRequest, 'jobUuid' | 'webHook'>;
+  requestId?: string | undefined;
+}
+
+export interface JobManager {
+  /** Where finished jobs are published (`job` by id, `owner` by credential digest). */
+  readonly pubsub: JobPubSub;
+  /** Submits the write; resolves once the upstream accepted it (or failed it at once). */
+  start(job: StartJob): Promise<JobRecord>;
+  get(id: string): Promise<JobRecord | null>;
+  /** Resolves with the job once finished, or as it is when `timeoutMs` passes. */
+  wait(id: string, timeoutMs: number): Promise<JobRecord | null>;
+  /** `POST /webhooks/jobs/{id}/{secret}`. */
+  handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string): Promise<void>;
+  /** Resumes polling jobs left running (e.g. by a replica that stopped). */
+  resumeRunning(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The path of the webhook receiver, under the gateway's public URL. */
+export const WEBHOOK_PATH = '/webhooks/jobs/';
+
+export function createJobManager(options: JobManagerOptions): JobManager {
+  const { store, pubsub, logger } = options;
+  const pollAfterMs = options.pollAfterMs ?? 2000;
+  const pollMaxIntervalMs = options.pollMaxIntervalMs ?? 10_000;
+  const pollDeadlineMs = options.pollDeadlineMs ?? 1_800_000;
+  const webhookMaxBytes = options.webhookMaxBytes ?? 1_048_576;
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
+
+  async function finish(id: string, outcome: JobOutcome, via: 'webhook' | 'poll' | 'submit'): Promise<boolean> {
+    const finished = await store.finish(id, outcome);
+    if (!finished) return false;
+    logger.info({ job: id, operation: finished.operation, status: finished.status, via }, 'job finished');
+    pubsub.publish('job', id, finished);
+    pubsub.publish('owner', finished.owner, finished);
+    return true;
+  }
+
+  function schedulePoll(id: string, location: string, delayMs: number, startedAt: number): void {
+    if (closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void pollOnce(id, location, delayMs, startedAt);
+    }, delayMs);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  async function pollOnce(id: string, location: string, delayMs: number, startedAt: number): Promise<void> {
+    const job = await store.get(id).catch(() => null);
+    if (!job || job.status !== 'RUNNING') return;
+    const next = Math.min(pollMaxIntervalMs, Math.round(delayMs * 1.5));
+    try {
+      const poll = await options.upstream().pollJob(location);
+      if (poll.status === 'running') {
+        if (Date.now() - startedAt < pollDeadlineMs) schedulePoll(id, location, next, startedAt);
+        else await finish(id, lostOutcome('no result within the polling deadline'), 'poll');
+        return;
+      }
+      await finish(id, { success: poll.status === 'succeeded', body: poll.body }, 'poll');
+    } catch (error) {
+      if (isUpstreamRequestError(error) && error.code === 'UPSTREAM_NOT_FOUND') {
+        // The upstream does not know the job (never received, or expired): nothing more will come.
+        await finish(id, lostOutcome('the upstream does not know this job'), 'poll');
+        return;
+      }
+      logger.warn({ job: id, err: error }, 'polling a job failed; will retry');
+      if (Date.now() - startedAt < pollDeadlineMs) schedulePoll(id, location, next, startedAt);
+      else await finish(id, lostOutcome('the upstream could not be polled before the deadline'), 'poll');
+    }
+  }
+
+  async function start(request: StartJob): Promise<JobRecord> {
+    const id = randomBytes(16).toString('hex');
+    const secret = randomBytes(24).toString('base64url');
+    const job: JobRecord = {
+      id,
+      operation: request.operation,
+      owner: request.owner,
+      secret,
+      location: null,
+      status: 'RUNNING',
+      createdAt: Date.now(),
+      finishedAt: null,
+      input: request.input,
+      outcome: null,
+    };
+    // Stored before the upstream hears of it: the webhook may arrive before `submit` returns.
+    await store.create(job);
+    const webHook = `${options.publicUrl().replace(/\/$/, '')}${WEBHOOK_PATH}${id}/${secret}`;
+    try {
+      const accepted = await options
+        .upstream()
+        .submit(request.credential, { ...request.request, jobUuid: id, webHook }, { requestId: request.requestId });
+      if (accepted.result) {
+        await finish(id, { success: true, body: accepted.result }, 'submit');
+      } else {
+        const location = accepted.location ?? options.jobLocation(id);
+        await store.setLocation(id, location);
+        schedulePoll(id, location, pollAfterMs, job.createdAt);
+      }
+    } catch (error) {
+      if (isUpstreamRequestError(error) && error.errorCode) {
+        await finish(id, { success: false, body: { error: error.errorCode } }, 'submit');
+      } else if (isUpstreamRequestError(error) && error.code === 'UPSTREAM_TIMEOUT') {
+        // The write may have been accepted: its job id is ours, so poll for it rather than guess.
+        const location = options.jobLocation(id);
+        await store.setLocation(id, location);
+        schedulePoll(id, location, pollAfterMs, job.createdAt);
+      } else {
+        await finish(id, lostOutcome(error instanceof Error ? error.message : String(error)), 'submit');
+        throw error;
+      }
+    }
+    return (await store.get(id)) ?? job;
+  }
+
+  async function wait(id: string, timeoutMs: number): Promise<JobRecord | null> {
+    const subscription = pubsub.subscribe('job', id);
+    const iterator = subscription[Symbol.asyncIterator]();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const current = await store.get(id);
+      if (!current || current.status !== 'RUNNING') return current;
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      });
+      const next = iterator.next().then((result) => (result.done ? null : result.value));
+      return (await Promise.race([next, timeout])) ?? (await store.get(id));
+    } finally {
+      if (timer) clearTimeout(timer);
+      void iterator.return?.();
+    }
+  }
+
+  async function handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string): Promise<void> {
+    const reject = (status: number, reason: string): void => {
+      logger.warn({ job: id, status, reason }, 'webhook rejected');
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(reason);
+    };
+    if (req.method !== 'POST') return reject(405, 'POST only');
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > webhookMaxBytes) return reject(413, 'body too large');
+    const body = await readBody(req, webhookMaxBytes);
+    if (body === null) return reject(413, 'body too large');
+
+    const job = await store.get(id);
+    if (!job) return reject(404, 'unknown job');
+    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
+    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
+    const success = req.headers['x-job-success'];
+    if (success !== 'true' && success !== 'false') return reject(400, 'X-Job-Success must be true or false');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return reject(400, 'body is not JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reject(400, 'body is not a JSON object');
+    const outcome = parsed as Record<string, unknown>;
+    if (success === 'false' && (typeof outcome.error !== 'object' || outcome.error === null)) {
+      return reject(400, 'a failure body carries {"error": ErrorCode}');
+    }
+    const first = await finish(id, { success: success === 'true', body: outcome }, 'webhook');
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(first ? 'recorded' : 'already recorded');
+  }
+
+  return {
+    pubsub,
+    start,
+    get: (id) => store.get(id),
+    wait,
+    handleWebhook,
+    async resumeRunning() {
+      for (const job of await store.running()) {
+        schedulePoll(job.id, job.location ?? options.jobLocation(job.id), pollAfterMs, job.createdAt);
+      }
+    },
+    async close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+
+function lostOutcome(reason: string): JobOutcome {
+  return { success: false, body: { error: { code: 'GATEWAY.JOB_LOST', description: 'The job\'s result could not be obtained.', details: reason } } };
+}
+
+function sameSecret(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The request body, or null once it passes `limit` (reading stops there). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}

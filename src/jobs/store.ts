@@ -1,0 +1,97 @@
+/**
+ * Where jobs live between the mutation that starts them and the webhook (or poll) that ends
+ * them. In one process: memory. With `REDIS_URL`: Redis, so any replica can take the webhook.
+ */
+
+export type JobStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+/** How a job ended: the upstream's result body (success) or `{error: ErrorCode}` (failure). */
+export interface JobOutcome {
+  success: boolean;
+  body: Record<string, unknown>;
+}
+
+export interface JobRecord {
+  /** The `X-Job-UUID` the gateway chose: 32 lowercase hex. */
+  id: string;
+  /** The mutation that started the job, e.g. `destroyVmInstance`. */
+  operation: string;
+  /** Digest of the credential that started it: only that credential may read it. */
+  owner: string;
+  /** Per-job secret carried in the `X-Web-Hook` URL; never shown to clients. */
+  secret: string;
+  /** The upstream's polling address, once the upstream answered 202. */
+  location: string | null;
+  status: JobStatus;
+  createdAt: number;
+  finishedAt: number | null;
+  /** The mutation's own input, kept to build the payload when the job ends. */
+  input: Record<string, unknown>;
+  outcome: JobOutcome | null;
+}
+
+export interface JobStore {
+  create(job: JobRecord): Promise<void>;
+  get(id: string): Promise<JobRecord | null>;
+  setLocation(id: string, location: string): Promise<void>;
+  /**
+   * Ends a running job. Returns the finished job the first time, null when the job is unknown
+   * or already finished, so a webhook delivered twice publishes once.
+   */
+  finish(id: string, outcome: JobOutcome): Promise<JobRecord | null>;
+  /** Running jobs (for polling them after a restart of the process that owned them). */
+  running(): Promise<JobRecord[]>;
+  close(): Promise<void>;
+}
+
+export interface MemoryJobStoreOptions {
+  /** How long finished jobs stay readable. @default 3_600_000 (1 hour) */
+  ttlMs?: number;
+}
+
+export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobStore {
+  const ttlMs = options.ttlMs ?? 3_600_000;
+  const jobs = new Map<string, JobRecord>();
+
+  function sweep(now: number): void {
+    for (const [id, job] of jobs) {
+      if (job.finishedAt !== null && now - job.finishedAt > ttlMs) jobs.delete(id);
+    }
+  }
+  const sweeper = setInterval(() => sweep(Date.now()), Math.min(ttlMs, 60_000));
+  sweeper.unref();
+
+  return {
+    async create(job) {
+      jobs.set(job.id, structuredClone(job));
+    },
+    async get(id) {
+      const job = jobs.get(id);
+      if (!job) return null;
+      if (job.finishedAt !== null && Date.now() - job.finishedAt > ttlMs) {
+        jobs.delete(id);
+        return null;
+      }
+      return structuredClone(job);
+    },
+    async setLocation(id, location) {
+      const job = jobs.get(id);
+      if (job) job.location = location;
+    },
+    async finish(id, outcome) {
+      const job = jobs.get(id);
+      if (!job || job.status !== 'RUNNING') return null;
+      job.status = outcome.success ? 'SUCCEEDED' : 'FAILED';
+      job.outcome = outcome;
+      job.finishedAt = Date.now();
+      return structuredClone(job);
+    },
+    async running() {
+      return [...jobs.values()].filter((job) => job.status === 'RUNNING').map((job) => structuredClone(job));
+    },
+    async close() {
+      clearInterval(sweeper);
+      jobs.clear();
+    },
+  };
+}

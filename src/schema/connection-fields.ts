@@ -1,0 +1,12 @@
+/**
+ * Fields every connection has besides Relay's `edges`, `nodes` and `pageInfo`.
+ */
+import { builder } from '../builder.js';
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    nullable: false,
+    description: 'How many records the whole collection holds (with these filters), as the upstream counts them now.',
+    resolve: (connection) => connection.totalCount,
+  }),
+);

@@ -1,0 +1,265 @@
+/**
+ * Relay connections over the two upstream families.
+ *
+ * Paging is forward only (`first`/`after`): the generic family's keyset cursors only go
+ * forward. Every edge carries an opaque gateway cursor, so `after` may be any edge's cursor:
+ *
+ * - Cursor family: an edge cursor names the upstream cursor its page started at plus the edge's
+ *   uuid (and position, as a fallback when the record has since been deleted). The last edge of
+ *   an upstream page instead carries the upstream `nextCursor`, so walking page by page costs
+ *   one upstream request per page.
+ * - Resource family (`q=` queries, no upstream cursor): an edge cursor is the offset after it.
+ * - Lists already in memory (children loaded for many parents at once): offsets as well.
+ *
+ * Each cursor is bound to its connection's arguments by a fingerprint, so a cursor of another
+ * connection (or of other filters) is rejected with `BAD_USER_INPUT` instead of silently
+ * paging something else.
+ */
+import { createHash } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import { builder } from '../builder.js';
+import type { GatewayContext } from '../context.js';
+import { requireCursorCredential, requireResourceCredential } from '../context.js';
+import type {
+  CursorFilter,
+  CursorResourceType,
+  CursorResourceTypes,
+  QueryCollection,
+  QueryCollections,
+  QueryCondition,
+} from '../upstream/types.js';
+
+/** Default page size when `first` is omitted. */
+export const DEFAULT_PAGE_SIZE = 20;
+/** Largest `first` a caller may ask for; more is `BAD_USER_INPUT`. */
+export const MAX_PAGE_SIZE = 100;
+
+/** The shape every connection resolver returns (Pothos' connection shape plus `totalCount`). */
+export interface ConnectionResult<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+  totalCount: number;
+}
+
+export interface PageArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}
+
+/** `first` and `after`, the only paging arguments (forward pagination). */
+export const pageArgs = builder.args((t) => ({
+  first: t.int({
+    description: `How many records to return, from 0 to ${MAX_PAGE_SIZE}. Default ${DEFAULT_PAGE_SIZE}.`,
+  }),
+  after: t.string({
+    description: 'Return the records after the edge with this cursor (any edge\'s `cursor`, not only `endCursor`).',
+  }),
+}));
+
+function badInput(message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...extensions } });
+}
+
+/** Validates `first` against the page bounds of CONTRACT section 4. */
+export function readPageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw badInput(`\`first\` must be from 0 to ${MAX_PAGE_SIZE}, got ${first}.`, { argument: 'first', max: MAX_PAGE_SIZE });
+  }
+  return first;
+}
+
+/** A short digest of whatever defines a connection's record set and order. */
+export function fingerprint(...parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 12);
+}
+
+interface KeysetCursor {
+  f: string;
+  /** Upstream cursor the page started at; null: the query's first page. */
+  s: string | null;
+  /** Records to skip after `s`. */
+  k: number;
+  /** Uuid of the edge's record: skip up to and including it. */
+  u?: string;
+}
+
+interface OffsetCursor {
+  f: string;
+  o: number;
+}
+
+function encodeCursor(state: KeysetCursor | OffsetCursor): string {
+  return Buffer.from(JSON.stringify(state)).toString('base64url');
+}
+
+function decodeCursor(after: string, expectedFingerprint: string): Record<string, unknown> {
+  let state: unknown;
+  try {
+    state = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
+  } catch {
+    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
+  }
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
+    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
+  }
+  const record = state as Record<string, unknown>;
+  if (record.f !== expectedFingerprint) {
+    throw badInput('`after` belongs to another connection or to other filter/order arguments.', { argument: 'after' });
+  }
+  return record;
+}
+
+function decodeKeysetCursor(after: string, expectedFingerprint: string): KeysetCursor {
+  const state = decodeCursor(after, expectedFingerprint);
+  const { s, k, u } = state;
+  if ((s !== null && typeof s !== 'string') || typeof k !== 'number' || !Number.isInteger(k) || k < 0 || (u !== undefined && typeof u !== 'string')) {
+    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
+  }
+  return { f: expectedFingerprint, s, k, ...(u === undefined ? {} : { u }) };
+}
+
+function decodeOffsetCursor(after: string, expectedFingerprint: string): number {
+  const { o } = decodeCursor(after, expectedFingerprint);
+  if (typeof o !== 'number' || !Number.isInteger(o) || o < 0) {
+    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
+  }
+  return o;
+}
+
+function toConnection<T>(
+  nodes: T[],
+  cursorAt: (index: number) => string,
+  totalCount: number,
+  hasNextPage: boolean,
+  hasPreviousPage: boolean,
+): ConnectionResult<T> {
+  const edges = nodes.map((node, index) => ({ cursor: cursorAt(index), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}
+
+/** Largest page the generic family accepts (README: pageSize 1..1000). */
+const UPSTREAM_MAX_PAGE_SIZE = 1000;
+
+export interface CursorConnectionRequest<K extends CursorResourceType> extends PageArgs {
+  resourceType: K;
+  sort?: string | undefined;
+  order?: 'asc' | 'desc' | undefined;
+  filter?: readonly CursorFilter[] | undefined;
+}
+
+/** A Relay page read through CursorQuery / CursorNext. One upstream request per page. */
+export async function resolveCursorConnection<K extends CursorResourceType>(
+  context: GatewayContext,
+  request: CursorConnectionRequest<K>,
+): Promise<ConnectionResult<CursorResourceTypes[K]>> {
+  const credential = requireCursorCredential(context);
+  const size = readPageSize(request.first);
+  const print = fingerprint(request.resourceType, request.sort ?? null, request.order ?? null, request.filter ?? []);
+  const start: KeysetCursor = request.after
+    ? decodeKeysetCursor(request.after, print)
+    : { f: print, s: null, k: 0 };
+
+  const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.k + size));
+  const options = { requestId: context.requestId };
+  const page =
+    start.s === null
+      ? await context.upstream.cursorQuery(
+          credential,
+          {
+            resourceType: request.resourceType,
+            pageSize,
+            ...(request.sort === undefined ? {} : { sort: request.sort }),
+            ...(request.order === undefined ? {} : { order: request.order }),
+            ...(request.filter === undefined ? {} : { filter: request.filter }),
+          },
+          options,
+        )
+      : await context.upstream.cursorNext(credential, { resourceType: request.resourceType, cursor: start.s, pageSize }, options);
+
+  const items = page.items;
+  const anchor = start.u === undefined ? -1 : items.findIndex((item) => item.uuid === start.u);
+  const skip = anchor >= 0 ? anchor + 1 : Math.min(start.k, items.length);
+  const nodes = items.slice(skip, skip + size);
+
+  const cursorAt = (index: number): string => {
+    const position = skip + index;
+    if (position === items.length - 1 && page.nextCursor !== null) {
+      return encodeCursor({ f: print, s: page.nextCursor, k: 0 });
+    }
+    return encodeCursor({ f: print, s: start.s, k: position + 1, u: items[position]!.uuid });
+  };
+  return toConnection(nodes, cursorAt, page.total, skip + size < items.length || page.hasMore, request.after != null);
+}
+
+export interface QueryConnectionRequest<C extends QueryCollection> extends PageArgs {
+  collection: C;
+  conditions?: readonly QueryCondition[] | undefined;
+  sort?: { field: string; direction: 'asc' | 'desc' } | undefined;
+}
+
+/** A Relay page read through a resource-family query (`limit`/`start`/`replyWithCount`). */
+export async function resolveQueryConnection<C extends QueryCollection>(
+  context: GatewayContext,
+  request: QueryConnectionRequest<C>,
+): Promise<ConnectionResult<QueryCollections[C]>> {
+  const credential = requireResourceCredential(context);
+  const size = readPageSize(request.first);
+  const print = fingerprint(request.collection, request.conditions ?? [], request.sort ?? null);
+  const offset = request.after ? decodeOffsetCursor(request.after, print) : 0;
+
+  const result = await context.upstream.query(
+    credential,
+    request.collection,
+    {
+      conditions: request.conditions ?? [],
+      // `limit: 0` would mean "the upstream default"; ask for one record and show none.
+      limit: Math.max(1, size),
+      start: offset,
+      replyWithCount: true,
+      ...(request.sort === undefined ? {} : { sort: request.sort }),
+    },
+    { requestId: context.requestId },
+  );
+  const nodes = result.inventories.slice(0, size);
+  const total = result.total ?? offset + result.inventories.length;
+  return toConnection(
+    nodes,
+    (index) => encodeCursor({ f: print, o: offset + index + 1 }),
+    total,
+    offset + nodes.length < total,
+    offset > 0,
+  );
+}
+
+/**
+ * A Relay page over a list already in memory (e.g. one parent's children out of a batch that
+ * loaded the children of many parents in one upstream request).
+ */
+export function resolveListConnection<T>(list: readonly T[], args: PageArgs, identity: unknown): ConnectionResult<T> {
+  const size = readPageSize(args.first);
+  const print = fingerprint(identity);
+  const offset = args.after ? decodeOffsetCursor(args.after, print) : 0;
+  const nodes = list.slice(offset, offset + size);
+  return toConnection(
+    nodes,
+    (index) => encodeCursor({ f: print, o: offset + index + 1 }),
+    list.length,
+    offset + nodes.length < list.length,
+    offset > 0,
+  );
+}

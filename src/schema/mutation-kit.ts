@@ -1,0 +1,206 @@
+/**
+ * One way to declare a write of the spec as a Relay mutation: its typed input, the exact
+ * upstream request, and the payload fields that read the result. The kit adds what every
+ * mutation shares: `clientMutationId`, `systemTags`, `userTags`, `async`, the job, `error`, and
+ * the payload's place in the `MutationPayload` union that `Job.payload` returns.
+ */
+import { createHash } from 'node:crypto';
+import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
+import { builder, type GatewaySchemaTypes } from '../builder.js';
+import { requireResourceCredential, type GatewayContext } from '../context.js';
+import type { JobRecord } from '../jobs/store.js';
+import type { ErrorCodeRecord } from '../upstream/records.js';
+import type { ResourceCredential } from '../upstream/types.js';
+import { UpstreamErrorRef } from './errors.js';
+
+/** What every payload resolves from: the job and the mutation's input. */
+export interface PayloadSource {
+  clientMutationId: string | null;
+  input: Record<string, unknown>;
+  job: JobRecord;
+}
+
+/** The request a mutation makes, before the kit adds tags and job headers. */
+export interface WriteRequestSpec {
+  method: 'POST' | 'PUT' | 'DELETE';
+  /** Relative to `svc/v1/`, uuids already in place. */
+  path: string;
+  /** POST: the `params` object. PUT: the action object. DELETE: parameters sent in the body's `params`. */
+  params?: Record<string, unknown>;
+  /** PUT only: the action key that selects the operation. */
+  actionKey?: string;
+  /** Parameters the spec sends on the query string. */
+  query?: Record<string, string | undefined>;
+}
+
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
+type InputBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
+type PayloadBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, PayloadSource>;
+
+export interface WriteMutationSpec<Fields extends InputFieldMap> {
+  /** The mutation's name: the spec's operation in lowerCamelCase. */
+  name: string;
+  /** The spec's operation name, e.g. `DestroyVmInstance`. */
+  operation: string;
+  description: string;
+  inputFields: (t: InputBuilder) => Fields;
+  request: (input: InputShapeFromFields<Fields>) => WriteRequestSpec;
+  payloadFields: (t: PayloadBuilder) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
+}
+
+/** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
+const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
+
+/** Digest of a credential: who a job belongs to, without keeping the credential itself. */
+export function ownerOf(credential: ResourceCredential): string {
+  return createHash('sha256').update(credential.authorization).digest('hex');
+}
+
+/** The success body of a finished job, or null (running, or failed). */
+export function resultOf(source: PayloadSource): Record<string, unknown> | null {
+  return source.job.status === 'SUCCEEDED' ? (source.job.outcome?.body ?? null) : null;
+}
+
+/** The upstream ErrorCode of a failed job. */
+export function errorOf(source: PayloadSource, context: GatewayContext): ErrorCodeRecord | null {
+  if (source.job.status !== 'FAILED') return null;
+  const error = source.job.outcome?.body.error;
+  return error ? context.upstream.decoder.errorCode(error) : null;
+}
+
+export function payloadSourceOf(job: JobRecord): PayloadSource {
+  const clientMutationId = job.input.clientMutationId;
+  return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
+}
+
+function buildBody(spec: WriteRequestSpec, systemTags: unknown, userTags: unknown): Record<string, unknown> | undefined {
+  const tags = {
+    ...(Array.isArray(systemTags) ? { systemTags } : {}),
+    ...(Array.isArray(userTags) ? { userTags } : {}),
+  };
+  const params = Object.fromEntries(Object.entries(spec.params ?? {}).filter(([, value]) => value !== undefined && value !== null));
+  if (spec.method === 'PUT') return { [spec.actionKey ?? 'params']: params, ...tags };
+  if (spec.method === 'POST') return { params, ...tags };
+  return Object.keys(params).length > 0 || Object.keys(tags).length > 0 ? { params, ...tags } : undefined;
+}
+
+export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMutationSpec<Fields>): ObjectRef<Types, PayloadSource> {
+  const typeName = spec.name.charAt(0).toUpperCase() + spec.name.slice(1);
+  const { payloadType } = builder.relayMutationField(
+    spec.name,
+    {
+      name: `${typeName}Input`,
+      description: `Input of \`${spec.name}\` (${spec.operation}).`,
+      inputFields: (t) => ({
+        ...spec.inputFields(t),
+        systemTags: t.stringList({ description: 'System tags sent with the request.' }),
+        userTags: t.stringList({ description: 'User tags sent with the request.' }),
+        async: t.boolean({
+          defaultValue: false,
+          description:
+            'false (default): wait, up to the gateway\'s bound, and return the final payload. true: return at once with `job { status: RUNNING }`; follow it with `jobCompleted(id)`.',
+        }),
+      }),
+    },
+    {
+      description: spec.description,
+      nullable: false,
+      resolve: async (_root, args, context): Promise<PayloadSource> => {
+        // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
+        const input = (args as unknown as { input: Record<string, unknown> }).input;
+        const credential = requireResourceCredential(context);
+        const request = spec.request(input as InputShapeFromFields<Fields>);
+        const query = new URLSearchParams(
+          Object.entries(request.query ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        );
+        let job = await context.jobs.start({
+          operation: spec.name,
+          credential,
+          owner: ownerOf(credential),
+          input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>,
+          requestId: context.requestId,
+          request: {
+            operation: spec.operation,
+            method: request.method,
+            path: request.path,
+            ...(query.size > 0 ? { query } : {}),
+            ...(buildBody(request, input.systemTags, input.userTags) === undefined
+              ? {}
+              : { body: buildBody(request, input.systemTags, input.userTags) }),
+          },
+        });
+        if (input.async !== true && job.status === 'RUNNING') {
+          job = (await context.jobs.wait(job.id, context.mutationWaitMs)) ?? job;
+        }
+        return payloadSourceOf(job);
+      },
+    },
+    {
+      name: `${typeName}Payload`,
+      description: `Result of \`${spec.name}\` (${spec.operation}).`,
+      outputFields: (t) => ({
+        ...spec.payloadFields(t),
+        error: t.field({
+          type: UpstreamErrorRef,
+          nullable: true,
+          description: 'The upstream error with its cause chain when the operation failed; null on success or while running.',
+          resolve: (source, _args, context) => errorOf(source, context),
+        }),
+        job: t.field({
+          type: JobRef,
+          nullable: false,
+          description: 'The upstream job that carried out the operation.',
+          resolve: (source) => source.job,
+        }),
+      }),
+    },
+  );
+  payloadTypes.set(spec.name, payloadType as unknown as ObjectRef<Types, PayloadSource>);
+  return payloadType as unknown as ObjectRef<Types, PayloadSource>;
+}
+
+export const JobStatusEnum = builder.enumType('JobStatus', {
+  description: 'Where an upstream job is.',
+  values: {
+    RUNNING: { value: 'RUNNING', description: 'Accepted by the upstream (202), result not in yet.' },
+    SUCCEEDED: { value: 'SUCCEEDED', description: 'Finished successfully; `payload` holds the result.' },
+    FAILED: { value: 'FAILED', description: 'Finished with an error; `error` says which.' },
+  } as const,
+});
+
+export const MutationPayloadUnion = builder.unionType('MutationPayload', {
+  description: 'The payload of whichever mutation started a job.',
+  types: () => [...payloadTypes.values()],
+  resolveType: (source: PayloadSource) => `${source.job.operation.charAt(0).toUpperCase()}${source.job.operation.slice(1)}Payload`,
+});
+
+export const JobRef = builder.objectRef<JobRecord>('Job');
+
+JobRef.implement({
+  description:
+    'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`.',
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false, description: 'The job id (the `X-Job-UUID` the gateway sent upstream).' }),
+    operation: t.exposeString('operation', { nullable: false, description: 'The mutation that started the job, e.g. `destroyVmInstance`.' }),
+    status: t.field({ type: JobStatusEnum, nullable: false, description: 'Where the job is.', resolve: (job) => job.status }),
+    createdAt: t.field({ type: 'DateTime', nullable: false, description: 'When the gateway submitted the job.', resolve: (job) => new Date(job.createdAt) }),
+    finishedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the result arrived; null while running.',
+      resolve: (job) => (job.finishedAt === null ? null : new Date(job.finishedAt)),
+    }),
+    error: t.field({
+      type: UpstreamErrorRef,
+      nullable: true,
+      description: 'The upstream error of a failed job.',
+      resolve: (job, _args, context) => errorOf(payloadSourceOf(job), context),
+    }),
+    payload: t.field({
+      type: MutationPayloadUnion,
+      nullable: true,
+      description: 'The mutation\'s payload once the job finished; null while running.',
+      resolve: (job) => (job.status === 'RUNNING' ? null : payloadSourceOf(job)),
+    }),
+  }),
+});

@@ -1,0 +1,57 @@
+/**
+ * Primary storage capacity (GetPrimaryStorageCapacity): totals over the primary storages a
+ * caller selects by zone, cluster or uuid.
+ */
+import { builder } from '../builder.js';
+import { requireResourceCredential } from '../context.js';
+import type { PrimaryStorageCapacityRecord } from '../upstream/records.js';
+
+const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
+
+PrimaryStorageCapacityRef.implement({
+  description: 'Capacity summed over the selected primary storages (GetPrimaryStorageCapacity), in bytes. Since 0.6.',
+  fields: (t) => ({
+    totalCapacity: t.expose('totalCapacity', { type: 'Long', nullable: false, description: 'Total capacity. Since 0.6.' }),
+    availableCapacity: t.expose('availableCapacity', {
+      type: 'Long',
+      nullable: false,
+      description: 'Capacity still available for allocation. Since 0.6.',
+    }),
+    totalPhysicalCapacity: t.expose('totalPhysicalCapacity', {
+      type: 'Long',
+      nullable: false,
+      description: 'Total physical capacity. Since 0.6.',
+    }),
+    availablePhysicalCapacity: t.expose('availablePhysicalCapacity', {
+      type: 'Long',
+      nullable: false,
+      description: 'Physical capacity still free. Since 0.6.',
+    }),
+  }),
+});
+
+builder.queryField('primaryStorageCapacity', (t) =>
+  t.field({
+    type: PrimaryStorageCapacityRef,
+    nullable: true,
+    description:
+      'Capacity summed over primary storages (GetPrimaryStorageCapacity): those named in `primaryStorageUuids`, else those in the given zones and clusters, else every one when `all` is true. The upstream rejects a call that selects nothing (null with the upstream error). Since 0.6.',
+    args: {
+      zoneUuids: t.arg({ type: ['Uuid'], description: 'Primary storages of these zones. Since 0.6.' }),
+      clusterUuids: t.arg({ type: ['Uuid'], description: 'Primary storages attached to these clusters. Since 0.6.' }),
+      primaryStorageUuids: t.arg({ type: ['Uuid'], description: 'These primary storages. Since 0.6.' }),
+      all: t.arg.boolean({ description: 'When `primaryStorageUuids` is empty: true sums every primary storage. Since 0.6.' }),
+    },
+    resolve: (_root, args, context) =>
+      context.upstream.getPrimaryStorageCapacity(
+        requireResourceCredential(context),
+        {
+          ...(args.zoneUuids ? { zoneUuids: args.zoneUuids } : {}),
+          ...(args.clusterUuids ? { clusterUuids: args.clusterUuids } : {}),
+          ...(args.primaryStorageUuids ? { primaryStorageUuids: args.primaryStorageUuids } : {}),
+          ...(args.all === null || args.all === undefined ? {} : { all: args.all }),
+        },
+        { requestId: context.requestId },
+      ),
+  }),
+);

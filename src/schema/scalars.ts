@@ -1,0 +1,61 @@
+/**
+ * The four custom scalars of CONTRACT section 4. Bad input is rejected while the operation is
+ * validated, so no upstream request is ever made for it.
+ */
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { builder } from '../builder.js';
+
+const UUID_PATTERN = /^[0-9a-f]{32}$/;
+
+function badInput(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+function parseUuid(value: unknown): string {
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
+    throw badInput(`Uuid must be 32 lowercase hexadecimal characters, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+builder.scalarType('Uuid', {
+  description:
+    'A resource identifier of the upstream service: 32 lowercase hexadecimal characters, e.g. `3f2a6c1e9b0d4e7f8a5b6c7d8e9f0a1b`.',
+  serialize: (value) => value,
+  parseValue: parseUuid,
+  parseLiteral: (node: ValueNode) => {
+    if (node.kind !== Kind.STRING) throw badInput('Uuid must be a string of 32 lowercase hexadecimal characters.');
+    return parseUuid(node.value);
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver, {
+  description:
+    'An instant in ISO 8601 at UTC, e.g. `2024-01-05T15:04:05.000Z`; converted from the upstream\'s `<Mon> <d>, <yyyy> <h:mm:ss> <AM|PM>` text.',
+});
+
+function parseLong(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw badInput(`Long must be a whole number from -(2^53-1) to 2^53-1, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+builder.scalarType('Long', {
+  description:
+    'A 64-bit count or size (bytes, Hz, MB/s). Exact as a JSON number up to 2^53-1, which covers every value the service reports.',
+  serialize: (value) => {
+    if (!Number.isFinite(value)) throw new GraphQLError(`Long cannot represent ${String(value)}.`);
+    return Math.trunc(value);
+  },
+  parseValue: parseLong,
+  parseLiteral: (node: ValueNode) => {
+    if (node.kind !== Kind.INT) throw badInput('Long must be an integer literal.');
+    return parseLong(Number(node.value));
+  },
+});
+
+builder.addScalarType('JSON', JSONResolver, {
+  description: 'Arbitrary JSON, used only where the spec leaves a structure unshown.',
+});

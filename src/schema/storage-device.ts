@@ -1,0 +1,324 @@
+/**
+ * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
+ * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
+ */
+import { builder } from '../builder.js';
+import type { GatewayContext } from '../context.js';
+import type {
+  FiberChannelLunRecord,
+  HbaDeviceRecord,
+  HostRecord,
+  ScsiLunHostRefRecord,
+  ScsiLunVmInstanceRefRecord,
+} from '../upstream/records.js';
+import type { QueryCondition } from '../upstream/types.js';
+import { OrderDirection } from './common.js';
+import { pageArgs, readPageSize, resolveListConnection, resolveQueryConnection } from './connections.js';
+import { HostRef } from './host.js';
+import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
+import { VmInstanceRef } from './vm-instance.js';
+
+/**
+ * Loads records through a node's per-request DataLoader, leaving out references to records that
+ * no longer exist (or that the caller cannot see); any other failure is raised.
+ */
+async function loadExisting<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, keys: readonly string[]): Promise<T[]> {
+  const results = await loader.loadMany(keys);
+  const found: T[] = [];
+  for (const result of results) {
+    if (result === null) continue;
+    if (!(result instanceof Error)) found.push(result);
+    else if ((result as { extensions?: { code?: unknown } }).extensions?.code !== 'NOT_FOUND') throw result;
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HBA devices
+
+/** Loads HBA devices by uuid: one QueryHBADevice (`q=uuid?=...`) per batch. */
+async function loadHbaDevices(uuids: string[], context: GatewayContext): Promise<(HbaDeviceRecord | Error)[]> {
+  const records = await loadQueryRecordsWhereIn(context, 'hbaDevices', 'uuid', uuids);
+  return matchByKey(uuids, records, (device) => device.uuid, (uuid) => notFound('HbaDevice', uuid));
+}
+
+export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
+  description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
+  id: { resolve: (device) => device.uuid },
+  load: loadHbaDevices,
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.', resolve: (device) => device.uuid }),
+    name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
+    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the HBA is installed in. Since 5.3.0.' }),
+    host: t.field({
+      type: HostRef,
+      nullable: true,
+      description: 'Host the HBA is installed in (read through the generic cursor family). Since 5.3.0.',
+      resolve: (device) => device.hostUuid,
+    }),
+    portName: t.exposeString('portName', { description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
+    portState: t.exposeString('portState', { description: 'Port state; `Online` is seen, other values are open. Since 5.3.0.' }),
+    hbaType: t.exposeString('hbaType', { description: 'HBA type, e.g. `FC`. Since 5.3.0.' }),
+    speed: t.exposeString('speed', { description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`). Since 5.3.0.' }),
+    supportedSpeeds: t.exposeString('supportedSpeeds', {
+      description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`). Since 5.3.0.',
+    }),
+    symbolicName: t.exposeString('symbolicName', { description: 'Symbolic name: adapter model, firmware and driver versions. Since 5.3.0.' }),
+    supportedClasses: t.exposeString('supportedClasses', { description: 'Fibre-channel classes of service supported, e.g. `Class 3`. Since 5.3.0.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the port was discovered. Since 5.3.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the port record last changed. Since 5.3.0.' }),
+  }),
+});
+
+export const HbaDeviceConnection = builder.connectionObject({
+  type: HbaDeviceRef,
+  name: 'HbaDeviceConnection',
+  description: 'A page of fibre-channel HBA ports.',
+});
+
+const HbaDeviceFilter = builder.inputType('HbaDeviceFilter', {
+  description: 'Conditions on HBA ports; all given conditions must hold.',
+  fields: (t) => ({
+    uuids: t.field({ type: ['Uuid'], description: 'Only these ports.' }),
+    hostUuid: t.field({ type: 'Uuid', description: 'Only ports of this host.' }),
+    portState: t.string({ description: 'Only ports in this state, e.g. `Online`.' }),
+    hbaType: t.string({ description: 'Only HBAs of this type, e.g. `FC`.' }),
+  }),
+});
+
+const HbaDeviceOrderField = builder.enumType('HbaDeviceOrderField', {
+  description: 'Fields HBA ports can be sorted by.',
+  values: {
+    CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
+    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+    NAME: { value: 'name', description: 'Port name.' },
+    PORT_NAME: { value: 'portName', description: 'World wide port name.' },
+  } as const,
+});
+
+const HbaDeviceOrder = builder.inputType('HbaDeviceOrder', {
+  description: 'Order of an HBA port connection.',
+  fields: (t) => ({
+    field: t.field({ type: HbaDeviceOrderField, required: true, description: 'Sort key.' }),
+    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
+  }),
+});
+
+/** The HBA ports of each host: one QueryHBADevice (`q=hostUuid?=...`) for every host of the batch. */
+async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: GatewayContext): Promise<HbaDeviceRecord[][]> {
+  const devices = await loadQueryRecordsWhereIn(context, 'hbaDevices', 'hostUuid', hostUuids);
+  return groupByKey(hostUuids, devices, (device) => device.hostUuid);
+}
+
+builder.objectField(HostRef, 'hbaDevices', (t) =>
+  t.loadable({
+    type: HbaDeviceConnection,
+    nullable: true,
+    byPath: true,
+    description:
+      'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Since 5.3.0.',
+    args: { ...pageArgs },
+    load: async (hostUuids: string[], context, args) => {
+      // A bad `first` fails before the upstream request rather than after it.
+      readPageSize(args.first);
+      const groups = await loadHbaDevicesOfHosts(hostUuids, context);
+      return groups.map((devices, index) => resolveListConnection(devices, args, ['Host.hbaDevices', hostUuids[index]]));
+    },
+    resolve: (host: HostRecord) => host.uuid,
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Fibre-channel LUNs
+
+/** Loads LUNs by uuid: one QueryFiberChannelLun (`q=uuid?=...`) per batch. */
+async function loadFiberChannelLuns(uuids: string[], context: GatewayContext): Promise<(FiberChannelLunRecord | Error)[]> {
+  const records = await loadQueryRecordsWhereIn(context, 'fiberChannelLuns', 'uuid', uuids);
+  return matchByKey(uuids, records, (lun) => lun.uuid, (uuid) => notFound('FiberChannelLun', uuid));
+}
+
+const ScsiLunHostRefRef = builder.objectRef<ScsiLunHostRefRecord>('ScsiLunHostRef');
+
+ScsiLunHostRefRef.implement({
+  description: 'A mapping of a fibre-channel LUN to a host that sees it (scsiLunHostRefs item). Since 3.1.0.',
+  fields: (t) => ({
+    scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
+    hostUuid: t.expose('hostUuid', { type: 'Uuid', nullable: false, description: 'The host that sees the LUN. Since 3.1.0.' }),
+    host: t.field({
+      type: HostRef,
+      nullable: true,
+      description: 'The host that sees the LUN (read through the generic cursor family). Since 3.1.0.',
+      resolve: (ref) => ref.hostUuid,
+    }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the mapping last changed. Since 3.1.0.' }),
+  }),
+});
+
+const ScsiLunVmInstanceRefRef = builder.objectRef<ScsiLunVmInstanceRefRecord>('ScsiLunVmInstanceRef');
+
+ScsiLunVmInstanceRefRef.implement({
+  description: 'A mapping of a fibre-channel LUN to a VM that uses it directly (scsiLunVmInstanceRefs item). Since 3.1.0.',
+  fields: (t) => ({
+    scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
+    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', nullable: false, description: 'The VM using the LUN. Since 3.1.0.' }),
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM using the LUN (read through the generic cursor family). Since 3.1.0.',
+      resolve: (ref) => ref.vmInstanceUuid,
+    }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
+  }),
+});
+
+export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
+  description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
+  id: { resolve: (lun) => lun.uuid },
+  load: loadFiberChannelLuns,
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.', resolve: (lun) => lun.uuid }),
+    name: t.exposeString('name', { description: 'Name. Since 3.1.0.' }),
+    fiberChannelStorageUuid: t.expose('fiberChannelStorageUuid', { type: 'Uuid', description: 'The FC SAN storage the LUN belongs to. Since 3.1.0.' }),
+    wwid: t.exposeString('wwid', { description: 'World wide identifier of the disk. Since 3.1.0.' }),
+    wwn: t.exposeString('wwn', { description: 'World wide name of the disk. Since 3.1.0.' }),
+    serial: t.exposeString('serial', { description: 'Serial number of the disk. Since 3.1.0.' }),
+    vendor: t.exposeString('vendor', { description: 'Disk vendor. Since 3.1.0.' }),
+    model: t.exposeString('model', { description: 'Disk model. Since 3.1.0.' }),
+    type: t.exposeString('type', { description: 'Disk type, e.g. `disk`. Since 3.1.0.' }),
+    path: t.exposeString('path', { description: 'Disk path on the hosts. Since 3.1.0.' }),
+    size: t.expose('size', { type: 'Long', description: 'Disk size in bytes. Since 3.1.0.' }),
+    state: t.exposeString('state', { description: 'Enabled status, e.g. `Enabled`; other values are open. Since 3.1.0.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the LUN was discovered. Since 3.1.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the LUN record last changed. Since 3.1.0.' }),
+    scsiLunHostRefs: t.field({
+      type: [ScsiLunHostRefRef],
+      nullable: false,
+      description: 'Mappings of this LUN to the hosts that see it. Since 3.1.0.',
+      resolve: (lun) => lun.scsiLunHostRefs,
+    }),
+    scsiLunVmInstanceRefs: t.field({
+      type: [ScsiLunVmInstanceRefRef],
+      nullable: false,
+      description: 'Mappings of this LUN to the VMs that use it directly. Since 3.1.0.',
+      resolve: (lun) => lun.scsiLunVmInstanceRefs,
+    }),
+    hosts: t.field({
+      type: [HostRef],
+      nullable: true,
+      description:
+        'The hosts that see this LUN (from `scsiLunHostRefs`, batched with every other host of the request); hosts that no longer exist are left out. Null, with an error, only when the hosts could not be read. Since 3.1.0.',
+      resolve: (lun, _args, context) =>
+        loadExisting<HostRecord>(HostRef.getDataloader(context), lun.scsiLunHostRefs.map((ref) => ref.hostUuid)),
+    }),
+    vmInstances: t.field({
+      type: [VmInstanceRef],
+      nullable: true,
+      description:
+        'The VMs that use this LUN directly (from `scsiLunVmInstanceRefs`, batched with every other VM of the request); VMs that no longer exist are left out. Null, with an error, only when the VMs could not be read. Since 3.1.0.',
+      resolve: (lun, _args, context) =>
+        loadExisting(VmInstanceRef.getDataloader(context), lun.scsiLunVmInstanceRefs.map((ref) => ref.vmInstanceUuid)),
+    }),
+  }),
+});
+
+export const FiberChannelLunConnection = builder.connectionObject({
+  type: FiberChannelLunRef,
+  name: 'FiberChannelLunConnection',
+  description: 'A page of fibre-channel LUNs.',
+});
+
+const FiberChannelLunFilter = builder.inputType('FiberChannelLunFilter', {
+  description:
+    'Conditions on LUNs; all given conditions must hold. The upstream queries top-level fields only, so there is no condition on the mapped hosts or VMs.',
+  fields: (t) => ({
+    uuids: t.field({ type: ['Uuid'], description: 'Only these LUNs.' }),
+    nameContains: t.string({ description: 'Name contains this text.' }),
+    fiberChannelStorageUuid: t.field({ type: 'Uuid', description: 'Only LUNs of this FC SAN storage.' }),
+    state: t.string({ description: 'Only LUNs in this state, e.g. `Enabled`.' }),
+  }),
+});
+
+const FiberChannelLunOrderField = builder.enumType('FiberChannelLunOrderField', {
+  description: 'Fields LUNs can be sorted by.',
+  values: {
+    CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
+    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+    NAME: { value: 'name', description: 'Name.' },
+    SIZE: { value: 'size', description: 'Disk size.' },
+  } as const,
+});
+
+const FiberChannelLunOrder = builder.inputType('FiberChannelLunOrder', {
+  description: 'Order of a LUN connection.',
+  fields: (t) => ({
+    field: t.field({ type: FiberChannelLunOrderField, required: true, description: 'Sort key.' }),
+    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  hbaDevices: t.field({
+    type: HbaDeviceConnection,
+    nullable: false,
+    description: 'Fibre-channel HBA ports (QueryHBADevice). Since 5.3.0.',
+    args: {
+      ...pageArgs,
+      filter: t.arg({ type: HbaDeviceFilter, description: 'Conditions the ports must meet.' }),
+      orderBy: t.arg({ type: HbaDeviceOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
+    },
+    resolve: (_root, args, context) => {
+      const conditions: QueryCondition[] = [];
+      addInCondition(conditions, 'uuid', args.filter?.uuids);
+      addEqualsCondition(conditions, 'hostUuid', args.filter?.hostUuid);
+      addEqualsCondition(conditions, 'portState', args.filter?.portState);
+      addEqualsCondition(conditions, 'hbaType', args.filter?.hbaType);
+      return resolveQueryConnection(context, {
+        collection: 'hbaDevices',
+        first: args.first,
+        after: args.after,
+        conditions,
+        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
+      });
+    },
+  }),
+  hbaDevice: t.field({
+    type: HbaDeviceRef,
+    nullable: true,
+    description: 'One HBA port by uuid; null with a `NOT_FOUND` error when it does not exist. Since 5.3.0.',
+    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The port\'s uuid.' }) },
+    resolve: (_root, args) => args.uuid,
+  }),
+  fiberChannelLuns: t.field({
+    type: FiberChannelLunConnection,
+    nullable: false,
+    description: 'Fibre-channel LUNs (QueryFiberChannelLun). Since 3.1.0.',
+    args: {
+      ...pageArgs,
+      filter: t.arg({ type: FiberChannelLunFilter, description: 'Conditions the LUNs must meet.' }),
+      orderBy: t.arg({ type: FiberChannelLunOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
+    },
+    resolve: (_root, args, context) => {
+      const conditions: QueryCondition[] = [];
+      addInCondition(conditions, 'uuid', args.filter?.uuids);
+      addContainsCondition(conditions, 'name', args.filter?.nameContains);
+      addEqualsCondition(conditions, 'fiberChannelStorageUuid', args.filter?.fiberChannelStorageUuid);
+      addEqualsCondition(conditions, 'state', args.filter?.state);
+      return resolveQueryConnection(context, {
+        collection: 'fiberChannelLuns',
+        first: args.first,
+        after: args.after,
+        conditions,
+        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
+      });
+    },
+  }),
+  fiberChannelLun: t.field({
+    type: FiberChannelLunRef,
+    nullable: true,
+    description: 'One fibre-channel LUN by uuid; null with a `NOT_FOUND` error when it does not exist. Since 3.1.0.',
+    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The LUN\'s uuid.' }) },
+    resolve: (_root, args) => args.uuid,
+  }),
+}));

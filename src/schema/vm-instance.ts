@@ -1,0 +1,400 @@
+/**
+ * VM instances: VmInstanceInventory read through the generic cursor family (resourceType `vm`),
+ * with the records embedded in it (NICs and their used IPs, CD-ROMs, volumes) and the
+ * relations the spec gives: host and last host, root volume, snapshot groups, attachable data
+ * volumes, and `Host.vmInstances`.
+ */
+import { builder } from '../builder.js';
+import { requireResourceCredential, type GatewayContext } from '../context.js';
+import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
+import type { CursorFilter } from '../upstream/types.js';
+import { addContainsFilter, addEqualsFilter, addInFilter, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
+import { pageArgs, resolveCursorConnection, resolveListConnection } from './connections.js';
+import { HostRef } from './host.js';
+import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { VolumeRef } from './volume.js';
+import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
+
+/** A used IP as the gateway hands it out: the record plus the VM it belongs to (for its global id). */
+export interface UsedIpInVm extends UsedIpRecord {
+  vmInstanceUuid: string;
+}
+
+const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
+type NicDriver = (typeof NIC_DRIVER_TYPES)[number];
+
+function toNicDriver(value: string | null): NicDriver | null {
+  const lowered = value?.toLowerCase();
+  return NIC_DRIVER_TYPES.find((driver) => driver === lowered) ?? null;
+}
+
+export const NicDriverType = builder.enumType('NicDriverType', {
+  description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
+  values: {
+    VIRTIO: { value: 'virtio', description: 'Paravirtualized virtio-net (`virtio`).' },
+    E1000: { value: 'e1000', description: 'Emulated Intel E1000 (`e1000`).' },
+    RTL8139: { value: 'rtl8139', description: 'Emulated Realtek RTL8139 (`rtl8139`).' },
+  } as const,
+});
+
+/** Loads VMs by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
+async function loadVmInstances(uuids: string[], context: GatewayContext): Promise<(VmInstanceRecord | Error)[]> {
+  const records = await loadCursorRecordsWhereIn(context, 'vm', 'uuid', uuids);
+  return matchByKey(uuids, records, (vm) => vm.uuid, (uuid) => notFound('VmInstance', uuid));
+}
+
+/**
+ * The VMs named by the parents of embedded ids (`<vmUuid>.<uuid>`), through the request's VM
+ * loader, so NICs, used IPs and CD-ROMs looked up together share one batch (and its cache).
+ */
+async function loadParentVms(ids: readonly string[], context: GatewayContext) {
+  const parsed = ids.map(parseEmbeddedId);
+  const vmUuids = [...new Set(parsed.flatMap((id) => (id ? [id.parentUuid] : [])))];
+  const vms = await VmInstanceRef.getDataloader(context).loadMany(vmUuids);
+  const byUuid = new Map(vmUuids.map((uuid, index) => [uuid, vms[index]!]));
+  return parsed.map((id) => (id ? { id, vm: byUuid.get(id.parentUuid) } : null));
+}
+
+/** Finds records embedded in VMs by their `<vmUuid>.<uuid>` ids. */
+async function loadFromVms<T extends { uuid: string }>(
+  ids: string[],
+  context: GatewayContext,
+  typeName: string,
+  pick: (vm: VmInstanceRecord) => T[],
+): Promise<(T | Error)[]> {
+  const found = await loadParentVms(ids, context);
+  return found.map((entry, index) => {
+    if (!entry) return notFound(typeName, ids[index]!);
+    if (entry.vm instanceof Error) return entry.vm;
+    return (entry.vm && pick(entry.vm).find((record) => record.uuid === entry.id.uuid)) ?? notFound(typeName, entry.id.uuid);
+  });
+}
+
+/** The VM's NICs, each carrying the VM's uuid even when the upstream left it out. */
+function nicsOf(vm: VmInstanceRecord): VmNicRecord[] {
+  return vm.vmNics.map((nic) => (nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: vm.uuid }));
+}
+
+function cdRomsOf(vm: VmInstanceRecord): VmCdRomRecord[] {
+  return vm.vmCdRoms.map((cdRom) => (cdRom.vmInstanceUuid ? cdRom : { ...cdRom, vmInstanceUuid: vm.uuid }));
+}
+
+/** The used IPs of one NIC, decorated with the VM uuid their global id needs. */
+function usedIpsOf(nic: VmNicRecord, vmInstanceUuid: string): UsedIpInVm[] {
+  return nic.usedIps.map((usedIp) => ({ ...usedIp, vmInstanceUuid }));
+}
+
+function loadVmNics(ids: string[], context: GatewayContext): Promise<(VmNicRecord | Error)[]> {
+  return loadFromVms(ids, context, 'VmNic', nicsOf);
+}
+
+function loadVmCdRoms(ids: string[], context: GatewayContext): Promise<(VmCdRomRecord | Error)[]> {
+  return loadFromVms(ids, context, 'VmCdRom', cdRomsOf);
+}
+
+function loadUsedIps(ids: string[], context: GatewayContext): Promise<(UsedIpInVm | Error)[]> {
+  return loadFromVms(ids, context, 'UsedIp', (vm) => nicsOf(vm).flatMap((nic) => usedIpsOf(nic, vm.uuid)));
+}
+
+/** Every snapshot group of every VM in the batch: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
+async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], context: GatewayContext) {
+  const groups = await loadQueryRecordsWhereIn(context, 'volumeSnapshotGroups', 'vmInstanceUuid', vmUuids);
+  return groupByKey(vmUuids, groups, (group) => group.vmInstanceUuid);
+}
+
+/** Every VM on every host of the batch: one CursorQuery (`filter=hostUuid:in:...`) plus CursorNext while more. */
+async function loadVmsOfHosts(hostUuids: readonly string[], context: GatewayContext) {
+  const vms = await loadCursorRecordsWhereIn(context, 'vm', 'hostUuid', hostUuids);
+  return groupByKey(hostUuids, vms, (vm) => vm.hostUuid);
+}
+
+async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayContext): Promise<(VolumeRecord[] | Error)[]> {
+  const credential = requireResourceCredential(context);
+  // The spec has no batch form of GetVmAttachableDataVolume: one request per distinct VM.
+  return Promise.all(
+    vmUuids.map((uuid) =>
+      context.upstream
+        .getVmAttachableDataVolumes(credential, uuid, { requestId: context.requestId })
+        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+    ),
+  );
+}
+
+export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
+  id: { resolve: (vm) => vm.uuid },
+  load: loadVmInstances,
+  cacheResolved: (vm) => vm.uuid,
+});
+
+VmInstanceRef.implement({
+  description: 'A virtual machine (VmInstanceInventory), with its NICs, volumes and CD-ROMs embedded. Since 0.6.',
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', resolve: (vm) => vm.uuid }),
+    name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
+    description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
+    zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Zone (data center) of the VM. Since 0.6.' }),
+    clusterUuid: t.expose('clusterUuid', { type: 'Uuid', description: 'Cluster of the VM. Since 0.6.' }),
+    imageUuid: t.expose('imageUuid', { type: 'Uuid', description: 'Image the VM was created from. Since 0.6.' }),
+    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the VM runs on now; null when it is not placed. Since 0.6.' }),
+    lastHostUuid: t.expose('lastHostUuid', { type: 'Uuid', description: 'Host the VM last ran on. Since 0.6.' }),
+    instanceOfferingUuid: t.expose('instanceOfferingUuid', { type: 'Uuid', description: 'Instance offering (CPU/memory template) of the VM. Since 0.6.' }),
+    rootVolumeUuid: t.expose('rootVolumeUuid', { type: 'Uuid', description: 'Root (boot) volume. Since 0.6.' }),
+    defaultL3NetworkUuid: t.expose('defaultL3NetworkUuid', { type: 'Uuid', description: 'Default L3 network. Since 0.6.' }),
+    platform: t.exposeString('platform', { description: 'Guest platform: `Windows`, `Linux` or `Other`. Since 0.6.' }),
+    architecture: t.exposeString('architecture', { description: 'CPU architecture: `x86_64`, `aarch64` or `Other`. Since 0.6.' }),
+    type: t.exposeString('type', { description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`). Since 0.6.' }),
+    hypervisorType: t.exposeString('hypervisorType', { description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
+    memorySize: t.expose('memorySize', { type: 'Long', description: 'Memory size in bytes. Since 0.6.' }),
+    cpuNum: t.exposeInt('cpuNum', { description: 'CPU count. Since 0.6.' }),
+    cpuSpeed: t.expose('cpuSpeed', { type: 'Long', description: 'CPU speed. Since 0.6.' }),
+    allocatorStrategy: t.exposeString('allocatorStrategy', { description: 'Host allocation strategy. Since 0.6.' }),
+    state: t.exposeString('state', {
+      description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open. Since 0.6.',
+    }),
+    guestOsType: t.exposeString('guestOsType', { description: 'Guest OS type, e.g. `CentOS 7`. Since 3.11.2.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the VM was created. Since 0.6.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the VM record last changed. Since 0.6.' }),
+    host: t.field({
+      type: HostRef,
+      nullable: true,
+      description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Since 0.6.',
+      resolve: (vm) => vm.hostUuid,
+    }),
+    lastHost: t.field({
+      type: HostRef,
+      nullable: true,
+      description: 'Host the VM last ran on (`lastHostUuid`). Since 0.6.',
+      resolve: (vm) => vm.lastHostUuid,
+    }),
+    rootVolume: t.field({
+      type: VolumeRef,
+      nullable: true,
+      description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Since 0.6.',
+      resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
+    }),
+    nics: t.field({
+      type: [VmNicRef],
+      nullable: false,
+      description: 'NICs of the VM (`vmNics`). Items since 3.17.13.',
+      resolve: nicsOf,
+    }),
+    volumes: t.field({
+      type: [VolumeRef],
+      nullable: false,
+      description: 'Volumes attached to the VM, root volume included (`allVolumes`). Items since 3.17.13.',
+      resolve: (vm) => vm.allVolumes,
+    }),
+    cdRoms: t.field({
+      type: [VmCdRomRef],
+      nullable: false,
+      description: 'CD-ROM drives of the VM (`vmCdRoms`). Items since 3.17.13.',
+      resolve: cdRomsOf,
+    }),
+    snapshotGroups: t.loadable({
+      type: VolumeSnapshotGroupConnection,
+      nullable: true,
+      byPath: true,
+      description:
+        'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Since 3.6.0.',
+      args: { ...pageArgs },
+      load: async (vmUuids: string[], context, args) => {
+        const groups = await loadSnapshotGroupsOfVms(vmUuids, context);
+        return vmUuids.map((uuid, index) => resolveListConnection(groups[index]!, args, ['VmInstance.snapshotGroups', uuid]));
+      },
+      resolve: (vm) => vm.uuid,
+    }),
+    attachableDataVolumes: t.loadableList({
+      type: VolumeRef,
+      nullable: { list: true, items: false },
+      description:
+        'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Since 0.6.',
+      load: loadAttachableDataVolumes,
+      resolve: (vm) => vm.uuid,
+    }),
+  }),
+});
+
+export const VmNicRef = builder.loadableNode('VmNic', {
+  description: 'A NIC of a VM (vmNics item / VmNicInventory). Items since 3.17.13; VmNicInventory since 3.9.0.',
+  id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
+  load: loadVmNics,
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.', resolve: (nic) => nic.uuid }),
+    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the NIC belongs to. Since 3.9.0.' }),
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'VM the NIC belongs to. Since 3.9.0.',
+      resolve: (nic) => nic.vmInstanceUuid,
+    }),
+    l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network the NIC is on. Since 3.9.0.' }),
+    ip: t.exposeString('ip', { description: 'IP address. Since 3.9.0.' }),
+    mac: t.exposeString('mac', { description: 'MAC address. Since 3.9.0.' }),
+    hypervisorType: t.exposeString('hypervisorType', { description: 'Hypervisor type, typically `KVM`. Since 4.7.13.' }),
+    netmask: t.exposeString('netmask', { description: 'Netmask. Since 3.9.0.' }),
+    gateway: t.exposeString('gateway', { description: 'Gateway. Since 3.9.0.' }),
+    metaData: t.exposeString('metaData', { description: 'Metadata text. Since 3.9.0.' }),
+    driverType: t.field({
+      type: NicDriverType,
+      nullable: true,
+      description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
+      resolve: (nic) => toNicDriver(nic.driverType),
+    }),
+    internalName: t.exposeString('internalName', { description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
+    type: t.exposeString('type', { description: 'NIC type, e.g. `VNIC`. Since 4.7.13.' }),
+    state: t.exposeString('state', { description: 'NIC state; `enable` is seen, other values are open. Since 4.7.13.' }),
+    ipVersion: t.exposeInt('ipVersion', { description: 'IP version of `ip`: 4 or 6. Since 3.9.0.' }),
+    deviceId: t.exposeInt('deviceId', { description: 'Device order of the NIC in the VM. Since 3.9.0.' }),
+    usedIpUuid: t.expose('usedIpUuid', { type: 'Uuid', description: 'The used-IP record of `ip`, when the upstream returns it. Since 3.9.0.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.9.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.9.0.' }),
+    usedIps: t.field({
+      type: [UsedIpRef],
+      nullable: false,
+      description: 'IP addresses allocated to the NIC. Since 4.10.0.',
+      resolve: (nic) => usedIpsOf(nic, nic.vmInstanceUuid ?? ''),
+    }),
+  }),
+});
+
+export const UsedIpRef = builder.loadableNode('UsedIp', {
+  description: 'An IP address allocated to a VM NIC (usedIps item). Since 4.10.0.',
+  id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
+  load: loadUsedIps,
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.', resolve: (usedIp) => usedIp.uuid }),
+    ipRangeUuid: t.expose('ipRangeUuid', { type: 'Uuid', description: 'IP range the address comes from. Since 4.10.0.' }),
+    l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network of the address. Since 4.10.0.' }),
+    ip: t.exposeString('ip', { description: 'IP address. Since 4.10.0.' }),
+    netmask: t.exposeString('netmask', { description: 'Netmask. Since 4.10.0.' }),
+    gateway: t.exposeString('gateway', { description: 'Gateway. Since 4.10.0.' }),
+    usedFor: t.exposeString('usedFor', { description: 'What the address is used for. Since 4.10.0.' }),
+    vmNicUuid: t.expose('vmNicUuid', { type: 'Uuid', description: 'NIC the address is allocated to. Since 4.10.0.' }),
+    ipVersion: t.exposeInt('ipVersion', { description: 'IP version: 4 or 6. Since 4.10.0.' }),
+    ipInLong: t.expose('ipInLong', { type: 'Long', description: 'The IPv4 address as a number; null for IPv6. Since 4.10.0.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 4.10.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 4.10.0.' }),
+  }),
+});
+
+export const VmCdRomRef = builder.loadableNode('VmCdRom', {
+  description: 'A CD-ROM drive of a VM (vmCdRoms item). Since 3.17.13.',
+  id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
+  load: loadVmCdRoms,
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', resolve: (cdRom) => cdRom.uuid }),
+    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the drive belongs to. Since 3.17.13.' }),
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'VM the drive belongs to. Since 3.17.13.',
+      resolve: (cdRom) => cdRom.vmInstanceUuid,
+    }),
+    isoUuid: t.expose('isoUuid', { type: 'Uuid', description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
+    isoInstallPath: t.exposeString('isoInstallPath', { description: 'Install path of the ISO image. Since 3.17.13.' }),
+    name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),
+    description: t.exposeString('description', { description: 'Description. Since 3.17.13.' }),
+    deviceId: t.exposeInt('deviceId', { description: 'Device order of the drive in the VM. Since 3.17.13.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.17.13.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.17.13.' }),
+  }),
+});
+
+const VmInstanceFilter = builder.inputType('VmInstanceFilter', {
+  description: 'Conditions on VMs; all given conditions must hold.',
+  fields: (t) => ({
+    uuids: t.field({ type: ['Uuid'], description: 'Only these VMs.' }),
+    nameContains: t.string({ description: 'Name contains this text.' }),
+    state: t.string({ description: 'Only VMs in this state, e.g. `Running`.' }),
+    hostUuid: t.field({ type: 'Uuid', description: 'Only VMs running on this host.' }),
+    lastHostUuid: t.field({ type: 'Uuid', description: 'Only VMs that last ran on this host.' }),
+    zoneUuid: t.field({ type: 'Uuid', description: 'Only VMs of this zone.' }),
+    clusterUuid: t.field({ type: 'Uuid', description: 'Only VMs of this cluster.' }),
+    imageUuid: t.field({ type: 'Uuid', description: 'Only VMs created from this image.' }),
+    platform: t.string({ description: 'Only VMs of this platform: `Windows`, `Linux` or `Other`.' }),
+    architecture: t.string({ description: 'Only VMs of this architecture, e.g. `x86_64`.' }),
+    hypervisorType: t.string({ description: 'Only VMs with this hypervisor, e.g. `KVM`.' }),
+    type: t.string({ description: 'Only VMs of this type: `UserVm` or `ApplianceVm`.' }),
+  }),
+});
+
+const VmInstanceOrderField = builder.enumType('VmInstanceOrderField', {
+  description: 'Fields VMs can be sorted by.',
+  values: {
+    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+    NAME: { value: 'name', description: 'Name.' },
+    STATE: { value: 'state', description: 'State.' },
+    MEMORY_SIZE: { value: 'memorySize', description: 'Memory size.' },
+    CPU_NUM: { value: 'cpuNum', description: 'CPU count.' },
+  } as const,
+});
+
+const VmInstanceOrder = builder.inputType('VmInstanceOrder', {
+  description: 'Order of a VM connection.',
+  fields: (t) => ({
+    field: t.field({ type: VmInstanceOrderField, required: true, description: 'Sort key.' }),
+    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
+  }),
+});
+
+export const VmInstanceConnection = builder.connectionObject({ type: VmInstanceRef, name: 'VmInstanceConnection' });
+
+builder.queryFields((t) => ({
+  vmInstances: t.field({
+    type: VmInstanceConnection,
+    nullable: false,
+    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`).',
+    args: {
+      ...pageArgs,
+      filter: t.arg({ type: VmInstanceFilter, description: 'Conditions the VMs must meet.' }),
+      orderBy: t.arg({ type: VmInstanceOrder, description: 'Sort order. Default: creation time, ascending.' }),
+    },
+    resolve: (_root, args, context) => {
+      const filter: CursorFilter[] = [];
+      addInFilter(filter, 'uuid', args.filter?.uuids);
+      addContainsFilter(filter, 'name', args.filter?.nameContains);
+      addEqualsFilter(filter, 'state', args.filter?.state);
+      addEqualsFilter(filter, 'hostUuid', args.filter?.hostUuid);
+      addEqualsFilter(filter, 'lastHostUuid', args.filter?.lastHostUuid);
+      addEqualsFilter(filter, 'zoneUuid', args.filter?.zoneUuid);
+      addEqualsFilter(filter, 'clusterUuid', args.filter?.clusterUuid);
+      addEqualsFilter(filter, 'imageUuid', args.filter?.imageUuid);
+      addEqualsFilter(filter, 'platform', args.filter?.platform);
+      addEqualsFilter(filter, 'architecture', args.filter?.architecture);
+      addEqualsFilter(filter, 'hypervisorType', args.filter?.hypervisorType);
+      addEqualsFilter(filter, 'type', args.filter?.type);
+      return resolveCursorConnection(context, {
+        resourceType: 'vm',
+        first: args.first,
+        after: args.after,
+        filter,
+        sort: args.orderBy?.field,
+        order: args.orderBy?.direction ?? undefined,
+      });
+    },
+  }),
+  vmInstance: t.field({
+    type: VmInstanceRef,
+    nullable: true,
+    description: 'One VM by uuid; null with a `NOT_FOUND` error when it does not exist.',
+    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The VM\'s uuid.' }) },
+    resolve: (_root, args) => args.uuid,
+  }),
+}));
+
+builder.objectField(HostRef, 'vmInstances', (t) =>
+  t.loadable({
+    type: VmInstanceConnection,
+    nullable: true,
+    byPath: true,
+    description:
+      'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Since 0.6.',
+    args: { ...pageArgs },
+    load: async (hostUuids: string[], context, args) => {
+      const vms = await loadVmsOfHosts(hostUuids, context);
+      return hostUuids.map((uuid, index) => resolveListConnection(vms[index]!, args, ['Host.vmInstances', uuid]));
+    },
+    resolve: (host) => host.uuid,
+  }),
+);

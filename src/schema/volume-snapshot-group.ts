@@ -1,0 +1,151 @@
+/**
+ * Volume snapshot groups: VolumeSnapshotGroupInventory read through QueryVolumeSnapshotGroup,
+ * with the VM they were taken of and, for each snapshot reference, the volume it snapshots.
+ */
+import { builder } from '../builder.js';
+import type { GatewayContext } from '../context.js';
+import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
+import type { QueryCondition } from '../upstream/types.js';
+import { OrderDirection } from './common.js';
+import { pageArgs, resolveQueryConnection } from './connections.js';
+import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
+import { VmInstanceRef } from './vm-instance.js';
+import { VolumeRef } from './volume.js';
+
+/** Loads snapshot groups by uuid: one QueryVolumeSnapshotGroup (`uuid?=...`) per batch. */
+async function loadVolumeSnapshotGroups(uuids: string[], context: GatewayContext): Promise<(VolumeSnapshotGroupRecord | Error)[]> {
+  const records = await loadQueryRecordsWhereIn(context, 'volumeSnapshotGroups', 'uuid', uuids);
+  return matchByKey(uuids, records, (group) => group.uuid, (uuid) => notFound('VolumeSnapshotGroup', uuid));
+}
+
+export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', {
+  id: { resolve: (group) => group.uuid },
+  load: loadVolumeSnapshotGroups,
+});
+
+VolumeSnapshotGroupRef.implement({
+  description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
+  fields: (t) => ({
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.', resolve: (group) => group.uuid }),
+    name: t.exposeString('name', { description: 'Name. Since 3.6.0.' }),
+    description: t.exposeString('description', { description: 'Description. Since 3.6.0.' }),
+    snapshotCount: t.exposeInt('snapshotCount', { description: 'How many snapshots the group holds. Since 3.6.0.' }),
+    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM whose volumes were snapshotted. Since 3.6.0.' }),
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Since 3.6.0.',
+      resolve: (group) => group.vmInstanceUuid,
+    }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.6.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.6.0.' }),
+    volumeSnapshotRefs: t.field({
+      type: [VolumeSnapshotRefRef],
+      nullable: false,
+      description: 'One reference per volume snapshot of the group. Since 3.6.0.',
+      resolve: (group) => group.volumeSnapshotRefs,
+    }),
+  }),
+});
+
+export const VolumeSnapshotRefRef = builder.objectRef<VolumeSnapshotRefRecord>('VolumeSnapshotRef');
+
+VolumeSnapshotRefRef.implement({
+  description: 'One volume snapshot of a snapshot group (volumeSnapshotRefs item). Since 3.6.0.',
+  fields: (t) => ({
+    volumeSnapshotUuid: t.field({
+      type: 'Uuid',
+      nullable: false,
+      description: 'The volume snapshot. Since 3.6.0.',
+      resolve: (ref) => ref.volumeSnapshotUuid,
+    }),
+    volumeSnapshotGroupUuid: t.expose('volumeSnapshotGroupUuid', { type: 'Uuid', description: 'Group the snapshot belongs to. Since 3.6.0.' }),
+    volumeUuid: t.expose('volumeUuid', { type: 'Uuid', description: 'Volume the snapshot was taken of. Since 3.6.0.' }),
+    volume: t.field({
+      type: VolumeRef,
+      nullable: true,
+      description: 'Volume the snapshot was taken of (`volumeUuid`); null with an error when it no longer exists. Since 3.6.0.',
+      resolve: (ref) => ref.volumeUuid,
+    }),
+    volumeName: t.exposeString('volumeName', { description: 'Name of the volume when the snapshot was taken. Since 3.6.0.' }),
+    volumeType: t.exposeString('volumeType', { description: 'Type of the volume: `Root` or `Data`. Since 3.6.0.' }),
+    volumeSnapshotInstallPath: t.exposeString('volumeSnapshotInstallPath', { description: 'Path of the snapshot on its storage. Since 3.6.0.' }),
+    volumeSnapshotName: t.exposeString('volumeSnapshotName', { description: 'Name of the snapshot. Since 3.6.0.' }),
+    deviceId: t.exposeInt('deviceId', { description: 'Device order of the volume when the snapshot was taken. Since 3.6.0.' }),
+    snapshotDeleted: t.exposeBoolean('snapshotDeleted', { description: 'Whether the snapshot has since been deleted. Since 3.6.0.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.6.0.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.6.0.' }),
+  }),
+});
+
+const VolumeSnapshotGroupFilter = builder.inputType('VolumeSnapshotGroupFilter', {
+  description: 'Conditions on snapshot groups (sent as `q=` conditions); all given conditions must hold.',
+  fields: (t) => ({
+    uuids: t.field({ type: ['Uuid'], description: 'Only these groups.' }),
+    vmInstanceUuid: t.field({ type: 'Uuid', description: 'Only groups taken of this VM.' }),
+    nameContains: t.string({ description: 'Name contains this text.' }),
+  }),
+});
+
+const VolumeSnapshotGroupOrderField = builder.enumType('VolumeSnapshotGroupOrderField', {
+  description: 'Fields snapshot groups can be sorted by.',
+  values: {
+    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+    NAME: { value: 'name', description: 'Name.' },
+    SNAPSHOT_COUNT: { value: 'snapshotCount', description: 'Number of snapshots.' },
+  } as const,
+});
+
+const VolumeSnapshotGroupOrder = builder.inputType('VolumeSnapshotGroupOrder', {
+  description: 'Order of a snapshot group connection.',
+  fields: (t) => ({
+    field: t.field({ type: VolumeSnapshotGroupOrderField, required: true, description: 'Sort key.' }),
+    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
+  }),
+});
+
+export const VolumeSnapshotGroupConnection = builder.connectionObject({
+  type: VolumeSnapshotGroupRef,
+  name: 'VolumeSnapshotGroupConnection',
+});
+
+/** The `q=` conditions of a snapshot group filter. */
+function toConditions(
+  filter: { uuids?: readonly string[] | null; vmInstanceUuid?: string | null; nameContains?: string | null } | null | undefined,
+): QueryCondition[] {
+  const conditions: QueryCondition[] = [];
+  addInCondition(conditions, 'uuid', filter?.uuids);
+  addEqualsCondition(conditions, 'vmInstanceUuid', filter?.vmInstanceUuid);
+  addContainsCondition(conditions, 'name', filter?.nameContains);
+  return conditions;
+}
+
+builder.queryFields((t) => ({
+  volumeSnapshotGroups: t.field({
+    type: VolumeSnapshotGroupConnection,
+    nullable: false,
+    description: 'Volume snapshot groups (QueryVolumeSnapshotGroup). Since 3.6.0.',
+    args: {
+      ...pageArgs,
+      filter: t.arg({ type: VolumeSnapshotGroupFilter, description: 'Conditions the groups must meet.' }),
+      orderBy: t.arg({ type: VolumeSnapshotGroupOrder, description: 'Sort order. Default: the upstream\'s order.' }),
+    },
+    resolve: (_root, args, context) =>
+      resolveQueryConnection(context, {
+        collection: 'volumeSnapshotGroups',
+        first: args.first,
+        after: args.after,
+        conditions: toConditions(args.filter),
+        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
+      }),
+  }),
+  volumeSnapshotGroup: t.field({
+    type: VolumeSnapshotGroupRef,
+    nullable: true,
+    description: 'One snapshot group by uuid; null with a `NOT_FOUND` error when it does not exist. Since 3.6.0.',
+    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The group\'s uuid.' }) },
+    resolve: (_root, args) => args.uuid,
+  }),
+}));

@@ -1,0 +1,26 @@
+/**
+ * Makes sure the system programs the suite needs are installed before any test runs: installs
+ * them with apt-get when missing and running as root, otherwise stops with the exact command.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** program on PATH → Debian package that provides it */
+const REQUIRED: Record<string, string> = {
+  chromium: 'chromium',
+};
+
+function isInstalled(program: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
+}
+
+export default function setup(): void {
+  const missing = Object.entries(REQUIRED).filter(([program]) => !isInstalled(program));
+  if (missing.length === 0) return;
+  const packages = missing.map(([, pkg]) => pkg);
+  const command = `apt-get update && apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`The test suite needs ${packages.join(', ')}. Install with: sudo sh -c '${command}'`);
+  }
+  process.stderr.write(`installing ${packages.join(', ')} for the test suite...\n`);
+  execFileSync('sh', ['-c', command], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}

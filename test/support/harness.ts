@@ -1,0 +1,90 @@
+/**
+ * Starts the real simulator and the real gateway on port 0 and talks to the gateway over HTTP,
+ * as a client would. Nothing is mocked: every upstream request crosses a socket.
+ */
+import { createApp, type App } from '../../src/app.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { createSimulator, type Simulator } from '../../src/simulator/server.js';
+import { pino } from 'pino';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  extensions?: Record<string, unknown>;
+}
+
+/** The three credential headers of CONTRACT section 3. */
+export interface CredentialHeaders extends Record<string, string> {
+  authorization: string;
+  'x-resources-authorization': string;
+  'x-tenant-id': string;
+}
+
+export interface Harness {
+  app: App;
+  simulator: Simulator;
+  /** Gateway base URL, e.g. http://127.0.0.1:PORT */
+  url: string;
+  /** Headers carrying the first tenant's credentials for both families. */
+  headers: CredentialHeaders;
+  /** Headers carrying the second tenant's credentials. */
+  secondHeaders: CredentialHeaders;
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<T>>;
+  /** Upstream requests counted by the simulator since the last `resetStats()`. */
+  upstreamRequests(): number;
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  simulator?: Parameters<typeof createSimulator>[0];
+  config?: Partial<GatewayConfig>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const simulator = createSimulator({ asyncDelayMs: 5, ...options.simulator });
+  const simulatorUrl = await simulator.start(0, '127.0.0.1');
+  const config: GatewayConfig = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, ...options.config };
+  const app = createApp(config, { logger: pino({ level: 'silent' }) });
+  const url = await app.start();
+  const { session, token, tenantId, second } = simulator.credentials;
+  const headers: CredentialHeaders = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
+  const secondHeaders: CredentialHeaders = {
+    authorization: `OAuth ${second.session}`,
+    'x-resources-authorization': `Bearer ${second.token}`,
+    'x-tenant-id': second.tenantId,
+  };
+
+  return {
+    app,
+    simulator,
+    url,
+    headers,
+    secondHeaders,
+    async gql(query, variables, requestHeaders = headers) {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...requestHeaders },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;
+      return { status: response.status, ...body } as GraphQLResponse<never>;
+    },
+    upstreamRequests: () => simulator.stats().total,
+    resetStats: () => simulator.resetStats(),
+    async close() {
+      await app.stop();
+      await simulator.stop();
+    },
+  };
+}
+
+/** The error codes of a response, in order. */
+export function errorCodes(response: GraphQLResponse<unknown>): unknown[] {
+  return (response.errors ?? []).map((error) => error.extensions?.code);
+}
