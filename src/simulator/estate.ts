@@ -20,9 +20,9 @@ import type {
   VmNic,
   VmState,
   Volume,
-  VolumeSnapshotRef,
   Zone,
 } from './model.js';
+import { buildSnapshotRef, buildVmNic } from './builders.js';
 import type { SimulatorStore } from './store.js';
 
 /** mulberry32: a small, fast, seedable PRNG; returns floats in [0, 1). */
@@ -575,44 +575,19 @@ class TenantEstate {
   private buildVmNic(vm: VmInstance, l3: L3Network, deviceId: number): VmNic {
     const { dice } = this;
     const hostPart = this.nextIp++;
-    const ip = `${l3.networkPrefix}.${Math.floor(hostPart / 254) % 256}.${(hostPart % 254) + 1}`;
-    const nicUuid = dice.uuid();
-    const usedIpUuid = dice.uuid();
-    const times = { createDate: vm.createDate, lastOpDate: vm.lastOpDate };
-    return {
-      uuid: nicUuid,
+    return buildVmNic({
+      uuid: dice.uuid(),
+      usedIpUuid: dice.uuid(),
       vmInstanceUuid: vm.uuid,
-      l3NetworkUuid: l3.uuid,
-      ip,
-      mac: dice.mac(),
-      hypervisorType: 'KVM',
-      netmask: l3.netmask,
-      gateway: l3.gateway,
-      metaData: null,
-      driverType: dice.pick(NIC_DRIVERS),
-      internalName: `vnic${dice.int(1, 9999)}.${deviceId}`,
-      type: 'VNic',
-      state: 'enable',
-      ipVersion: 4,
+      l3,
       deviceId,
-      usedIpUuid,
-      usedIps: [
-        {
-          uuid: usedIpUuid,
-          ipRangeUuid: l3.ipRangeUuid,
-          l3NetworkUuid: l3.uuid,
-          ip,
-          netmask: l3.netmask,
-          gateway: l3.gateway,
-          usedFor: 'Application',
-          vmNicUuid: nicUuid,
-          ipVersion: 4,
-          ipInLong: ipToLong(ip),
-          ...times,
-        },
-      ],
-      ...times,
-    };
+      ip: `${l3.networkPrefix}.${Math.floor(hostPart / 254) % 256}.${(hostPart % 254) + 1}`,
+      mac: dice.mac(),
+      driverType: dice.pick(NIC_DRIVERS),
+      internalNumber: dice.int(1, 9999),
+      createDate: vm.createDate,
+      lastOpDate: vm.lastOpDate,
+    });
   }
 
   private buildCdRom(vm: VmInstance): VmCdRom {
@@ -648,17 +623,9 @@ class TenantEstate {
       const volumes = store.volumesOfVm(vm);
       const times = this.times(vm.createDate.getTime());
       const groupUuid = dice.uuid();
-      const refs: VolumeSnapshotRef[] = volumes.map((volume, index) => ({
-        volumeSnapshotUuid: dice.uuid(),
-        volumeUuid: volume.uuid,
-        volumeName: volume.name,
-        volumeType: volume.type,
-        volumeSnapshotInstallPath: `${volume.installPath.replace(/\.qcow2$/, '')}@snap-${groupUuid.slice(0, 8)}`,
-        volumeSnapshotName: `group-snapshot-${groupUuid.slice(0, 8)}-${index}`,
-        deviceId: volume.deviceId ?? index,
-        snapshotDeleted: index > 0 && dice.chance(0.1),
-        ...times,
-      }));
+      const refs = volumes.map((volume, index) =>
+        buildSnapshotRef(volume, index, groupUuid, { uuid: dice.uuid(), deleted: index > 0 && dice.chance(0.1), ...times }),
+      );
       store.snapshotGroups.insert({
         uuid: groupUuid,
         tenantId: tenant.id,
@@ -822,6 +789,3 @@ function installPathOf(storage: PrimaryStorage, volumeUuid: string): string {
   }
 }
 
-function ipToLong(ip: string): number {
-  return ip.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
-}

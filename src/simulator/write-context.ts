@@ -136,9 +136,4 @@ export function inventoryResult(inventory: Result): Result {
   return { success: true, inventory };
 }
 
-/** An IPv4 address as a number, or null when `text` is not one. */
-export function parseIpv4(text: string): number | null {
-  const parts = text.split('.');
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return null;
-  return parts.reduce((value, part) => value * 256 + Number(part), 0);
-}
+export { parseIpv4 } from './builders.js';

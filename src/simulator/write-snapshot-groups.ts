@@ -1,8 +1,8 @@
 /**
  * Volume snapshot group write operations: create, delete (per-snapshot results) and update.
  */
+import { buildSnapshotRef } from './builders.js';
 import { errorCode } from './contracts.js';
-import type { VolumeSnapshotRef } from './model.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
@@ -26,18 +26,9 @@ export function createVolumeSnapshotGroup(context: WriteContext): Result {
   const vm = findVm(context, root.vmInstanceUuid);
   requireVmState(vm, 'snapshot', LIVE_VM_STATES);
   const groupUuid = newUuid(store, args.text('resourceUuid'));
-  const refs: VolumeSnapshotRef[] = store.volumesOfVm(vm).map((volume, index) => ({
-    volumeSnapshotUuid: randomUuid(),
-    volumeUuid: volume.uuid,
-    volumeName: volume.name,
-    volumeType: volume.type,
-    volumeSnapshotInstallPath: `${volume.installPath.replace(/\.qcow2$/, '')}@snap-${groupUuid.slice(0, 8)}`,
-    volumeSnapshotName: `group-snapshot-${groupUuid.slice(0, 8)}-${index}`,
-    deviceId: volume.deviceId ?? index,
-    snapshotDeleted: false,
-    createDate: now,
-    lastOpDate: now,
-  }));
+  const refs = store
+    .volumesOfVm(vm)
+    .map((volume, index) => buildSnapshotRef(volume, index, groupUuid, { uuid: randomUuid(), deleted: false, createDate: now, lastOpDate: now }));
   const group = store.snapshotGroups.insert({
     uuid: groupUuid,
     tenantId: tenant.id,

@@ -13,6 +13,7 @@ import type {
   Volume,
   VolumeSnapshotRef,
 } from './model.js';
+import { buildVmNic } from './builders.js';
 import type { SimulatorStore } from './store.js';
 import { invalidArgument, isUuid } from './write-arguments.js';
 import {
@@ -26,7 +27,6 @@ import {
   newUuid,
   notFoundThrow,
   operationFailed,
-  parseIpv4,
   randomUuid,
   requireConnectedHost,
   requireVmState,
@@ -391,45 +391,19 @@ function networksOfNewVm(context: WriteContext, source: VmInstance | undefined, 
 }
 
 function newVmNic(store: SimulatorStore, vm: VmInstance, l3: L3Network, deviceId: number, now: Date): VmNic {
-  const ip = freeIp(store, vm.tenantId, l3);
-  const uuid = randomUuid();
-  const usedIpUuid = randomUuid();
-  return {
-    uuid,
+  return buildVmNic({
+    uuid: randomUuid(),
+    usedIpUuid: randomUuid(),
     vmInstanceUuid: vm.uuid,
-    l3NetworkUuid: l3.uuid,
-    ip,
-    mac: `fa:${randomBytes(5).toString('hex').replace(/(..)(?!$)/g, '$1:')}`,
-    hypervisorType: 'KVM',
-    netmask: l3.netmask,
-    gateway: l3.gateway,
-    metaData: null,
-    driverType: 'virtio',
-    internalName: `vnic${randomBytes(2).readUInt16BE() % 9999 + 1}.${deviceId}`,
-    type: 'VNic',
-    state: 'enable',
-    ipVersion: 4,
+    l3,
     deviceId,
-    usedIpUuid,
-    usedIps: [
-      {
-        uuid: usedIpUuid,
-        ipRangeUuid: l3.ipRangeUuid,
-        l3NetworkUuid: l3.uuid,
-        ip,
-        netmask: l3.netmask,
-        gateway: l3.gateway,
-        usedFor: 'Application',
-        vmNicUuid: uuid,
-        ipVersion: 4,
-        ipInLong: parseIpv4(ip),
-        createDate: now,
-        lastOpDate: now,
-      },
-    ],
+    ip: freeIp(store, vm.tenantId, l3),
+    mac: `fa:${randomBytes(5).toString('hex').replace(/(..)(?!$)/g, '$1:')}`,
+    driverType: 'virtio',
+    internalNumber: (randomBytes(2).readUInt16BE() % 9999) + 1,
     createDate: now,
     lastOpDate: now,
-  };
+  });
 }
 
 /** The lowest address of the L3 network's range that no NIC of the tenant holds. */
