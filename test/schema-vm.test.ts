@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host, VmInstance, Volume } from '../src/simulator/model.js';
+import type { Host, VmInstance } from '../src/simulator/model.js';
+import { expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 
-/** The wire carries whole seconds: the ISO text the gateway must print for a stored Date. */
-function iso(date: Date | null): string | null {
-  return date === null ? null : new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();
-}
 
 const DRIVERS: Record<string, string> = { virtio: 'VIRTIO', e1000: 'E1000', rtl8139: 'RTL8139' };
 
@@ -13,11 +10,6 @@ const VM_FIELDS = /* GraphQL */ `
   id uuid name description zoneUuid clusterUuid imageUuid hostUuid lastHostUuid instanceOfferingUuid
   rootVolumeUuid defaultL3NetworkUuid platform architecture type hypervisorType memorySize cpuNum cpuSpeed
   allocatorStrategy state guestOsType createDate lastOpDate
-`;
-
-const VOLUME_FIELDS = /* GraphQL */ `
-  uuid name description primaryStorageUuid vmInstanceUuid diskOfferingUuid rootImageUuid installPath type format
-  state status volumeQos lastVmInstanceUuid size actualSize deviceId isShareable encrypted lastDetachDate createDate lastOpDate
 `;
 
 function expectedVm(vm: VmInstance): Record<string, unknown> {
@@ -48,32 +40,6 @@ function expectedVm(vm: VmInstance): Record<string, unknown> {
   };
 }
 
-function expectedVolume(volume: Volume): Record<string, unknown> {
-  return {
-    uuid: volume.uuid,
-    name: volume.name,
-    description: volume.description,
-    primaryStorageUuid: volume.primaryStorageUuid,
-    vmInstanceUuid: volume.vmInstanceUuid,
-    diskOfferingUuid: volume.diskOfferingUuid,
-    rootImageUuid: volume.rootImageUuid,
-    installPath: volume.installPath,
-    type: volume.type,
-    format: volume.format,
-    state: volume.state,
-    status: volume.status,
-    volumeQos: volume.volumeQos,
-    lastVmInstanceUuid: volume.lastVmInstanceUuid,
-    size: volume.size,
-    actualSize: volume.actualSize,
-    deviceId: volume.deviceId,
-    isShareable: volume.isShareable,
-    encrypted: volume.encrypted,
-    lastDetachDate: iso(volume.lastDetachDate),
-    createDate: iso(volume.createDate),
-    lastOpDate: iso(volume.lastOpDate),
-  };
-}
 
 interface VmPage {
   vmInstances: {

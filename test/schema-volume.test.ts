@@ -1,47 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Volume, VolumeSnapshotGroup } from '../src/simulator/model.js';
+import type { VolumeSnapshotGroup } from '../src/simulator/model.js';
+import { expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 
-/** The wire carries whole seconds: the ISO text the gateway must print for a stored Date. */
-function iso(date: Date | null): string | null {
-  return date === null ? null : new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();
-}
 
 function byCreation<T extends { createDate: Date; uuid: string }>(a: T, b: T): number {
   return a.createDate.getTime() - b.createDate.getTime() || (a.uuid < b.uuid ? -1 : 1);
 }
 
-const VOLUME_FIELDS = /* GraphQL */ `
-  uuid name description primaryStorageUuid vmInstanceUuid diskOfferingUuid rootImageUuid installPath type format
-  state status volumeQos lastVmInstanceUuid size actualSize deviceId isShareable encrypted lastDetachDate createDate lastOpDate
-`;
-
-function expectedVolume(volume: Volume): Record<string, unknown> {
-  return {
-    uuid: volume.uuid,
-    name: volume.name,
-    description: volume.description,
-    primaryStorageUuid: volume.primaryStorageUuid,
-    vmInstanceUuid: volume.vmInstanceUuid,
-    diskOfferingUuid: volume.diskOfferingUuid,
-    rootImageUuid: volume.rootImageUuid,
-    installPath: volume.installPath,
-    type: volume.type,
-    format: volume.format,
-    state: volume.state,
-    status: volume.status,
-    volumeQos: volume.volumeQos,
-    lastVmInstanceUuid: volume.lastVmInstanceUuid,
-    size: volume.size,
-    actualSize: volume.actualSize,
-    deviceId: volume.deviceId,
-    isShareable: volume.isShareable,
-    encrypted: volume.encrypted,
-    lastDetachDate: iso(volume.lastDetachDate),
-    createDate: iso(volume.createDate),
-    lastOpDate: iso(volume.lastOpDate),
-  };
-}
 
 function expectedGroup(group: VolumeSnapshotGroup): Record<string, unknown> {
   return {

@@ -1,0 +1,41 @@
+/**
+ * What the gateway must answer for a simulator record: the expectations several suites share.
+ */
+import type { Volume } from '../../src/simulator/model.js';
+
+/** The wire carries whole seconds: the ISO text the gateway must print for a stored Date. */
+export function iso(date: Date | null): string | null {
+  return date === null ? null : new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();
+}
+
+export const VOLUME_FIELDS = /* GraphQL */ `
+  uuid name description primaryStorageUuid vmInstanceUuid diskOfferingUuid rootImageUuid installPath type format
+  state status volumeQos lastVmInstanceUuid size actualSize deviceId isShareable encrypted lastDetachDate createDate lastOpDate
+`;
+
+export function expectedVolume(volume: Volume): Record<string, unknown> {
+  return {
+    uuid: volume.uuid,
+    name: volume.name,
+    description: volume.description,
+    primaryStorageUuid: volume.primaryStorageUuid,
+    vmInstanceUuid: volume.vmInstanceUuid,
+    diskOfferingUuid: volume.diskOfferingUuid,
+    rootImageUuid: volume.rootImageUuid,
+    installPath: volume.installPath,
+    type: volume.type,
+    format: volume.format,
+    state: volume.state,
+    status: volume.status,
+    volumeQos: volume.volumeQos,
+    lastVmInstanceUuid: volume.lastVmInstanceUuid,
+    size: volume.size,
+    actualSize: volume.actualSize,
+    deviceId: volume.deviceId,
+    isShareable: volume.isShareable,
+    encrypted: volume.encrypted,
+    lastDetachDate: iso(volume.lastDetachDate),
+    createDate: iso(volume.createDate),
+    lastOpDate: iso(volume.lastOpDate),
+  };
+}
