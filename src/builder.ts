@@ -25,7 +25,9 @@ export interface GatewaySchemaTypes {
 export const builder = new SchemaBuilder<GatewaySchemaTypes>({
   plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
-    clientMutationId: 'optional',
+    // The kit declares clientMutationId itself: a payload read later through `Job.payload`
+    // must echo it from the job, which the plugin's per-request field cannot.
+    clientMutationId: 'omit',
     cursorType: 'String',
     nodesOnConnection: {
       description: 'The nodes of the page, without their cursors (a shortcut for `edges { node }`).',
@@ -49,8 +51,6 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
     nodeQueryOptions: { description: 'Any record by its global `id`; null (with an error) if it does not exist.' },
     nodesQueryOptions: { description: 'Records by their global ids, in the order given; each missing one is null.' },
-    clientMutationIdInputOptions: { description: 'Echoed back in the payload, for the client to match answers to requests.' },
-    clientMutationIdFieldOptions: { description: 'The `clientMutationId` sent in the input.' },
     mutationInputArgOptions: { description: 'The mutation input.' },
     defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).' },
     defaultEdgeTypeOptions: { description: 'A record and its cursor.' },

@@ -133,11 +133,14 @@ describe('asynchronous jobs', () => {
     expect(ws.results).toEqual([{ data: { jobCompleted: { id, status: 'SUCCEEDED' } } }]);
   });
 
-  it('reads a job with job(id) only with the credential that started it', async () => {
-    const done = await harness.gql<UpdatePayload>(UPDATE_NQN, { input: { uuid: connectedHost(), nqn: nqn('6') } });
+  it('reads a job with job(id) only with the credential that started it, echoing its clientMutationId', async () => {
+    const done = await harness.gql<UpdatePayload>(UPDATE_NQN, { input: { uuid: connectedHost(), nqn: nqn('6'), clientMutationId: 'later' } });
     const { id } = done.data!.updateHostNqn.job;
-    const mine = await harness.gql<{ job: { status: string } }>('query($id: ID!) { job(id: $id) { status } }', { id });
-    expect(mine.data!.job.status).toBe('SUCCEEDED');
+    const mine = await harness.gql<{ job: { status: string; payload: { clientMutationId: string } } }>(
+      'query($id: ID!) { job(id: $id) { status payload { ... on UpdateHostNqnPayload { clientMutationId } } } }',
+      { id },
+    );
+    expect(mine.data!.job).toEqual({ status: 'SUCCEEDED', payload: { clientMutationId: 'later' } });
     const theirs = await harness.gql('query($id: ID!) { job(id: $id) { status } }', { id }, harness.secondHeaders);
     expect(errorCodes(theirs)).toEqual(['FORBIDDEN']);
   });

@@ -42,3 +42,17 @@ export function parseEmbeddedId(id: string): { parentUuid: string; uuid: string 
   if (!parentUuid || !uuid || rest.length > 0) return null;
   return { parentUuid, uuid };
 }
+
+export const DeleteMode = builder.enumType('DeleteMode', {
+  description: 'How a delete treats what still depends on the resource (the spec\'s `deleteMode`; default `Permissive`).',
+  values: {
+    PERMISSIVE: {
+      value: 'Permissive',
+      description: '`Permissive` (the upstream\'s default): the delete is refused while something still depends on the resource.',
+    },
+    ENFORCING: {
+      value: 'Enforcing',
+      description: '`Enforcing`: the delete goes ahead even when something still depends on the resource.',
+    },
+  } as const,
+});

@@ -327,3 +327,32 @@ defineWriteMutation({
     }),
   }),
 });
+
+defineWriteMutation({
+  name: 'setIpOnHostNetworkBonding',
+  operation: 'SetIpOnHostNetworkBonding',
+  description:
+    'Sets (or, without `ipAddress` and `netmask`, clears) the IP address of a host network bond (SetIpOnHostNetworkBonding: `POST hosts/bondings/{bondingUuid}/ip`). Since 4.7.0.',
+  inputFields: (t) => ({
+    bondingUuid: t.field({ type: 'Uuid', required: true, description: 'The bond (path parameter). Since 4.7.0.' }),
+    ipAddress: t.string({ description: 'The IP address to set on the bond, e.g. `192.168.10.5`. Since 4.7.0.' }),
+    netmask: t.string({ description: 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.' }),
+    isDefaultRoute: t.boolean({ description: 'Whether the bond becomes the host\'s default route. Since 4.7.0.' }),
+  }),
+  request: (input) => ({
+    method: 'POST',
+    path: `hosts/bondings/${input.bondingUuid}/ip`,
+    params: { ipAddress: input.ipAddress, netmask: input.netmask, isDefaultRoute: input.isDefaultRoute },
+  }),
+  payloadFields: (t) => ({
+    bonding: t.field({
+      type: HostNetworkBondingRef,
+      nullable: true,
+      description: 'The bond with its new addresses (HostNetworkBondingInventory); null until the job succeeded. Since 4.7.0.',
+      resolve: (source, _args, context) => {
+        const inventory = resultOf(source)?.inventory;
+        return inventory ? context.upstream.decoder.hostBonding(inventory, 'inventory') : null;
+      },
+    }),
+  }),
+});

@@ -15,6 +15,7 @@ import './volume.js';
 import './volume-snapshot-group.js';
 import './cbt-task.js';
 import './sns.js';
+import './directory.js';
 import './primary-storage.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -92,6 +92,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
       name: `${typeName}Input`,
       description: `Input of \`${spec.name}\` (${spec.operation}).`,
       inputFields: (t) => ({
+        clientMutationId: t.id({ description: 'Echoed back in the payload, for the client to match answers to requests.' }),
         ...spec.inputFields(t),
         systemTags: t.stringList({ description: 'System tags sent with the request.' }),
         userTags: t.stringList({ description: 'User tags sent with the request.' }),
@@ -139,6 +140,11 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
       name: `${typeName}Payload`,
       description: `Result of \`${spec.name}\` (${spec.operation}).`,
       outputFields: (t) => ({
+        clientMutationId: t.id({
+          nullable: true,
+          description: 'The `clientMutationId` sent in the input.',
+          resolve: (source) => source.clientMutationId,
+        }),
         ...spec.payloadFields(t),
         error: t.field({
           type: UpstreamErrorRef,

@@ -1,8 +1,10 @@
 /**
  * Notifications (SNS): application platforms and endpoints, read through the generic cursor
- * family (the spec gives them no query of their own), and email addresses of Email endpoints
- * (QuerySNSEmailAddress).
+ * family (the spec gives them no query of their own), email addresses of Email endpoints
+ * (QuerySNSEmailAddress), and the writes: platform state, HTTP endpoint update, SMS receiver
+ * removal.
  */
+import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -12,9 +14,10 @@ import type {
   SnsSmsReceiverRecord,
 } from '../upstream/records.js';
 import type { CursorFilter, QueryCondition } from '../upstream/types.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, OrderDirection } from './common.js';
+import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, OrderDirection } from './common.js';
 import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection, resolveQueryConnection } from './connections.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { defineWriteMutation, resultOf } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
@@ -370,3 +373,117 @@ builder.queryFields((t) => ({
     resolve: (_root, args) => args.uuid,
   }),
 }));
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+export const SnsStateEvent = builder.enumType('SnsStateEvent', {
+  description: 'The state change ChangeSNSApplicationPlatformState applies (`stateEvent`). Since 2.3.',
+  values: {
+    ENABLE: { value: 'enable', description: 'Enable the platform; its state becomes `Enabled`.' },
+    DISABLE: { value: 'disable', description: 'Disable the platform (the resulting state\'s name is not shown in the spec; `Disabled` is seen).' },
+  } as const,
+});
+
+defineWriteMutation({
+  name: 'changeSnsApplicationPlatformState',
+  operation: 'ChangeSNSApplicationPlatformState',
+  description:
+    'Enables or disables an SNS application platform (ChangeSNSApplicationPlatformState: `PUT sns/application-platforms/{uuid}/actions`). Since 2.3.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The platform (path parameter). Since 2.3.' }),
+    stateEvent: t.field({ type: SnsStateEvent, required: true, description: 'The state change to apply: enable or disable. Since 2.3.' }),
+  }),
+  request: (input) => ({
+    method: 'PUT',
+    path: `sns/application-platforms/${input.uuid}/actions`,
+    actionKey: 'changeSNSApplicationPlatformState',
+    params: { stateEvent: input.stateEvent },
+  }),
+  payloadFields: (t) => ({
+    platform: t.field({
+      type: SnsApplicationPlatformRef,
+      nullable: true,
+      description: 'The platform in its new state (SNSApplicationPlatformInventory); null until the job succeeded. Since 2.3.',
+      resolve: (source, _args, context) => {
+        const inventory = resultOf(source)?.inventory;
+        return inventory ? context.upstream.decoder.snsApplicationPlatform(inventory, 'inventory') : null;
+      },
+    }),
+  }),
+});
+
+defineWriteMutation({
+  name: 'updateSnsHttpEndpoint',
+  operation: 'UpdateSNSHttpEndpoint',
+  description:
+    'Changes an HTTP (webhook) SNS endpoint; only the fields given change (UpdateSNSHttpEndpoint: `PUT sns/application-endpoints/http/{uuid}/actions`). Since 4.2.0.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The HTTP endpoint (path parameter). Since 4.2.0.' }),
+    url: t.string({ description: 'The webhook URL notifications are posted to (http or https). Since 4.2.0.' }),
+    username: t.string({
+      description: 'The user name sent to the webhook. The spec lists it as Boolean but it is sent as text, so it is a String here. Since 4.2.0.',
+    }),
+    password: t.string({ description: 'The password sent to the webhook (never read back). Since 4.2.0.' }),
+    name: t.string({ description: 'New name of the endpoint. Since 4.2.0.' }),
+    description: t.string({ description: 'New description of the endpoint. Since 4.2.0.' }),
+  }),
+  request: (input) => ({
+    method: 'PUT',
+    path: `sns/application-endpoints/http/${input.uuid}/actions`,
+    actionKey: 'updateSNSHttpEndpoint',
+    params: { url: input.url, username: input.username, password: input.password, name: input.name, description: input.description },
+  }),
+  payloadFields: (t) => ({
+    endpoint: t.field({
+      type: SnsApplicationEndpointRef,
+      nullable: true,
+      description:
+        'The endpoint as changed (SNSApplicationEndpointInventory; `url` and `username` only when the upstream includes them); null until the job succeeded. Since 4.2.0.',
+      resolve: (source, _args, context) => {
+        const inventory = resultOf(source)?.inventory;
+        return inventory ? context.upstream.decoder.snsApplicationEndpoint(inventory, 'inventory') : null;
+      },
+    }),
+  }),
+});
+
+/** A phone number as one path segment: `.` and `..` would be read as path navigation. */
+function phoneNumberSegment(phoneNumber: string): string {
+  if (phoneNumber === '' || phoneNumber === '.' || phoneNumber === '..') {
+    throw new GraphQLError(`phoneNumber ${JSON.stringify(phoneNumber)} is not a phone number.`, { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return encodeURIComponent(phoneNumber);
+}
+
+defineWriteMutation({
+  name: 'removeSnsSmsReceiver',
+  operation: 'RemoveSNSSmsReceiver',
+  description:
+    'Removes a receiver (phone number) from an SMS SNS endpoint (RemoveSNSSmsReceiver: `DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}`). Since 3.7.0.',
+  inputFields: (t) => ({
+    endpointUuid: t.field({ type: 'Uuid', required: true, description: 'The SMS endpoint (path parameter). Since 3.7.0.' }),
+    phoneNumber: t.string({
+      required: true,
+      description: 'The receiver\'s phone number, e.g. `+8613800000000` (path parameter, URL-encoded by the gateway). Since 3.7.0.',
+    }),
+    deleteMode: t.field({
+      type: DeleteMode,
+      description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Sent in the body and on the query string, as the spec does. Since 3.7.0.',
+    }),
+  }),
+  request: (input) => ({
+    method: 'DELETE',
+    path: `sns/sms-endpoints/${input.endpointUuid}/receivers/${phoneNumberSegment(input.phoneNumber)}`,
+    params: { deleteMode: input.deleteMode },
+    query: { deleteMode: input.deleteMode ?? undefined },
+  }),
+  payloadFields: (t) => ({
+    endpoint: t.field({
+      type: SnsApplicationEndpointRef,
+      nullable: true,
+      description: 'The SMS endpoint read again after the removal (the upstream answers `{}`); null until the job succeeded. Since 3.7.0.',
+      resolve: (source) => (resultOf(source) ? String(source.input.endpointUuid) : null),
+    }),
+  }),
+});

@@ -4,11 +4,13 @@
  */
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
+import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
 import type { QueryCondition } from '../upstream/types.js';
-import { OrderDirection } from './common.js';
+import { DeleteMode, OrderDirection } from './common.js';
 import { pageArgs, resolveQueryConnection } from './connections.js';
+import { UpstreamErrorRef } from './errors.js';
 import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
@@ -149,3 +151,119 @@ builder.queryFields((t) => ({
     resolve: (_root, args) => args.uuid,
   }),
 }));
+
+// ---------------------------------------------------------------------------------------------
+// Mutations: the spec's volume snapshot group writes
+
+export const SnapshotGroupDeletionResultRef = builder.objectRef<SnapshotGroupDeletionResultRecord>('SnapshotGroupDeletionResult');
+
+SnapshotGroupDeletionResultRef.implement({
+  description: 'What became of one snapshot of a deleted group (a `results` item of DeleteVolumeSnapshotGroup). Since 3.6.0.',
+  fields: (t) => ({
+    snapshotUuid: t.expose('snapshotUuid', { type: 'Uuid', description: 'The volume snapshot. Since 3.6.0.' }),
+    volumeUuid: t.expose('volumeUuid', { type: 'Uuid', description: 'The volume the snapshot was taken of. Since 3.6.0.' }),
+    success: t.exposeBoolean('success', { nullable: false, description: 'Whether this snapshot was deleted. Since 3.6.0.' }),
+    error: t.field({
+      type: UpstreamErrorRef,
+      nullable: true,
+      description: 'Why this snapshot was not deleted (e.g. `SYS.1001` for an internal error); null on success. Since 3.6.0.',
+      resolve: (result) => result.error,
+    }),
+  }),
+});
+
+/** The snapshot group of a success body's `inventory`, or null (running, failed, or no inventory). */
+function resultingGroup(source: PayloadSource, context: GatewayContext): VolumeSnapshotGroupRecord | null {
+  const inventory = resultOf(source)?.inventory;
+  return inventory ? context.upstream.decoder.volumeSnapshotGroup(inventory, 'inventory') : null;
+}
+
+defineWriteMutation({
+  name: 'createVolumeSnapshotGroup',
+  operation: 'CreateVolumeSnapshotGroup',
+  description:
+    'Snapshots all volumes of the VM a root volume belongs to, together, as one group (CreateVolumeSnapshotGroup: `POST volume-snapshots/group`). Since 3.6.0.',
+  inputFields: (t) => ({
+    rootVolumeUuid: t.field({ type: 'Uuid', required: true, description: 'Root volume of the VM whose volumes are snapshotted. Since 3.6.0.' }),
+    name: t.string({ required: true, description: 'Name of the group. Since 3.6.0.' }),
+    description: t.string({ description: 'Description of the group. Since 3.6.0.' }),
+    resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new group should get, instead of a generated one. Since 3.6.0.' }),
+    tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new group. Since 3.6.0.' }),
+  }),
+  request: (input) => ({
+    method: 'POST',
+    path: 'volume-snapshots/group',
+    params: {
+      rootVolumeUuid: input.rootVolumeUuid,
+      name: input.name,
+      description: input.description,
+      resourceUuid: input.resourceUuid,
+      tagUuids: input.tagUuids,
+    },
+  }),
+  payloadFields: (t) => ({
+    volumeSnapshotGroup: t.field({
+      type: VolumeSnapshotGroupRef,
+      nullable: true,
+      description: 'The new group with one snapshot reference per volume; null until the job succeeded. Since 3.6.0.',
+      resolve: (source, _args, context) => resultingGroup(source, context),
+    }),
+  }),
+});
+
+defineWriteMutation({
+  name: 'deleteVolumeSnapshotGroup',
+  operation: 'DeleteVolumeSnapshotGroup',
+  description:
+    'Deletes a snapshot group and its snapshots, reporting each snapshot\'s outcome (DeleteVolumeSnapshotGroup: `DELETE volume-snapshots/group/{uuid}?deleteMode=`). Since 3.6.0.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The group. Since 3.6.0.' }),
+    deleteMode: t.field({
+      type: DeleteMode,
+      description: 'How dependants are treated (sent on the query string); the upstream\'s default is `Permissive`. Since 3.6.0.',
+    }),
+  }),
+  request: (input) => ({
+    method: 'DELETE',
+    path: `volume-snapshots/group/${input.uuid}`,
+    query: { deleteMode: input.deleteMode ?? undefined },
+  }),
+  payloadFields: (t) => ({
+    results: t.field({
+      type: [SnapshotGroupDeletionResultRef],
+      nullable: true,
+      description: 'One outcome per snapshot of the group; null until the job succeeded. Since 3.6.0.',
+      resolve: (source, _args, context) => {
+        const result = resultOf(source);
+        if (!result) return null;
+        return context.upstream.decoder.list(result.results ?? [], 'results', context.upstream.decoder.snapshotGroupDeletionResult);
+      },
+    }),
+  }),
+});
+
+defineWriteMutation({
+  name: 'updateVolumeSnapshotGroup',
+  operation: 'UpdateVolumeSnapshotGroup',
+  description:
+    'Renames a snapshot group or changes its description (UpdateVolumeSnapshotGroup: `PUT volume-snapshots/group/{uuid}/actions`, action `updateVolumeSnapshotGroup`). Since 3.6.0.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The group. Since 3.6.0.' }),
+    name: t.string({ description: 'New name; left unchanged when not given. Since 3.6.0.' }),
+    description: t.string({ description: 'New description; left unchanged when not given. Since 3.6.0.' }),
+  }),
+  request: (input) => ({
+    method: 'PUT',
+    path: `volume-snapshots/group/${input.uuid}/actions`,
+    actionKey: 'updateVolumeSnapshotGroup',
+    params: { name: input.name, description: input.description },
+  }),
+  payloadFields: (t) => ({
+    volumeSnapshotGroup: t.field({
+      type: VolumeSnapshotGroupRef,
+      nullable: true,
+      description: 'The group with its new name and description; null until the job succeeded. Since 3.6.0.',
+      resolve: (source, _args, context) => resultingGroup(source, context),
+    }),
+  }),
+});
