@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../src/simulator/server.js';
-import { errorCodes, startHarness, type Harness } from './support/harness.js';
+import { errorCodes, startHarness, WEBHOOK_MODES, type Harness } from './support/harness.js';
 
 interface UpstreamErrorShape {
   code: string;
@@ -26,7 +26,7 @@ const COMMON_FIELDS = 'clientMutationId error { code description details cause {
 /** A uuid no record of the estate has. */
 const UNKNOWN_UUID = 'f'.repeat(32);
 
-describe('host bond, CBT task, directory and SNS mutations', () => {
+describe.each(WEBHOOK_MODES)('host bond, CBT task, directory and SNS mutations (webhooks $mode)', ({ dropWebhooks }) => {
   let harness: Harness;
   let tenantId: string;
   /** Records taken by a test, so that no two tests work on the same one. */
@@ -42,7 +42,7 @@ describe('host bond, CBT task, directory and SNS mutations', () => {
   });
 
   beforeEach(() => {
-    harness.simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+    harness.simulator.configure({ dropWebhooks, asyncDelayMs: 5 });
   });
 
   function take<T extends { uuid: string }>(records: Iterable<T>, accept: (record: T) => boolean, what: string): T {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../src/simulator/server.js';
 import type { PrimaryStorage, VmInstance, Volume, VolumeSnapshotGroup } from '../src/simulator/model.js';
-import { startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+import { startHarness, WEBHOOK_MODES, type GraphQLResponse, type Harness } from './support/harness.js';
 
 const GIB = 1024 ** 3;
 const ERROR_FIELDS = 'error { code details cause { code } }';
@@ -31,7 +31,7 @@ interface Payload {
   [field: string]: unknown;
 }
 
-describe('VM instance and snapshot group mutations', () => {
+describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks $mode)', ({ dropWebhooks }) => {
   let harness: Harness;
   const taken = new Set<string>();
 
@@ -44,7 +44,7 @@ describe('VM instance and snapshot group mutations', () => {
   });
 
   beforeEach(() => {
-    harness.simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+    harness.simulator.configure({ dropWebhooks, asyncDelayMs: 5 });
   });
 
   const tenantId = () => harness.simulator.credentials.tenantId;

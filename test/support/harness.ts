@@ -88,3 +88,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 export function errorCodes(response: GraphQLResponse<unknown>): unknown[] {
   return (response.errors ?? []).map((error) => error.extensions?.code);
 }
+
+/**
+ * Runs a suite twice: with webhooks delivered, and with the simulator dropping every webhook,
+ * so each write must complete through the gateway's polling fallback.
+ */
+export const WEBHOOK_MODES = [
+  { mode: 'delivered', dropWebhooks: false },
+  { mode: 'dropped, completed by polling', dropWebhooks: true },
+] as const;
