@@ -17,7 +17,9 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from './errors.js';
+import { CircuitBreakers, type BreakerState, type BreakerTicket } from './breaker.js';
 import { createUpstreamDispatcher } from './http.js';
+import { OriginLimiter, QueueFullError } from './limiter.js';
 import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
 import type {
   AsyncAccepted,
@@ -72,6 +74,14 @@ export interface UpstreamClientOptions {
   dispatcher?: Dispatcher | undefined;
   /** Called once per call when it ends, for metrics. Exceptions it throws are ignored. */
   onRequest?: ((event: UpstreamRequestEvent) => void) | undefined;
+  /** Calls in a row failing because the upstream is away that open an origin's circuit breaker (`UPSTREAM_BREAKER_THRESHOLD`). @default 5 */
+  breakerThreshold?: number | undefined;
+  /** How long an open breaker fails calls at once before it probes the upstream again, in ms (`UPSTREAM_BREAKER_OPEN_MS`). @default 5000 */
+  breakerOpenMs?: number | undefined;
+  /** Hears every change of a breaker's state. Exceptions it throws are ignored. */
+  onBreakerStateChange?: ((state: BreakerState, origin: string) => void) | undefined;
+  /** Calls waiting per origin once `connections` calls are in flight; more fail at once with `UPSTREAM_UNAVAILABLE` (`UPSTREAM_MAX_QUEUED`). @default 1000 */
+  maxQueued?: number | undefined;
 }
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -144,6 +154,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     retry: { retries: options.retries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 100 },
     dispatcher: options.dispatcher,
   });
+  const breakers = new CircuitBreakers({
+    failureThreshold: options.breakerThreshold,
+    openMs: options.breakerOpenMs,
+    onStateChange: options.onBreakerStateChange,
+  });
+  const limiter = new OriginLimiter({ maxConcurrent: positive(options.connections, 32), maxQueued: options.maxQueued });
   let closed = false;
 
   /** `{base_url}/svc/v1/<relative>`; the base's own path prefix is kept. */
@@ -172,7 +188,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const headers: Headers = { accept: 'application/json', ...request.headers };
     if (callOptions?.requestId) headers['x-request-id'] = callOptions.requestId;
+    let release: (() => void) | undefined;
     try {
+      // Waiting for a slot counts against the call's deadline, like the request itself.
+      release = await limiter.acquire(request.url.origin, deadline.signal);
       const response = await dispatcher.request({
         origin: request.url.origin,
         path: `${request.url.pathname}${request.url.search}`,
@@ -186,22 +205,34 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       if (error instanceof UpstreamRequestError) throw error;
+      if (error instanceof QueueFullError) {
+        throw new UpstreamUnavailableError(`${request.operation}: the gateway is at its limit of upstream calls (${error.message})`, {
+          operation: request.operation,
+          cause: error,
+        });
+      }
       if (timedOut) {
         throw new UpstreamTimeoutError(`${request.operation}: no answer from the upstream within ${request.timeoutMs ?? timeoutMs} ms`, {
           operation: request.operation,
           cause: error,
+          mayHaveBeenDelivered: release !== undefined,
         });
       }
       if (callerSignal?.aborted) {
         // The caller gave up: not an upstream failure, so the caller's own reason comes back.
         const reason: unknown = callerSignal.reason;
         if (reason instanceof Error && reason.name === 'TimeoutError') {
-          throw new UpstreamTimeoutError(`${request.operation}: the caller's deadline passed`, { operation: request.operation, cause: reason });
+          throw new UpstreamTimeoutError(`${request.operation}: the caller's deadline passed`, {
+            operation: request.operation,
+            cause: reason,
+            mayHaveBeenDelivered: release !== undefined,
+          });
         }
         throw reason;
       }
       throw mapTransportError(request.operation, error);
     } finally {
+      release?.();
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
     }
@@ -211,13 +242,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   async function call<T>(request: RawRequest, callOptions: CallOptions | undefined, handle: (response: RawResponse) => T): Promise<T> {
     const started = performance.now();
     let status: number | null = null;
+    let ticket: BreakerTicket | undefined;
     try {
+      ticket = admit(request);
       const response = await send(request, callOptions);
       status = response.status;
       const result = handle(response);
+      ticket.success();
       report(request, status, started);
       return result;
     } catch (error) {
+      if (ticket !== undefined) settle(ticket, error, callOptions);
       report(request, status, started, error);
       if (error instanceof DecodeError) {
         throw new UpstreamProtocolError(`${request.operation}: unexpected answer: ${error.message}`, {
@@ -228,6 +263,28 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
       throw error;
     }
+  }
+
+  /** Lets the call through its origin's breaker, or fails it at once while the upstream is away. */
+  function admit(request: RawRequest): BreakerTicket {
+    const admission = breakers.for(request.url.origin).admit();
+    if (admission.admitted) return admission.ticket;
+    const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+    throw new UpstreamUnavailableError(
+      `${request.operation}: the upstream is failing; the gateway stops calling it for a while (circuit breaker open, next try in about ${seconds} s)`,
+      { operation: request.operation },
+    );
+  }
+
+  /** Tells the breaker what a failed call says about the upstream. */
+  function settle(ticket: BreakerTicket, error: unknown, callOptions: CallOptions | undefined): void {
+    if (callOptions?.signal?.aborted) return ticket.release();
+    const away =
+      error instanceof UpstreamRequestError &&
+      (error.code === 'UPSTREAM_TIMEOUT' || (error.code === 'UPSTREAM_UNAVAILABLE' && !(error.cause instanceof QueueFullError)));
+    if (away) ticket.failure();
+    // Any other answer (an ErrorCode, a 4xx, an unreadable body) proves the upstream is there.
+    else ticket.success();
   }
 
   function report(request: RawRequest, status: number | null, started: number, error?: unknown): void {
@@ -356,6 +413,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       } catch {
         return false;
       }
+    },
+
+    health() {
+      return { breakers: breakers.snapshot(), concurrency: limiter.snapshot() };
     },
 
     async close() {
@@ -663,17 +724,31 @@ function readJobPoll(response: RawResponse): JobPoll {
   throw errorFromResponse(operation, response, parsed);
 }
 
+/** Failures that happen before a request leaves the gateway: the upstream surely did not see it. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_INVALID_ARG',
+]);
+
 /** A failure with no HTTP answer: a timeout of undici's own, or a connection that failed. */
 function mapTransportError(operation: string, error: unknown): UpstreamRequestError {
   const code = transportCode(error);
   const reason = error instanceof Error ? error.message : String(error);
+  const mayHaveBeenDelivered = !NOT_SENT_CODES.has(code);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
-    return new UpstreamTimeoutError(`${operation}: the upstream did not answer in time (${code})`, { operation, cause: error });
+    return new UpstreamTimeoutError(`${operation}: the upstream did not answer in time (${code})`, { operation, cause: error, mayHaveBeenDelivered });
   }
   if (code === 'UND_ERR_INVALID_ARG') {
     return new UpstreamBadRequestError(`${operation}: the request could not be sent: ${reason}`, { operation, cause: error });
   }
-  return new UpstreamUnavailableError(`${operation}: the upstream is unreachable (${code || reason})`, { operation, cause: error });
+  return new UpstreamUnavailableError(`${operation}: the upstream is unreachable (${code || reason})`, { operation, cause: error, mayHaveBeenDelivered });
 }
 
 function transportCode(error: unknown): string {

@@ -31,6 +31,8 @@ export interface UpstreamErrorDetails {
   /** The upstream ErrorCode with its cause chain, when the body carried one. */
   errorCode?: ErrorCodeRecord | undefined;
   cause?: unknown;
+  /** No answer came, but the request may have reached the upstream (the connection failed after it was sent). */
+  mayHaveBeenDelivered?: boolean | undefined;
 }
 
 export class UpstreamRequestError extends Error {
@@ -38,6 +40,13 @@ export class UpstreamRequestError extends Error {
   readonly operation: string;
   readonly status: number | undefined;
   readonly errorCode: ErrorCodeRecord | undefined;
+  /**
+   * True when no answer came but the request may have reached the upstream (a connection reset
+   * after sending, a timeout): a write that failed this way may still run, so its job must be
+   * polled for rather than given up. False when the request surely was not acted on (refused
+   * connection, open circuit breaker, full queue) or an answer came.
+   */
+  readonly mayHaveBeenDelivered: boolean;
 
   constructor(code: UpstreamErrorCode, message: string, details: UpstreamErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -46,6 +55,7 @@ export class UpstreamRequestError extends Error {
     this.operation = details.operation;
     this.status = details.status;
     this.errorCode = details.errorCode;
+    this.mayHaveBeenDelivered = details.mayHaveBeenDelivered ?? false;
   }
 }
 

@@ -28,13 +28,29 @@ export type TimestampParser = (text: string) => Date | null;
  */
 export function createTimestampParser(timeZone = 'UTC'): TimestampParser {
   const offsetAt = isUtc(timeZone) ? null : createOffsetLookup(timeZone);
+  // The same records come back on every read of a page, so their timestamp texts repeat: a
+  // memo of text → instant spares the regex and the calendar checks (a hot path in profiles).
+  const instants = new Map<string, number | null>();
   return (text) => {
-    const match = TIMESTAMP.exec(text);
-    if (match === null) return parseIsoInstant(text);
-    const wall = wallClockMs(match);
-    if (wall === null) return null;
-    return new Date(offsetAt === null ? wall : wallToInstant(wall, offsetAt));
+    let instant = instants.get(text);
+    if (instant === undefined) {
+      instant = parseInstant(text, offsetAt);
+      if (instants.size >= MEMO_LIMIT) instants.clear();
+      instants.set(text, instant);
+    }
+    return instant === null ? null : new Date(instant);
   };
+}
+
+/** Timestamp texts remembered per parser before the memo starts over. */
+const MEMO_LIMIT = 100_000;
+
+function parseInstant(text: string, offsetAt: ((instant: number) => number) | null): number | null {
+  const match = TIMESTAMP.exec(text);
+  if (match === null) return parseIsoInstant(text)?.getTime() ?? null;
+  const wall = wallClockMs(match);
+  if (wall === null) return null;
+  return offsetAt === null ? wall : wallToInstant(wall, offsetAt);
 }
 
 /** Formats a `Date` as Timestamp text in a zone (the simulator's and the tests' inverse). */

@@ -199,6 +199,12 @@ export interface PollJobOptions extends CallOptions {
   credential?: ResourceCredential | undefined;
 }
 
+/** The resilience state of each upstream origin. */
+export interface UpstreamHealth {
+  breakers: Record<string, { state: 'closed' | 'open' | 'half-open'; consecutiveFailures: number; probeAt: number | null }>;
+  concurrency: Record<string, { active: number; waiting: number }>;
+}
+
 export interface UpstreamClient {
   query<C extends QueryCollection>(
     credential: ResourceCredential,
@@ -253,6 +259,9 @@ export interface UpstreamClient {
 
   /** Is the upstream answering at all (for `/readyz`)? Never throws. */
   ping(): Promise<boolean>;
+
+  /** The circuit breaker and concurrency cap of each upstream origin called so far (for `/readyz`). */
+  health(): UpstreamHealth;
 
   /** Close the connection pools. */
   close(): Promise<void>;
