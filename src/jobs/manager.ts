@@ -29,6 +29,8 @@ export interface JobManagerOptions {
   pollDeadlineMs?: number;
   /** Largest webhook body accepted. @default 1_048_576 */
   webhookMaxBytes?: number;
+  /** Called once per job when it finishes here (e.g. to invalidate cached reads it changed). */
+  onFinished?: (job: JobRecord) => void;
 }
 
 export interface StartJob {
@@ -71,6 +73,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     const finished = await store.finish(id, outcome);
     if (!finished) return false;
     logger.info({ job: id, operation: finished.operation, status: finished.status, via }, 'job finished');
+    // Before publishing: whoever waits for the job may read its records again at once.
+    options.onFinished?.(finished);
     pubsub.publish('job', id, finished);
     pubsub.publish('owner', finished.owner, finished);
     return true;
@@ -87,9 +91,17 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   }
 
   async function pollOnce(id: string, location: string, delayMs: number, startedAt: number): Promise<void> {
-    const job = await store.get(id).catch(() => null);
-    if (!job || job.status !== 'RUNNING') return;
     const next = Math.min(pollMaxIntervalMs, Math.round(delayMs * 1.5));
+    let job: JobRecord | null;
+    try {
+      job = await store.get(id);
+    } catch (error) {
+      // The store is unreachable (a Redis outage): keep the job's polling alive for when it returns.
+      logger.warn({ job: id, err: error }, 'reading a job failed; will retry');
+      schedulePoll(id, location, next, startedAt);
+      return;
+    }
+    if (!job || job.status !== 'RUNNING') return;
     try {
       const poll = await options.upstream().pollJob(location);
       if (poll.status === 'running') {
@@ -142,8 +154,10 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     } catch (error) {
       if (isUpstreamRequestError(error) && error.errorCode) {
         await finish(id, { success: false, body: { error: error.errorCode } }, 'submit');
-      } else if (isUpstreamRequestError(error) && error.code === 'UPSTREAM_TIMEOUT') {
-        // The write may have been accepted: its job id is ours, so poll for it rather than guess.
+      } else if (isUpstreamRequestError(error) && (error.code === 'UPSTREAM_TIMEOUT' || error.mayHaveBeenDelivered)) {
+        // The write may have been accepted (a timeout, or a connection that failed after sending):
+        // its job id is ours, so poll for it rather than guess. A job the upstream never received
+        // polls 404 and ends FAILED with GATEWAY.JOB_LOST; one it ran ends with its result.
         const location = options.jobLocation(id);
         await store.setLocation(id, location);
         schedulePoll(id, location, pollAfterMs, job.createdAt);

@@ -6,6 +6,7 @@
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { requireCursorCredential, requireResourceCredential } from '../context.js';
+import { observeBatch } from '../metrics.js';
 import type {
   CursorFilter,
   CursorResourceType,
@@ -63,6 +64,7 @@ export async function loadCursorRecordsWhereIn<K extends CursorResourceType>(
 ): Promise<CursorResourceTypes[K][]> {
   const credential = requireCursorCredential(context);
   const distinct = [...new Set(values)];
+  observeBatch(context, resourceType, distinct.length);
   const options = { requestId: context.requestId };
   const pages = await Promise.all(
     chunk(distinct, context.maxBatchSize).map(async (keys) => {
@@ -99,6 +101,7 @@ export async function loadQueryRecordsWhereIn<C extends QueryCollection>(
 ): Promise<QueryCollections[C][]> {
   const credential = requireResourceCredential(context);
   const distinct = [...new Set(values)];
+  observeBatch(context, collection, distinct.length);
   const options = { requestId: context.requestId };
   const pages = await Promise.all(
     chunk(distinct, context.maxBatchSize).map(async (keys) => {

@@ -1,0 +1,165 @@
+/**
+ * The job store in Redis, so every replica can take any job's webhook, answer `job(id)` and
+ * finish it exactly once.
+ *
+ * Layout (prefix `gw:`):
+ * - `gw:job:{id}`: a hash: `record` (JSON of the fields that never change, the per-job webhook
+ *   secret included), `status`, `location`, `finishedAt`, `outcome` (JSON), `replica` (who polls
+ *   it). Running jobs expire after `runningTtlMs`, finished ones `ttlMs` after they finished.
+ * - `gw:jobs:running`: the ids of running jobs.
+ * - `gw:replica:{replicaId}`: this replica's heartbeat, renewed every `leaseMs / 3`, expiring
+ *   after `leaseMs`.
+ *
+ * A replica that dies stops renewing its heartbeat; `running()` on any other replica then claims
+ * its running jobs (atomically: one claimant per job) and returns them to be polled, so a result
+ * is never lost with the replica that started the job, even when the webhook is dropped.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { guardRedis, type RedisConnection } from '../redis.js';
+import type { JobOutcome, JobRecord, JobStatus, JobStore } from './store.js';
+
+export interface RedisJobStoreOptions {
+  connection: RedisConnection;
+  /** How long finished jobs stay readable. @default 3_600_000 (1 hour) */
+  ttlMs?: number;
+  /** How long a replica's heartbeat outlives its last renewal before its jobs are claimed. @default 15_000 */
+  leaseMs?: number;
+  /** How long a job may stay running before Redis forgets it. @default 7_200_000 (2 hours: past the upstream's apiTimeout) */
+  runningTtlMs?: number;
+  /** This replica's identity in the heartbeat and the `replica` field. @default random */
+  replicaId?: string;
+}
+
+export interface RedisJobStore extends JobStore {
+  /** This replica's id, as written into the jobs it polls. */
+  readonly replicaId: string;
+}
+
+const PREFIX = 'gw:';
+const RUNNING_KEY = `${PREFIX}jobs:running`;
+const jobKey = (id: string): string => `${PREFIX}job:${id}`;
+const replicaKey = (replica: string): string => `${PREFIX}replica:${replica}`;
+
+/** The fields of a job that never change, stored as one JSON value. */
+type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input'>;
+
+// Ends a running job once: KEYS[1] job, KEYS[2] running set; ARGV: id, status, outcome JSON,
+// finishedAt, ttl ms. Returns the hash after the change, or nil when not running.
+const FINISH_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'status') ~= 'RUNNING' then return nil end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'outcome', ARGV[3], 'finishedAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('SREM', KEYS[2], ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+`;
+
+// Sets the polling address of a job that still exists (never recreates an expired one).
+const SET_LOCATION_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'location', ARGV[1])
+return 1
+`;
+
+// Claims the running jobs whose replica's heartbeat is gone: KEYS[1] running set; ARGV: this
+// replica, key prefix. Forgets ids whose job expired. Returns the claimed ids.
+const CLAIM_SCRIPT = `
+local claimed = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local key = ARGV[2] .. 'job:' .. id
+  local replica = redis.call('HGET', key, 'replica')
+  if not replica then
+    redis.call('SREM', KEYS[1], id)
+  elseif replica ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. 'replica:' .. replica) == 0 then
+    redis.call('HSET', key, 'replica', ARGV[1])
+    table.insert(claimed, id)
+  end
+end
+return claimed
+`;
+
+export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStore {
+  const redis: Redis = options.connection.commands;
+  const ttlMs = options.ttlMs ?? 3_600_000;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const runningTtlMs = options.runningTtlMs ?? 7_200_000;
+  const replicaId = options.replicaId ?? randomBytes(8).toString('hex');
+  let closed = false;
+
+  async function renewHeartbeat(): Promise<void> {
+    if (closed || !options.connection.isReady()) return;
+    await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs).catch(() => undefined);
+  }
+  const heartbeat = setInterval(() => void renewHeartbeat(), Math.max(50, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+  // Renew as soon as Redis is reachable (at start, and after an outage).
+  options.connection.commands.on('ready', () => void renewHeartbeat());
+
+  async function read(id: string): Promise<JobRecord | null> {
+    return decodeJob(await redis.hgetall(jobKey(id)));
+  }
+
+  return {
+    replicaId,
+    create: (job) =>
+      guardRedis('create job', async () => {
+        const fixed: FixedFields = {
+          id: job.id,
+          operation: job.operation,
+          owner: job.owner,
+          secret: job.secret,
+          createdAt: job.createdAt,
+          input: job.input,
+        };
+        const fields: Record<string, string> = { record: JSON.stringify(fixed), status: job.status, replica: replicaId };
+        if (job.location !== null) fields.location = job.location;
+        if (job.finishedAt !== null) fields.finishedAt = String(job.finishedAt);
+        if (job.outcome !== null) fields.outcome = JSON.stringify(job.outcome);
+        const multi = redis.multi().hset(jobKey(job.id), fields);
+        if (job.status === 'RUNNING') multi.pexpire(jobKey(job.id), runningTtlMs).sadd(RUNNING_KEY, job.id);
+        else multi.pexpire(jobKey(job.id), ttlMs);
+        await multi.exec();
+      }),
+    get: (id) => guardRedis('read job', () => read(id)),
+    setLocation: (id, location) =>
+      guardRedis('set job location', async () => {
+        await redis.eval(SET_LOCATION_SCRIPT, 1, jobKey(id), location);
+      }),
+    finish: (id, outcome: JobOutcome) =>
+      guardRedis('finish job', async () => {
+        const status: JobStatus = outcome.success ? 'SUCCEEDED' : 'FAILED';
+        const reply = await redis.eval(FINISH_SCRIPT, 2, jobKey(id), RUNNING_KEY, id, status, JSON.stringify(outcome), String(Date.now()), String(ttlMs));
+        return Array.isArray(reply) ? decodeJob(pairsToObject(reply)) : null;
+      }),
+    running: () =>
+      guardRedis('claim orphaned jobs', async () => {
+        const claimed = (await redis.eval(CLAIM_SCRIPT, 1, RUNNING_KEY, replicaId, PREFIX)) as string[];
+        const jobs = await Promise.all(claimed.map((id) => read(id)));
+        return jobs.filter((job): job is JobRecord => job !== null && job.status === 'RUNNING');
+      }),
+    async close() {
+      closed = true;
+      clearInterval(heartbeat);
+      // Hands this replica's running jobs to the others at their next claim, not a lease later.
+      if (options.connection.isReady()) await redis.del(replicaKey(replicaId)).catch(() => undefined);
+    },
+  };
+}
+
+function pairsToObject(reply: unknown[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (let index = 0; index + 1 < reply.length; index += 2) result[String(reply[index])] = String(reply[index + 1]);
+  return result;
+}
+
+function decodeJob(hash: Record<string, string>): JobRecord | null {
+  if (hash.record === undefined || hash.status === undefined) return null;
+  const fixed = JSON.parse(hash.record) as FixedFields;
+  return {
+    ...fixed,
+    location: hash.location ?? null,
+    status: hash.status as JobStatus,
+    finishedAt: hash.finishedAt === undefined ? null : Number(hash.finishedAt),
+    outcome: hash.outcome === undefined ? null : (JSON.parse(hash.outcome) as JobOutcome),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The gateway's Prometheus metrics (`GET /metrics`): one registry per app, so two apps in one
+ * process (tests) never share counters. The yoga side lives in `plugins/use-metrics.ts`; the
+ * upstream client, the job store, the webhook receiver and the DataLoader batches report here.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JobStore } from './jobs/store.js';
+import type { UpstreamRequestEvent } from './upstream/client.js';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** GraphQL operations executed (queries, mutations) or started (subscriptions). */
+  readonly operations: Counter<'operation_type' | 'operation_name' | 'result'>;
+  /** Time to execute a query or mutation. */
+  readonly operationDuration: Histogram<'operation_type' | 'operation_name'>;
+  readonly upstreamRequests: Counter<'operation' | 'method' | 'status'>;
+  readonly upstreamDuration: Histogram<'operation' | 'status'>;
+  readonly loaderBatchSize: Histogram<'loader'>;
+  readonly openSubscriptions: Gauge;
+  readonly jobs: Counter<'status'>;
+  readonly webhookDeliveries: Counter<'result' | 'status'>;
+  /** The upstream client's `onRequest` hook. */
+  observeUpstream(event: UpstreamRequestEvent): void;
+  /** Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+}
+
+export interface MetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event loop lag, GC). @default true */
+  processMetrics?: boolean;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations executed (subscriptions: started), by type, name and whether the result carried errors.',
+    labelNames: ['operation_type', 'operation_name', 'result'] as const,
+    registers,
+  });
+  const operationDuration = new Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'Time to execute a GraphQL query or mutation.',
+    labelNames: ['operation_type', 'operation_name'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const upstreamRequests = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).',
+    labelNames: ['operation', 'method', 'status'] as const,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Latency of upstream requests (retries included) by spec operation and HTTP status.',
+    labelNames: ['operation', 'status'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const loaderBatchSize = new Histogram({
+    name: 'gateway_dataloader_batch_size',
+    help: 'Keys per DataLoader batch, by the record type loaded.',
+    labelNames: ['loader'] as const,
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    registers,
+  });
+  const openSubscriptions = new Gauge({
+    name: 'gateway_subscriptions_open',
+    help: 'GraphQL subscriptions open on this replica (graphql-ws and SSE).',
+    registers,
+  });
+  const jobs = new Counter({
+    name: 'gateway_jobs_total',
+    help: 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  const webhookDeliveries = new Counter({
+    name: 'gateway_webhook_deliveries_total',
+    help: 'Webhook deliveries received, accepted or rejected, by HTTP status answered.',
+    labelNames: ['result', 'status'] as const,
+    registers,
+  });
+
+  return {
+    registry,
+    operations,
+    operationDuration,
+    upstreamRequests,
+    upstreamDuration,
+    loaderBatchSize,
+    openSubscriptions,
+    jobs,
+    webhookDeliveries,
+    observeUpstream(event) {
+      const status = event.status === null ? 'none' : String(event.status);
+      upstreamRequests.inc({ operation: event.operation, method: event.method, status });
+      upstreamDuration.observe({ operation: event.operation, status }, event.durationMs / 1000);
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+/** Counts jobs as they start and finish (a finish counts once: `finish` returns the job only the first time). */
+export function instrumentJobStore(store: JobStore, metrics: GatewayMetrics): JobStore {
+  return {
+    ...store,
+    async create(job) {
+      await store.create(job);
+      metrics.jobs.inc({ status: job.status });
+    },
+    async finish(id, outcome) {
+      const finished = await store.finish(id, outcome);
+      if (finished) metrics.jobs.inc({ status: finished.status });
+      return finished;
+    },
+  };
+}
+
+const BATCH_OBSERVER = Symbol('gateway.batchObserver');
+
+type BatchObserver = (loader: string, size: number) => void;
+
+/** Hangs the batch-size observer on a request context (see `observeBatch`). */
+export function withBatchObserver<C extends object>(context: C, metrics: GatewayMetrics): C {
+  const observer: BatchObserver = (loader, size) => metrics.loaderBatchSize.observe({ loader }, size);
+  return Object.assign(context, { [BATCH_OBSERVER]: observer });
+}
+
+/** Records the size of one DataLoader batch, when the context carries an observer. */
+export function observeBatch(context: object, loader: string, size: number): void {
+  const observer = (context as { [BATCH_OBSERVER]?: BatchObserver })[BATCH_OBSERVER];
+  observer?.(loader, size);
+}

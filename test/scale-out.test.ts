@@ -1,0 +1,221 @@
+/**
+ * Several replicas behind a load balancer, sharing one Redis: a webhook may land on any replica
+ * and a subscriber may sit on any other; a replica may die mid-job; Redis itself may go away.
+ * Replicas are real processes (`node --import tsx src/index.ts`) against a real redis-server.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { freePort, startRedis, type RedisServer } from './support/redis.js';
+import { subscribeWs } from './support/subscriptions.js';
+
+const UPDATE_NQN = /* GraphQL */ `
+  mutation Update($input: UpdateHostNqnInput!) {
+    updateHostNqn(input: $input) { job { id status } }
+  }
+`;
+const JOB_FIELDS = 'id status operation payload { ... on UpdateHostNqnPayload { host { uuid nqn } } }';
+const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
+
+interface JobResult {
+  id: string;
+  status: string;
+  operation: string;
+  payload: { host: { uuid: string; nqn: string } | null } | null;
+}
+
+async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<T>, 'status'>) };
+}
+
+function nqn(suffix: string): string {
+  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
+}
+
+function connectedHost(simulator: Simulator): string {
+  const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
+  if (!host) throw new Error('the estate has no connected host');
+  return host.uuid;
+}
+
+describe('two replicas sharing one Redis', () => {
+  let redis: RedisServer;
+  let simulator: Simulator;
+  let simulatorUrl: string;
+  let headers: Record<string, string>;
+  const replicas: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    simulator = createSimulator({ asyncDelayMs: 5 });
+    simulatorUrl = await simulator.start(0, '127.0.0.1');
+    headers = { authorization: `OAuth ${simulator.credentials.session}` };
+  });
+
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
+    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+  });
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await redis?.stop();
+  });
+
+  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
+    const started = await spawnGateway({
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+      UPSTREAM_URL: simulatorUrl,
+      REDIS_URL: redis.url,
+      JOB_POLL_AFTER_MS: '100',
+      JOB_LEASE_MS: '600',
+      LOG_LEVEL: 'warn',
+    });
+    replicas.push(started);
+    return started;
+  }
+
+  /** Replica A sends the upstream B's address as its webhook; B sends its own. */
+  async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
+    const [portA, portB] = [await freePort(), await freePort()];
+    const urlB = `http://127.0.0.1:${portB}`;
+    const [a, b] = await Promise.all([replica(portA, urlB), replica(portB, urlB)]);
+    return { a, b };
+  }
+
+  async function metric(url: string, line: RegExp): Promise<number> {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const match = text.split('\n').find((candidate) => line.test(candidate));
+    return match ? Number(match.split(' ').pop()) : 0;
+  }
+
+  it('completes a mutation sent to A whose webhook lands on B, delivers it to subscribers on both, and answers job(id) on both', async () => {
+    const { a, b } = await pair();
+    const params = { Authorization: headers.authorization! };
+    const eventsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
+    const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
+    simulator.configure({ asyncDelayMs: 300 });
+
+    const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+      a.url,
+      UPDATE_NQN,
+      { input: { uuid: connectedHost(simulator), nqn: nqn('101'), async: true } },
+      headers,
+    );
+    const job = started.data!.updateHostNqn.job;
+    expect(job.status).toBe('RUNNING');
+    const sent = simulator.journal().find((entry) => entry.headers['x-job-uuid'] === job.id);
+    expect(sent?.headers['x-web-hook']).toMatch(new RegExp(`^${b.url}/webhooks/jobs/${job.id}/`));
+
+    const completedOnA = await subscribeWs<{ jobCompleted: JobResult }>(a.url, JOB_COMPLETED, { id: job.id }, params);
+    const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: job.id }, params);
+    await Promise.all([completedOnA.completed, completedOnB.completed, eventsOnA.waitFor(1), eventsOnB.waitFor(1)]);
+
+    const expected = { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(simulator), nqn: nqn('101') } } };
+    expect(completedOnA.results).toEqual([{ data: { jobCompleted: expected } }]);
+    expect(completedOnB.results).toEqual([{ data: { jobCompleted: expected } }]);
+    expect(eventsOnA.results).toEqual([{ data: { jobEvents: expected } }]);
+    expect(eventsOnB.results).toEqual([{ data: { jobEvents: expected } }]);
+
+    // B took the webhook; A never saw one.
+    expect(await metric(b.url, /^gateway_webhook_deliveries_total\{result="accepted",status="200"\}/)).toBe(1);
+    expect(await metric(a.url, /^gateway_webhook_deliveries_total\{result="accepted"/)).toBe(0);
+
+    for (const url of [a.url, b.url]) {
+      const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, headers);
+      expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
+    }
+    await Promise.all([eventsOnA.close(), eventsOnB.close(), completedOnA.close(), completedOnB.close()]);
+  });
+
+  it('loses nothing when A is killed mid-job and the webhook is dropped: B polls the job, its subscriber gets the result, job(id) answers', async () => {
+    const { a, b } = await pair();
+    simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
+    const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+      a.url,
+      UPDATE_NQN,
+      { input: { uuid: connectedHost(simulator), nqn: nqn('202'), async: true } },
+      headers,
+    );
+    const job = started.data!.updateHostNqn.job;
+    expect(job.status).toBe('RUNNING');
+    expect(await a.kill('SIGKILL')).toBe('SIGKILL');
+
+    const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: job.id }, {
+      Authorization: headers.authorization!,
+    });
+    await completedOnB.completed;
+    expect(completedOnB.results).toEqual([
+      { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(simulator), nqn: nqn('202') } } } } },
+    ]);
+    const read = await gql<{ job: { status: string } }>(b.url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, headers);
+    expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
+    // No webhook was delivered: B learned the result by polling the upstream.
+    expect(simulator.journal().filter((entry) => entry.operation === 'PollJob' && entry.path.endsWith(job.id)).length).toBeGreaterThan(0);
+    expect(await metric(b.url, /^gateway_webhook_deliveries_total\{result="accepted"/)).toBe(0);
+    await completedOnB.close();
+  });
+});
+
+describe('a Redis outage', () => {
+  let redis: RedisServer;
+  let harness: Harness;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    harness = await startHarness({ config: { redisUrl: redis.url, jobPollAfterMs: 100, jobLeaseMs: 600 } });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await redis?.stop();
+  });
+
+  async function readiness(): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(`${harness.url}/readyz`);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  it('fails readiness and subscriptions with REDIS_UNAVAILABLE while Redis is down, and recovers when it returns', async () => {
+    expect(await readiness()).toEqual({ status: 200, body: { status: 'ready', upstream: true, redis: true } });
+    const params = { Authorization: harness.headers.authorization };
+    const open = await subscribeWs<{ jobEvents: JobResult }>(harness.url, 'subscription { jobEvents { id status } }', {}, params);
+
+    await redis.stop();
+    // The open subscription ends with an error saying why, rather than going silent.
+    await open.completed;
+    expect(open.results.map((result) => result.errors?.[0]?.extensions?.code)).toEqual(['REDIS_UNAVAILABLE']);
+    expect(await readiness()).toEqual({ status: 503, body: { status: 'unavailable', upstream: true, redis: false } });
+
+    const refused = await subscribeWs(harness.url, 'subscription { jobEvents { id status } }', {}, params);
+    await refused.completed;
+    expect(refused.results.map((result) => result.errors?.[0]?.extensions?.code)).toEqual(['REDIS_UNAVAILABLE']);
+    const read = await harness.gql('query($id: ID!) { job(id: $id) { status } }', { id: 'a'.repeat(32) });
+    expect(errorCodes(read)).toEqual(['REDIS_UNAVAILABLE']);
+    // Reads that need no Redis still work.
+    const hosts = await harness.gql<{ hosts: { totalCount: number } }>('{ hosts(first: 1) { totalCount } }');
+    expect(hosts.data?.hosts.totalCount).toBeGreaterThan(0);
+
+    await redis.start();
+    await eventually(async () => (await readiness()).status === 200, 'readiness after Redis returned');
+    const events = await subscribeWs<{ jobEvents: JobResult }>(harness.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
+    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, {
+      input: { uuid: connectedHost(harness.simulator), nqn: nqn('303') },
+    });
+    expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
+    await events.waitFor(1);
+    expect(events.results[0]?.data?.jobEvents).toMatchObject({ id: done.data!.updateHostNqn.job.id, status: 'SUCCEEDED' });
+    const readBack = await harness.gql<{ job: { status: string } }>('query($id: ID!) { job(id: $id) { status } }', {
+      id: done.data!.updateHostNqn.job.id,
+    });
+    expect(readBack.data).toEqual({ job: { status: 'SUCCEEDED' } });
+    await Promise.all([open.close(), refused.close(), events.close()]);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * A real redis-server for a test: started as a child process on a free port, with no
+ * persistence, and able to stop and start again on the same port (an outage and a recovery).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** A port nothing listens on right now: bound by the OS, then released. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = server;
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) {
+          server.stdout?.off('data', onData);
+          resolve();
+        }
+      };
+      server.stdout?.on('data', onData);
+      server.once('error', reject);
+      server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    });
+    // Keep draining its output so the pipe never fills.
+    server.stdout?.resume();
+    server.stderr?.resume();
+  }
+
+  async function stop(): Promise<void> {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = once(running, 'exit');
+    running.kill('SIGTERM');
+    await exited;
+  }
+
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
