@@ -4,12 +4,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { GatewayConfig } from './config.js';
 import {
@@ -19,9 +21,23 @@ import {
   type CredentialSource,
   type GatewayContext,
 } from './context.js';
-import { createJobPubSub } from './jobs/events.js';
+import { createJobBackend } from './jobs/backend.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
-import { createMemoryJobStore } from './jobs/store.js';
+import { createLogger, requestIdOf, runWithRequestId } from './logging.js';
+import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
+import { useMetrics } from './plugins/use-metrics.js';
+import { isRedisUnavailableError } from './redis.js';
+import { createHttpDrain } from './shutdown.js';
+import { useCompression } from './plugins/use-compression.js';
+import { useJit } from './plugins/use-jit.js';
+import { usePersistedQueries } from './plugins/use-persisted-queries.js';
+import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from './plugins/use-response-cache.js';
+import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useOperationLimits } from './plugins/use-operation-limits.js';
+import { useQueryCost } from './plugins/use-query-cost.js';
+import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
 import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
@@ -70,16 +86,22 @@ query Dashboard {
 `;
 
 export function createApp(config: GatewayConfig, options: AppOptions = {}): App {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics();
   let upstreamBase = config.upstreamUrl;
-  let upstream: UpstreamClient | undefined = options.upstream ?? (config.upstreamUrl ? buildClient(config, config.upstreamUrl) : undefined);
+  let upstream: UpstreamClient | undefined =
+    options.upstream ?? (config.upstreamUrl ? buildClient(config, config.upstreamUrl, metrics, logger) : undefined);
   let simulator: Simulator | undefined;
   let graphiqlHeaders: Record<string, string> = {};
   let url = '';
 
+  const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
+
+  // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
+  const backend = createJobBackend({ redisUrl: config.redisUrl, ttlMs: config.jobTtlMs, leaseMs: config.jobLeaseMs, logger });
   const jobs: JobManager = createJobManager({
-    store: createMemoryJobStore({ ttlMs: config.jobTtlMs }),
-    pubsub: createJobPubSub(),
+    store: instrumentJobStore(backend.store, metrics),
+    pubsub: backend.pubsub,
     upstream: () => {
       if (!upstream) throw new Error('the upstream is not configured yet');
       return upstream;
@@ -88,6 +110,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     jobLocation: (id) => new URL(`svc/v1/api-jobs/${id}`, withTrailingSlash(upstreamBase ?? '')).toString(),
     logger,
     pollAfterMs: config.jobPollAfterMs,
+    onFinished: (job) => void invalidateJobTypes(responseCache, schema, job.operation),
   });
 
   const yoga = createYoga<ServerContext, GatewayContext>({
@@ -105,12 +128,47 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       error: (...args) => logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     maskedErrors: { maskError: maskUnexpectedError },
+    maxRequestBodySize: config.maxBodyBytes,
+    cors: corsOptions(config.corsOrigins),
+    // Cross-cutting features, one `useX` from src/plugins/ each.
+    plugins: [
+      // Hardening: browsers' simple requests need a header; operation shape and cost limits are
+      // enforced before execution, so a rejected operation never reaches the upstream.
+      useCsrfPrevention(),
+      useCloseAfterRefusedBody(),
+      ...(config.graphiql ? [] : [useDisableIntrospection()]),
+      useOperationLimits({
+        maxDepth: config.maxDepth,
+        maxAliases: config.maxAliases,
+        maxTokens: config.maxTokens,
+        maxDirectives: config.maxDirectives,
+        blockFieldSuggestions: !config.graphiql,
+      }),
+      useUnexpectedErrorLogging({ logger }),
+      useMetrics({ metrics }),
+      // Before the response cache, which wraps whatever executor is in place when it runs.
+      ...(config.graphqlJit ? [useJit()] : []),
+      // Before the response cache: a hash-only request must have its query text by the time the
+      // cache computes its key.
+      usePersistedQueries(),
+      useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
+      // After the response cache: an answer served from the cache costs the upstream nothing.
+      useQueryCost({
+        maxCost: config.maxCost,
+        budget: config.costBudget,
+        budgetRefillPerSecond: config.costBudgetRefill,
+        defaultPageSize: DEFAULT_PAGE_SIZE,
+        maxPageSize: MAX_PAGE_SIZE,
+      }),
+      useDeferStream(),
+      useCompression({ minBytes: config.compressionMinBytes }),
+    ],
     context: ({ request, connectionParams }) => {
       if (!upstream) throw new GraphQLError('The upstream is not configured yet.', { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
       const source: CredentialSource = connectionParams
         ? connectionParamsSource(connectionParams)
         : (name) => request.headers.get(name) ?? undefined;
-      return createContext({
+      const context = createContext({
         credentials: readCredentials(source),
         upstream,
         maxBatchSize: config.maxBatchSize,
@@ -118,23 +176,61 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         mutationWaitMs: config.mutationWaitMs,
         requestId: request.headers.get('x-request-id') ?? undefined,
       });
+      return withBatchObserver(context, metrics);
     },
   });
 
   const server = createServer((req, res) => {
-    void routeHttp(req, res);
+    // One id per request: the caller's X-Request-ID or a new one, echoed back, sent upstream
+    // (the context reads it from the request) and on every log line written for it.
+    const requestId = requestIdOf(req);
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    drain.track(req, res);
+    runWithRequestId(requestId, () => {
+      routeHttp(req, res).catch((error: unknown) => {
+        logger.error({ err: error, path: req.url }, 'request failed');
+        if (!res.headersSent) sendJson(res, isRedisUnavailableError(error) ? 503 : 500, { error: isRedisUnavailableError(error) ? error.code : 'INTERNAL' });
+        else res.destroy();
+      });
+    });
   });
+  const drain = createHttpDrain(server, logger);
 
   async function routeHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
-      const reachable = upstream ? await upstream.ping() : false;
-      return sendJson(res, reachable ? 200 : 503, { status: reachable ? 'ready' : 'unavailable', upstream: reachable });
+      if (drain.draining) return sendJson(res, 503, { status: 'draining' });
+      const [reachable, redis] = await Promise.all([upstream ? upstream.ping() : false, backend.redisReachable()]);
+      const ready = reachable && redis !== false;
+      return sendJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'unavailable',
+        upstream: reachable,
+        ...(redis === undefined ? {} : { redis }),
+        // Breakers show only while one is not closed: the upstream is failing and calls fail fast.
+        ...failingBreakers(upstream),
+      });
+    }
+    if (path === '/metrics') {
+      const text = await metrics.render();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
+      return;
     }
     if (path?.startsWith(WEBHOOK_PATH)) {
       const [id = '', secret = ''] = path.slice(WEBHOOK_PATH.length).split('/');
-      return jobs.handleWebhook(req, res, id, secret);
+      try {
+        await jobs.handleWebhook(req, res, id, secret);
+      } catch (error) {
+        // A store outage answers 503: the upstream delivers again later.
+        if (!isRedisUnavailableError(error) || res.headersSent) throw error;
+        logger.warn({ job: id, err: error }, 'webhook not recorded: redis is unavailable');
+        sendJson(res, 503, { error: error.code });
+      } finally {
+        const accepted = res.statusCode >= 200 && res.statusCode < 300;
+        metrics.webhookDeliveries.inc({ result: accepted ? 'accepted' : 'rejected', status: String(res.statusCode) });
+      }
+      return;
     }
     if (path === '/') {
       res.writeHead(302, { location: GRAPHQL_PATH }).end();
@@ -154,7 +250,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
           request: new Request(`http://localhost${GRAPHQL_PATH}`),
           params: payload,
         });
-        const document = parse(payload.query);
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          // A syntax error or a token limit: an error message for this operation, not a closed socket.
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const errors = validate(enveloped, document);
         if (errors.length > 0) return errors;
         const args: ExecutionArgs = {
@@ -185,11 +288,12 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         simulator = createSimulator();
         const simulatorUrl = await simulator.start(0, '127.0.0.1');
         upstreamBase = simulatorUrl;
-        upstream = buildClient(config, simulatorUrl);
+        upstream = buildClient(config, simulatorUrl, metrics, logger);
         const { session, token, tenantId } = simulator.credentials;
         graphiqlHeaders = { Authorization: `OAuth ${session}`, 'X-Resources-Authorization': `Bearer ${token}`, 'X-Tenant-ID': tenantId };
         logger.info({ simulator: simulatorUrl }, 'started the embedded simulator as the upstream');
       }
+      await backend.start(jobs);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
@@ -201,11 +305,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       return url;
     },
     async stop() {
+      // Stop accepting and let in-flight requests finish while WebSocket clients are told to go
+      // elsewhere (1001 Going Away); SSE streams are ended the same way.
+      const drained = drain.drain(config.shutdownTimeoutMs);
       for (const client of wsServer.clients) client.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
-      server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await drained;
       await jobs.close();
+      await backend.close();
       if (!options.upstream) await upstream?.close();
       await simulator?.stop();
     },
@@ -217,11 +324,17 @@ interface Enveloped {
   subscribe: (args: ExecutionArgs) => OperationResult;
 }
 
-function buildClient(config: GatewayConfig, upstreamUrl: string): UpstreamClient {
+function buildClient(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {
   return createUpstreamClient({
+    onRequest: metrics.observeUpstream,
     upstreamUrl,
     resourcesUrl: config.resourcesUrl ?? new URL(upstreamUrl).origin,
     timezone: config.upstreamTimezone,
+    breakerThreshold: config.upstreamBreakerThreshold,
+    breakerOpenMs: config.upstreamBreakerOpenMs,
+    maxQueued: config.upstreamMaxQueued,
+    onBreakerStateChange: (state, origin) =>
+      state === 'open' ? logger.warn({ origin }, 'upstream circuit breaker opened: calls fail fast') : logger.info({ origin, state }, 'upstream circuit breaker state'),
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
   });
@@ -233,7 +346,8 @@ function buildClient(config: GatewayConfig, upstreamUrl: string): UpstreamClient
  * masked as INTERNAL_SERVER_ERROR.
  */
 function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
-  const mapped = upstreamToGraphQLError(deepestOriginal(error));
+  const original = deepestOriginal(error);
+  const mapped = upstreamToGraphQLError(original) ?? redisToGraphQLError(original);
   if (mapped) {
     const located = error as Partial<GraphQLError>;
     return new GraphQLError(mapped.message, {
@@ -245,6 +359,24 @@ function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): 
     });
   }
   return maskError(error, message, isDev);
+}
+
+/** The circuit breakers that are open or half-open, as `{breakers: {origin: state}}`; empty when all are closed. */
+function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Record<string, unknown> } {
+  const failing = Object.entries(upstream?.health().breakers ?? {}).filter(([, breaker]) => breaker.state !== 'closed');
+  return failing.length === 0 ? {} : { breakers: Object.fromEntries(failing) };
+}
+
+/** CORS_ORIGINS: none means same origin only (no CORS headers); `*` any origin. */
+function corsOptions(origins: readonly string[]): false | { origin: string | string[]; credentials: boolean; maxAge: number } {
+  if (origins.length === 0) return false;
+  // Credentials travel in headers, never cookies: no need to let browsers send cookies along.
+  return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600 };
+}
+
+/** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
+function redisToGraphQLError(error: unknown): GraphQLError | null {
+  return isRedisUnavailableError(error) ? new GraphQLError(error.message, { extensions: { code: error.code } }) : null;
 }
 
 /** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */

@@ -31,8 +31,44 @@ export interface GatewayConfig {
   readonly jobTtlMs: number;
   /** Serve GraphiQL and allow introspection. @default true */
   readonly graphiql: boolean;
+  /** Largest request body, in bytes; a bigger one is answered 413. @default 1048576 */
+  readonly maxBodyBytes: number;
+  /** Origins a browser may call from (CORS); `['*']` allows any; empty: same origin only. @default [] */
+  readonly corsOrigins: readonly string[];
+  /** Deepest field nesting of an operation. @default 12 */
+  readonly maxDepth: number;
+  /** Aliases in one operation. @default 30 */
+  readonly maxAliases: number;
+  /** Lexical tokens in one document. @default 1000 */
+  readonly maxTokens: number;
+  /** Directives in one operation. @default 50 */
+  readonly maxDirectives: number;
+  /** Largest requested cost (records) of one operation. @default 100000 */
+  readonly maxCost: number;
+  /** Cost points a credential's budget holds when full; 0 turns budgets off. @default 200000 */
+  readonly costBudget: number;
+  /** Cost points a credential's budget regains per second. @default 5000 */
+  readonly costBudgetRefill: number;
+  /** Upstream calls failing in a row (per origin) that open the circuit breaker. @default 5 */
+  readonly upstreamBreakerThreshold: number;
+  /** How long an open circuit breaker fails calls before it probes the upstream again. @default 5000 */
+  readonly upstreamBreakerOpenMs: number;
+  /** Upstream calls waiting per origin once `upstreamConnections` are in flight; more fail at once. @default 1000 */
+  readonly upstreamMaxQueued: number;
+  /** Life of a cached answer whose types set no shorter TTL; 0 turns the response cache off. @default 30000 */
+  readonly responseCacheTtlMs: number;
+  /** Most answers the response cache keeps. @default 1000 */
+  readonly responseCacheMaxEntries: number;
+  /** Smallest JSON answer (bytes) compressed for a client that accepts br or gzip. @default 1024 */
+  readonly compressionMinBytes: number;
+  /** Execute operations compiled by graphql-jit (those without `@defer`/`@stream`). @default true */
+  readonly graphqlJit: boolean;
   /** pino log level. @default 'info' */
   readonly logLevel: string;
+  /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
+  readonly jobLeaseMs: number;
+  /** On SIGTERM: how long in-flight requests may take before their connections are cut. @default 25000 */
+  readonly shutdownTimeoutMs: number;
 }
 
 export const defaultConfig: GatewayConfig = Object.freeze({
@@ -50,7 +86,25 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   jobPollAfterMs: 2_000,
   jobTtlMs: 3_600_000,
   graphiql: true,
+  maxBodyBytes: 1_048_576,
+  corsOrigins: Object.freeze([]) as readonly string[],
+  maxDepth: 12,
+  maxAliases: 30,
+  maxTokens: 1_000,
+  maxDirectives: 50,
+  maxCost: 100_000,
+  costBudget: 200_000,
+  costBudgetRefill: 5_000,
+  upstreamBreakerThreshold: 5,
+  upstreamBreakerOpenMs: 5_000,
+  upstreamMaxQueued: 1_000,
+  responseCacheTtlMs: 30_000,
+  responseCacheMaxEntries: 1_000,
+  compressionMinBytes: 1_024,
+  graphqlJit: true,
   logLevel: 'info',
+  jobLeaseMs: 15_000,
+  shutdownTimeoutMs: 25_000,
 });
 
 export class ConfigError extends Error {
@@ -67,7 +121,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamUrl: readUrl(env, 'UPSTREAM_URL'),
     resourcesUrl: readUrl(env, 'RESOURCES_URL'),
     publicUrl: readUrl(env, 'PUBLIC_URL'),
-    redisUrl: readString(env, 'REDIS_URL'),
+    redisUrl: readRedisUrl(env, 'REDIS_URL'),
     upstreamTimezone: readTimezone(env, 'UPSTREAM_TIMEZONE') ?? defaultConfig.upstreamTimezone,
     upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', defaultConfig.upstreamTimeoutMs, 1, 600_000),
     upstreamConnections: readInteger(env, 'UPSTREAM_CONNECTIONS', defaultConfig.upstreamConnections, 1, 1024),
@@ -76,7 +130,25 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     jobPollAfterMs: readInteger(env, 'JOB_POLL_AFTER_MS', defaultConfig.jobPollAfterMs, 10, 600_000),
     jobTtlMs: readInteger(env, 'JOB_TTL_MS', defaultConfig.jobTtlMs, 1_000, 86_400_000),
     graphiql: readBoolean(env, 'GRAPHIQL', defaultConfig.graphiql),
+    maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1_024, 1_073_741_824),
+    corsOrigins: readOrigins(env, 'CORS_ORIGINS') ?? defaultConfig.corsOrigins,
+    maxDepth: readInteger(env, 'MAX_DEPTH', defaultConfig.maxDepth, 1, 1_000),
+    maxAliases: readInteger(env, 'MAX_ALIASES', defaultConfig.maxAliases, 0, 100_000),
+    maxTokens: readInteger(env, 'MAX_TOKENS', defaultConfig.maxTokens, 10, 10_000_000),
+    maxDirectives: readInteger(env, 'MAX_DIRECTIVES', defaultConfig.maxDirectives, 0, 100_000),
+    maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
+    costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),
+    costBudgetRefill: readInteger(env, 'COST_BUDGET_REFILL', defaultConfig.costBudgetRefill, 1, 1_000_000_000),
+    upstreamBreakerThreshold: readInteger(env, 'UPSTREAM_BREAKER_THRESHOLD', defaultConfig.upstreamBreakerThreshold, 1, 1_000_000),
+    upstreamBreakerOpenMs: readInteger(env, 'UPSTREAM_BREAKER_OPEN_MS', defaultConfig.upstreamBreakerOpenMs, 0, 3_600_000),
+    upstreamMaxQueued: readInteger(env, 'UPSTREAM_MAX_QUEUED', defaultConfig.upstreamMaxQueued, 0, 1_000_000),
+    responseCacheTtlMs: readInteger(env, 'RESPONSE_CACHE_TTL_MS', defaultConfig.responseCacheTtlMs, 0, 86_400_000),
+    responseCacheMaxEntries: readInteger(env, 'RESPONSE_CACHE_MAX_ENTRIES', defaultConfig.responseCacheMaxEntries, 1, 1_000_000),
+    compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),
+    graphqlJit: readBoolean(env, 'GRAPHQL_JIT', defaultConfig.graphqlJit),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
+    jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
+    shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),
   });
 }
 
@@ -113,6 +185,41 @@ function readUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   }
   return raw;
+}
+
+function readRedisUrl(env: Env, name: string): string | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  let protocol = '';
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new ConfigError(`${name} must be a redis:// or rediss:// URL, got "${raw.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  return raw;
+}
+
+/** Comma-separated origins (`https://ops.example.com`), or `*`. */
+function readOrigins(env: Env, name: string): readonly string[] | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (parsed === undefined || parsed.origin !== origin) {
+      throw new ConfigError(`${name} must list origins like https://ops.example.com (or *), got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins);
 }
 
 function readTimezone(env: Env, name: string): string | undefined {

@@ -1,16 +1,15 @@
 /**
  * `npm start`: reads the configuration and starts the gateway (and, with no UPSTREAM_URL, the
- * embedded simulator it talks to).
+ * embedded simulator it talks to); SIGTERM or SIGINT stops it gracefully.
  */
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
+import { createLogger } from './logging.js';
+import { exitOnSignals } from './shutdown.js';
 
-const app = createApp(loadConfig());
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+const app = createApp(config, { logger });
+exitOnSignals(app, logger);
 const url = await app.start();
 process.stdout.write(`GraphiQL: ${url}/graphql\n`);
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    void app.stop().then(() => process.exit(0));
-  });
-}

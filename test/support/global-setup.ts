@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 /** program on PATH → Debian package that provides it */
 const REQUIRED: Record<string, string> = {
   chromium: 'chromium',
+  'redis-server': 'redis-server',
 };
 
 function isInstalled(program: string): boolean {

@@ -1,0 +1,50 @@
+/**
+ * The direct client behind a tiny HTTP server, so the load generator drives it exactly as it
+ * drives the gateway: any request runs the dashboard with the credentials in its headers and
+ * answers the JSON. A separate process, like the gateway. Prints `{"url": ...}` when listening.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDirectClient } from './direct-client.js';
+
+const upstreamUrl = process.env.UPSTREAM_URL;
+if (!upstreamUrl) throw new Error('UPSTREAM_URL is required');
+const client = createDirectClient(upstreamUrl);
+
+const server = createServer((req, res) => {
+  // The body (the same GraphQL document the gateway receives) is read and ignored.
+  req.resume();
+  req.once('end', () => {
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    client
+      .dashboard({
+        authorization: header('authorization') ?? '',
+        resourcesAuthorization: header('x-resources-authorization') ?? '',
+        tenantId: header('x-tenant-id'),
+      })
+      .then(
+        (result) => {
+          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(result));
+        },
+        (error: unknown) => {
+          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(error instanceof Error ? error.message : String(error));
+        },
+      );
+  });
+});
+
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    server.close();
+    server.closeAllConnections();
+    void client.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,193 @@
+/**
+ * Scenario 3: subscription fan-out. N graphql-ws clients subscribe to `jobEvents` with one
+ * credential; each round starts a job (`updateHostNqn`, `async: true`), and the bench itself
+ * delivers the upstream's webhook (the simulator is told to drop its own), so the clock starts
+ * exactly when the webhook POST is sent and stops when each client receives the job.
+ * Memory per idle subscription is the gateway's growth (after a forced GC) divided by N.
+ */
+import { readFile } from 'node:fs/promises';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { percentile } from './load.js';
+import type { SimulatorProcess, Spawned } from './processes.js';
+
+export interface FanoutResult {
+  subscribers: number;
+  rounds: number;
+  /** Deliveries measured (subscribers × rounds when nothing was lost). */
+  deliveries: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Gateway RSS growth per idle subscription, bytes. */
+  rssPerSubscription: number;
+  /** Gateway V8 heap growth per idle subscription (after GC), bytes. */
+  heapPerSubscription: number;
+}
+
+interface MemorySample {
+  rss: number;
+  heapUsed: number;
+}
+
+const SUBSCRIPTION = 'subscription { jobEvents { id operation status finishedAt } }';
+
+/** Asks the gateway (started with `heap-probe.ts`) to collect garbage and report its memory. */
+async function sampleMemory(gateway: Spawned, heapFile: string): Promise<MemorySample> {
+  const before = await readFile(heapFile, 'utf8').catch(() => '');
+  process.kill(gateway.pid, 'SIGUSR2');
+  for (let attempt = 0; attempt < 100; attempt++) {
+    await sleep(50);
+    const text = await readFile(heapFile, 'utf8').catch(() => '');
+    if (text !== '' && text !== before) {
+      const usage = JSON.parse(text) as { rss: number; heapUsed: number };
+      return { rss: usage.rss, heapUsed: usage.heapUsed };
+    }
+  }
+  throw new Error('the gateway did not report its memory (started without heap-probe?)');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Subscribes one client; resolves once its socket is acknowledged. */
+async function subscribe(url: string, connectionParams: Record<string, string>, onJob: (id: string) => void): Promise<Client> {
+  const client = createClient({ url, webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: false });
+  await new Promise<void>((resolve, reject) => {
+    client.on('connected', () => resolve());
+    client.on('error', (error) => reject(error instanceof Error ? error : new Error('WebSocket error')));
+  });
+  client.subscribe<{ jobEvents: { id: string } }>(
+    { query: SUBSCRIPTION },
+    {
+      next: (result) => {
+        const id = result.data?.jobEvents.id;
+        if (id) onJob(id);
+      },
+      error: () => undefined,
+      complete: () => undefined,
+    },
+  );
+  return client;
+}
+
+export async function measureFanout(options: {
+  gateway: Spawned;
+  heapFile: string;
+  simulator: SimulatorProcess;
+  hostUuid: string;
+  subscribers: number;
+  rounds: number;
+}): Promise<FanoutResult> {
+  const { gateway, simulator } = options;
+  const wsUrl = `${gateway.url.replace(/^http/, 'ws')}/graphql`;
+  const arrivals = new Map<string, number[]>();
+  const onJob = (id: string) => {
+    const list = arrivals.get(id);
+    if (list) list.push(performance.now());
+  };
+
+  await fetch(`${simulator.url}/__sim/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ dropWebhooks: true }),
+  });
+  // Warm the process (first WebSocket, first subscription) before the baseline.
+  const warm = await subscribe(wsUrl, simulator.headers, () => undefined);
+  await sleep(200);
+  await warm.dispose();
+  await sleep(500);
+  const baseline = await sampleMemory(gateway, options.heapFile);
+
+  const clients: Client[] = [];
+  try {
+    for (let start = 0; start < options.subscribers; start += 50) {
+      const batch = Math.min(50, options.subscribers - start);
+      clients.push(...(await Promise.all(Array.from({ length: batch }, () => subscribe(wsUrl, simulator.headers, onJob)))));
+    }
+    // Let every `subscribe` message reach the server's pub/sub before measuring idle memory.
+    await sleep(2_000);
+    const idle = await sampleMemory(gateway, options.heapFile);
+
+    const latencies: number[] = [];
+    // Round 0 confirms every subscriber is live and is not measured.
+    for (let round = 0; round <= options.rounds; round++) {
+      const { id, sentAt } = await deliverOneJob(options, arrivals);
+      const deadline = Date.now() + 10_000;
+      while ((arrivals.get(id)?.length ?? 0) < options.subscribers && Date.now() < deadline) await sleep(5);
+      if (round > 0) for (const at of arrivals.get(id) ?? []) latencies.push(at - sentAt);
+      arrivals.delete(id);
+      await sleep(100);
+    }
+    latencies.sort((a, b) => a - b);
+    return {
+      subscribers: options.subscribers,
+      rounds: options.rounds,
+      deliveries: latencies.length,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      maxMs: latencies.at(-1) ?? Number.NaN,
+      rssPerSubscription: (idle.rss - baseline.rss) / options.subscribers,
+      heapPerSubscription: (idle.heapUsed - baseline.heapUsed) / options.subscribers,
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.dispose()));
+    await fetch(`${simulator.url}/__sim/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ dropWebhooks: false }),
+    });
+  }
+}
+
+/**
+ * Starts a job, finds its webhook address in the simulator's journal, takes the result the
+ * simulator would have pushed, and POSTs it; answers the job id and when (performance.now()) it was sent.
+ */
+async function deliverOneJob(
+  options: { gateway: Spawned; simulator: SimulatorProcess; hostUuid: string },
+  arrivals: Map<string, number[]>,
+): Promise<{ id: string; sentAt: number }> {
+  const { gateway, simulator } = options;
+  const started = await fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...simulator.headers },
+    body: JSON.stringify({
+      query: 'mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { job { id status } } }',
+      variables: { input: { uuid: options.hostUuid, nqn: `nqn.2014-08.org.example:bench-${Date.now()}`, async: true } },
+    }),
+  });
+  const body = (await started.json()) as { data?: { updateHostNqn: { job: { id: string } } }; errors?: unknown[] };
+  const id = body.data?.updateHostNqn.job.id;
+  if (!id) throw new Error(`updateHostNqn failed: ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
+  arrivals.set(id, []);
+
+  const journal = (await (await fetch(`${simulator.url}/__sim/requests`)).json()) as {
+    requests: { operation: string; headers: { 'x-job-uuid'?: string; 'x-web-hook'?: string } }[];
+  };
+  const entry = journal.requests.find((request) => request.headers['x-job-uuid'] === id);
+  const webHook = entry?.headers['x-web-hook'];
+  if (!webHook) throw new Error(`no webhook address for job ${id} in the simulator's journal`);
+
+  let result = '';
+  for (let attempt = 0; attempt < 200 && result === ''; attempt++) {
+    const poll = await fetch(`${simulator.url}/svc/v1/api-jobs/${id}`);
+    if (poll.status === 200) result = await poll.text();
+    else {
+      await poll.arrayBuffer();
+      await sleep(5);
+    }
+  }
+  if (result === '') throw new Error(`job ${id} did not finish on the simulator`);
+
+  const sentAt = performance.now();
+  const delivered = await fetch(webHook, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-job-uuid': id, 'x-job-success': 'true' },
+    body: result,
+  });
+  await delivered.arrayBuffer();
+  if (!delivered.ok) throw new Error(`the gateway refused the webhook: ${delivered.status}`);
+  return { id, sentAt };
+}

@@ -1,0 +1,81 @@
+/**
+ * Drives an HTTP endpoint with autocannon and reports latency percentiles from every response's
+ * own duration (autocannon's histogram keeps whole milliseconds; these keep the fraction).
+ */
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Concurrent connections, each with one request in flight. */
+  connections: number;
+  /** Measured seconds. */
+  durationSec: number;
+  /** Unmeasured seconds first (JIT, connection pools, caches). @default 2 */
+  warmupSec?: number;
+}
+
+export interface LoadResult {
+  connections: number;
+  requests: number;
+  /** Completed 2xx/3xx requests per second. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  /** Errors (timeouts, resets) and non-2xx answers. */
+  failures: number;
+  /** Average response bytes as read off the socket (headers included). */
+  bytesPerResponse: number;
+}
+
+function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number) => void): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+        ...(options.body === undefined ? {} : { body: options.body }),
+        connections: options.connections,
+        duration: durationSec,
+        timeout: 30,
+      },
+      (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)),
+    );
+    // autocannon emits (client, statusCode, bytes, responseTime); its typings omit the client.
+    instance.on('response', (...args: unknown[]) => {
+      const statusCode = Number(args[1]);
+      const ms = args[args.length - 1];
+      if (onLatency && typeof ms === 'number' && statusCode < 400) onLatency(ms);
+    });
+  });
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const warmupSec = options.warmupSec ?? 2;
+  if (warmupSec > 0) await run(options, warmupSec);
+  const latencies: number[] = [];
+  const result = await run(options, options.durationSec, (ms) => latencies.push(ms));
+  latencies.sort((a, b) => a - b);
+  const completed = latencies.length;
+  return {
+    connections: options.connections,
+    requests: completed,
+    rps: completed / options.durationSec,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    meanMs: completed === 0 ? 0 : latencies.reduce((sum, ms) => sum + ms, 0) / completed,
+    failures: result.errors + result.timeouts + result.non2xx,
+    bytesPerResponse: result.requests.total === 0 ? 0 : result.throughput.total / result.requests.total,
+  };
+}
+
+/** The value below which `fraction` of the sorted samples fall (nearest rank). */
+export function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[rank]!;
+}

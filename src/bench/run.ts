@@ -1,0 +1,212 @@
+/**
+ * `npm run bench`: starts the simulator, the gateway and the direct REST client as separate
+ * processes, runs the four scenarios, prints a Markdown table (targets and ratios) and writes
+ * `bench-results/<date>.json`.
+ *
+ * Knobs (environment): `SIM_LATENCY_MS` (2), `SIM_VMS`/`SIM_HOSTS` (estate of scenarios 2-4:
+ * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
+ * run: 10), `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measureFanout, type FanoutResult } from './fanout.js';
+import { measureMobile, type MobileResult } from './mobile.js';
+import { measureOverhead, type OverheadResult } from './overhead.js';
+import { startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
+import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
+
+function numberFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${text}"`);
+  return value;
+}
+
+const settings = {
+  latencyMs: numberFromEnv('SIM_LATENCY_MS', 2),
+  vms: numberFromEnv('SIM_VMS', 1000),
+  hosts: numberFromEnv('SIM_HOSTS', 40),
+  estates: (process.env.BENCH_ESTATES ?? '100,1000,10000').split(',').map((text) => Number(text.trim())),
+  durationSec: numberFromEnv('BENCH_DURATION', 10),
+  subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
+  rounds: numberFromEnv('BENCH_ROUNDS', 20),
+};
+
+interface Report {
+  date: string;
+  machine: { cpus: number; model: string; node: string; loadBefore: number[]; loadAfter: number[] };
+  settings: typeof settings;
+  upstreamCost: UpstreamCost[];
+  overhead: OverheadResult;
+  mobile: MobileResult;
+  fanout: FanoutResult;
+  durationSec: number;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+async function connectedHost(gatewayUrl: string, headers: Record<string, string>): Promise<string> {
+  const response = await fetch(`${gatewayUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: JSON.stringify({ query: '{ hosts(first: 1, filter: { status: "Connected" }) { nodes { uuid } } }' }),
+  });
+  const body = (await response.json()) as { data?: { hosts: { nodes: { uuid: string }[] } } };
+  const uuid = body.data?.hosts.nodes[0]?.uuid;
+  if (!uuid) throw new Error('the estate has no Connected host');
+  return uuid;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadBefore = loadavg();
+  const stopLater: Spawned[] = [];
+  const heapDir = await mkdtemp(join(tmpdir(), 'bench-heap-'));
+  try {
+    log(`scenario 1: upstream requests per dashboard on estates of ${settings.estates.join(', ')} VMs`);
+    const upstreamCost = await measureUpstreamCost(
+      settings.estates.map((vms) => ({ vms, hosts: Math.max(8, Math.round(vms / 25)) })),
+      settings.latencyMs,
+    );
+
+    log(`starting the simulator (${settings.vms} VMs, ${settings.hosts} hosts, ${settings.latencyMs} ms latency)`);
+    const simulator: SimulatorProcess = await startSimulator({ vms: settings.vms, hosts: settings.hosts, latencyMs: settings.latencyMs });
+    stopLater.push(simulator);
+    // Scenario 2 measures execution: no response cache on this gateway.
+    const uncached = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0' } });
+    stopLater.push(uncached);
+    const direct = await startDirectServer({ upstreamUrl: simulator.url });
+    stopLater.push(direct);
+
+    log('scenario 2: gateway overhead against the direct REST client');
+    const overhead = await measureOverhead({ gateway: uncached, direct, headers: simulator.headers, concurrency: [1, 50], durationSec: settings.durationSec });
+    await direct.stop();
+
+    const heapFile = join(heapDir, 'gateway.json');
+    const cached = await startGateway({
+      upstreamUrl: simulator.url,
+      env: { BENCH_HEAP_FILE: heapFile },
+      nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
+    });
+    stopLater.push(cached);
+
+    log('scenario 4: mobile path (APQ over GET, warm cache) against the plain POST');
+    const mobile = await measureMobile({ cachedGatewayUrl: cached.url, uncachedGatewayUrl: uncached.url, headers: simulator.headers, durationSec: settings.durationSec });
+    await uncached.stop();
+
+    log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds`);
+    const fanout = await measureFanout({
+      gateway: cached,
+      heapFile,
+      simulator,
+      hostUuid: await connectedHost(cached.url, simulator.headers),
+      subscribers: settings.subscribers,
+      rounds: settings.rounds,
+    });
+
+    const report: Report = {
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, loadBefore, loadAfter: loadavg() },
+      settings,
+      upstreamCost,
+      overhead,
+      mobile,
+      fanout,
+      durationSec: Math.round((Date.now() - started) / 1000),
+    };
+    await mkdir('bench-results', { recursive: true });
+    const file = join('bench-results', `${report.date.replace(/[:.]/g, '-')}.json`);
+    await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${renderTable(report)}\n\nWritten to ${file} in ${report.durationSec} s.\n`);
+  } finally {
+    for (const spawned of stopLater.reverse()) await spawned.stop().catch(() => undefined);
+    await rm(heapDir, { recursive: true, force: true });
+  }
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const ratio = (value: number) => `${value.toFixed(2)}x`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const verdict = (met: boolean) => (met ? 'met' : '**missed**');
+
+/** The Markdown table README's Performance section shows. */
+export function renderTable(report: Report): string {
+  const rows: string[][] = [];
+  const costs = report.upstreamCost;
+  const constant = costs.every((cost) => cost.requests === costs[0]?.requests);
+  const worst = Math.max(...costs.map((cost) => cost.requests));
+  for (const cost of costs) {
+    rows.push([
+      `1. upstream requests per dashboard, ${cost.vms.toLocaleString('en-US')} VMs`,
+      `${cost.requests} (${Object.entries(cost.byOperation).map(([operation, count]) => `${operation} ${count}`).join(', ')})`,
+      'constant, ≤ 8',
+      verdict(constant && worst <= 8),
+    ]);
+  }
+  const o = report.overhead;
+  for (const row of o.rows) {
+    const target = row.connections === 50;
+    rows.push([
+      `2. p50 gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `${ms(row.gateway.p50Ms)} / ${ms(row.direct.p50Ms)} = ${ratio(row.p50Ratio)}`,
+      target ? '≤ 1.25x' : '-',
+      target ? verdict(row.p50Ratio <= 1.25) : '-',
+    ]);
+    rows.push([
+      `2. p99 gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `${ms(row.gateway.p99Ms)} / ${ms(row.direct.p99Ms)} = ${ratio(row.p99Ratio)}`,
+      '-',
+      '-',
+    ]);
+    rows.push([
+      `2. throughput gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `${row.gateway.rps.toFixed(1)} / ${row.direct.rps.toFixed(1)} req/s = ${ratio(row.throughputRatio)}`,
+      target ? '≥ 0.8x' : '-',
+      target ? verdict(row.throughputRatio >= 0.8) : '-',
+    ]);
+  }
+  rows.push(['2. same JSON from both', o.equivalent ? `yes (${kb(o.responseBytes)})` : 'NO', 'yes', verdict(o.equivalent)]);
+  const f = report.fanout;
+  rows.push([
+    `3. fan-out to ${f.subscribers.toLocaleString('en-US')} subscribers, webhook → client p50 / p99`,
+    `${ms(f.p50Ms)} / ${ms(f.p99Ms)} (max ${ms(f.maxMs)}, ${f.deliveries.toLocaleString('en-US')} deliveries)`,
+    'p99 < 50 ms',
+    verdict(f.p99Ms < 50 && f.deliveries === f.subscribers * f.rounds),
+  ]);
+  rows.push([
+    '3. memory per idle subscription (RSS / heap)',
+    `${kb(f.rssPerSubscription)} / ${kb(f.heapPerSubscription)}`,
+    '< 30 KB',
+    verdict(Math.max(f.rssPerSubscription, f.heapPerSubscription) < 30 * 1024),
+  ]);
+  const m = report.mobile;
+  rows.push([
+    '4. p50 plain POST (uncached) / APQ GET (warm cache)',
+    `${ms(m.plainPost.p50Ms)} / ${ms(m.apqGet.p50Ms)} = ${ratio(m.speedup)} faster`,
+    '≥ 5x',
+    verdict(m.speedup >= 5),
+  ]);
+  rows.push([
+    '4. bytes on the wire, sent + received',
+    `POST ${kb(m.plainPostBytes.sent)} + ${kb(m.plainPostBytes.received)}; APQ GET ${kb(m.apqGetBytes.sent)} + ${kb(m.apqGetBytes.received)}; 304 ${kb(m.notModifiedBytes.sent)} + ${kb(m.notModifiedBytes.received)}`,
+    '-',
+    '-',
+  ]);
+  const header = ['scenario', 'measured', 'target', 'verdict'];
+  const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
+  const machine = report.machine;
+  return [
+    `${machine.cpus} × ${machine.model}, Node ${machine.node}; load average before ${machine.loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${machine.loadAfter.map((value) => value.toFixed(2)).join(' ')}; simulator latency ${report.settings.latencyMs} ms; estate ${report.settings.vms} VMs / ${report.settings.hosts} hosts; ${report.settings.durationSec} s per load run.`,
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+/**
+ * `useOperationLimits`: the shape limits of GraphQL Armor (depth, aliases, tokens, directives),
+ * each rejection carrying a stable `extensions.code` (`MAX_DEPTH_EXCEEDED`,
+ * `MAX_ALIASES_EXCEEDED`, `MAX_TOKENS_EXCEEDED`, `MAX_DIRECTIVES_EXCEEDED`) plus `limit` and,
+ * where Armor tells it, `found`. Tokens are counted while parsing, the rest during validation:
+ * an operation over a limit never executes, so it makes no upstream request.
+ *
+ * With `blockFieldSuggestions` the "Did you mean ...?" hints of validation errors are removed, so
+ * a schema without introspection does not leak through its error messages.
+ */
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export interface OperationLimitsOptions {
+  /** Deepest field nesting (introspection's `__schema` excepted). @default 12 */
+  maxDepth?: number | undefined;
+  /** Aliases in one operation, fragments included. @default 30 */
+  maxAliases?: number | undefined;
+  /** Lexical tokens in one document (names, punctuation, values). @default 1000 */
+  maxTokens?: number | undefined;
+  /** Directives in one operation. @default 50 */
+  maxDirectives?: number | undefined;
+  /** Remove "Did you mean ...?" suggestions from validation errors (turn on with introspection off). @default false */
+  blockFieldSuggestions?: boolean | undefined;
+}
+
+type Limit = 'depth' | 'aliases' | 'tokens' | 'directives';
+
+const CODES: Readonly<Record<Limit, string>> = {
+  depth: 'MAX_DEPTH_EXCEEDED',
+  aliases: 'MAX_ALIASES_EXCEEDED',
+  tokens: 'MAX_TOKENS_EXCEEDED',
+  directives: 'MAX_DIRECTIVES_EXCEEDED',
+};
+
+export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin {
+  const limits: Readonly<Record<Limit, number>> = {
+    depth: options.maxDepth ?? 12,
+    aliases: options.maxAliases ?? 30,
+    tokens: options.maxTokens ?? 1000,
+    directives: options.maxDirectives ?? 50,
+  };
+  const plugins: Plugin[] = [
+    maxTokensPlugin({ n: limits.tokens, propagateOnRejection: false, onReject: [reject('tokens', limits.tokens)] }),
+    maxDepthPlugin({ n: limits.depth, propagateOnRejection: false, onReject: [reject('depth', limits.depth)] }),
+    maxAliasesPlugin({ n: limits.aliases, propagateOnRejection: false, onReject: [reject('aliases', limits.aliases)] }),
+    maxDirectivesPlugin({ n: limits.directives, propagateOnRejection: false, onReject: [reject('directives', limits.directives)] }),
+  ];
+  if (options.blockFieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
+  return {
+    onPluginInit({ addPlugin }) {
+      for (const plugin of plugins) addPlugin(plugin);
+    },
+  };
+}
+
+/**
+ * Armor's rejection, re-issued with a code. During validation it is reported on the context; at
+ * parse time (tokens: no context) it is thrown, which ends parsing.
+ */
+function reject(limit: Limit, max: number): (context: ValidationContext | null, error: GraphQLError) => void {
+  return (context, armorError) => {
+    const message = armorError.message.replace(/^Syntax Error: /, '');
+    const found = /found (\d+)/.exec(message)?.[1];
+    const error = new GraphQLError(message, {
+      extensions: { code: CODES[limit], limit: max, ...(found === undefined ? {} : { found: Number(found) }), http: { status: 400 } },
+    });
+    if (context === null) throw error;
+    context.reportError(error);
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * `useQueryCost`: computes each operation's cost before it runs (see `query-cost.ts`), rejects one
+ * above `maxCost` with `MAX_COST_EXCEEDED`, charges the rest to the caller's budget (a token
+ * bucket per credential, `RATE_LIMITED` with `retryAfter` when empty), refunds what the operation
+ * did not use, and reports both in `extensions.cost`:
+ *
+ * ```json
+ * { "requestedQueryCost": 151, "actualQueryCost": 37,
+ *   "throttleStatus": { "maximumAvailable": 200000, "currentlyAvailable": 199963, "restoreRate": 5000 } }
+ * ```
+ *
+ * Rejections happen before execution: a rejected operation makes no upstream request.
+ */
+import { createHash } from 'node:crypto';
+import {
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import { CostBudget, type ThrottleStatus } from './cost-budget.js';
+import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
+
+export interface QueryCostOptions {
+  /** Largest requested cost of one operation; above it the operation is rejected with `MAX_COST_EXCEEDED`. @default 100000 */
+  maxCost?: number | undefined;
+  /** Points a caller's budget holds when full; `0` turns budgets off. @default 200000 */
+  budget?: number | undefined;
+  /** Points a caller's budget regains per second. @default 5000 */
+  budgetRefillPerSecond?: number | undefined;
+  /** Items assumed for a connection page when `first` is omitted. @default 20 */
+  defaultPageSize?: number | undefined;
+  /** `first` above this counts as this (the field rejects it anyway). @default 100 */
+  maxPageSize?: number | undefined;
+  /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default 1 */
+  listSize?: number | undefined;
+  /** Extra points for each mutation field: a write starts an upstream job. @default 10 */
+  mutationCost?: number | undefined;
+  /** Budgets kept at most (least recently used forgotten first). @default 10000 */
+  maxBudgets?: number | undefined;
+  /** Clock for the budgets, for tests. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/** What `extensions.cost` carries. */
+export interface CostExtension {
+  requestedQueryCost: number;
+  actualQueryCost?: number;
+  throttleStatus?: ThrottleStatus;
+}
+
+/** The budget key of a caller: a digest of the three credential headers (the same headers, the same budget). */
+export function budgetKeyOf(context: GatewayContext): string {
+  const { resource, cursor } = context.credentials;
+  return createHash('sha256')
+    .update(JSON.stringify([resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null]))
+    .digest('base64url');
+}
+
+export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayContext> {
+  const maxCost = options.maxCost ?? 100_000;
+  const capacity = options.budget ?? 200_000;
+  const model: CostModel = {
+    defaultPageSize: options.defaultPageSize ?? 20,
+    maxPageSize: options.maxPageSize ?? 100,
+    listSize: options.listSize ?? 1,
+  };
+  const mutationCost = options.mutationCost ?? 10;
+  const budget =
+    capacity > 0
+      ? new CostBudget({ capacity, refillPerSecond: options.budgetRefillPerSecond ?? 5000, maxBuckets: options.maxBudgets, now: options.now })
+      : null;
+
+  /** Checks and charges an operation; the result to answer instead when it may not run. */
+  function admit(args: ExecutionArgs): { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus } | ExecutionResult | null {
+    const input = costInput(args);
+    if (input === null) return null;
+    if (input instanceof Array) return { errors: input };
+    let cost = requestedCost(input, model);
+    if (input.operation.operation === 'mutation') cost += mutationCost * input.operation.selectionSet.selections.length;
+    if (cost > maxCost) {
+      return rejection(
+        `This operation may cost ${cost} points, more than the ${maxCost} allowed. Ask for smaller pages (\`first\`) or fewer nested connections.`,
+        { code: 'MAX_COST_EXCEEDED', cost: { requestedQueryCost: cost, maximumQueryCost: maxCost }, http: { status: 400 } },
+      );
+    }
+    const key = budgetKeyOf(args.contextValue as GatewayContext);
+    if (budget === null) return { input, cost, key };
+    const charge = budget.charge(key, cost);
+    if (!charge.granted) {
+      return rejection(
+        `Rate limited: this operation costs ${cost} points and your budget holds ${charge.status.currentlyAvailable}. Retry in ${charge.retryAfterSeconds} s.`,
+        {
+          code: 'RATE_LIMITED',
+          retryAfter: charge.retryAfterSeconds,
+          cost: { requestedQueryCost: cost, throttleStatus: charge.status },
+          http: { status: 429, headers: { 'retry-after': String(charge.retryAfterSeconds) } },
+        },
+      );
+    }
+    return { input, cost, key, throttle: charge.status };
+  }
+
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const admitted = admit(args);
+      if (admitted === null) return undefined;
+      if (!('input' in admitted)) {
+        setResultAndStopExecution(admitted);
+        return undefined;
+      }
+      return {
+        onExecuteDone({ result, setResult }) {
+          // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
+          if (Symbol.asyncIterator in result) return;
+          let actual = actualCost(admitted.input, result.data);
+          if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(result.data ?? {}).length;
+          actual = Math.min(actual, admitted.cost);
+          const throttle = budget === null ? undefined : budget.refund(admitted.key, admitted.cost - actual);
+          const cost: CostExtension = { requestedQueryCost: admitted.cost, actualQueryCost: actual };
+          if (throttle !== undefined) cost.throttleStatus = throttle;
+          setResult({ ...result, extensions: { ...result.extensions, cost } });
+        },
+      };
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      // A subscription pays its requested cost once, when it starts.
+      const admitted = admit(args);
+      if (admitted !== null && !('input' in admitted)) setResultAndStopExecution(admitted);
+    },
+  };
+}
+
+function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {
+  return { errors: [new GraphQLError(message, { extensions })] };
+}
+
+/**
+ * The operation, fragments and coerced variables; null when execution will reject the request
+ * itself (no such operation). Variables that do not coerce (wrong type, malformed scalar) leave
+ * no cost to compute: they come back as `BAD_USER_INPUT` errors, before any resolver runs.
+ */
+function costInput(args: ExecutionArgs): CostInput | GraphQLError[] | null {
+  const operation = getOperationAST(args.document, args.operationName ?? undefined);
+  if (!operation) return null;
+  const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+  if (coerced.errors !== undefined) {
+    return coerced.errors.map(
+      (error) =>
+        new GraphQLError(error.message, {
+          nodes: error.nodes ?? null,
+          originalError: error.originalError ?? null,
+          extensions: { ...error.extensions, code: typeof error.extensions.code === 'string' ? error.extensions.code : 'BAD_USER_INPUT' },
+        }),
+    );
+  }
+  return { schema: args.schema, operation, fragments: fragmentsOf(args.document), variables: coerced.coerced };
+}
+
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  }
+  return fragments;
+}

@@ -1,0 +1,45 @@
+/**
+ * `useUnexpectedErrorLogging`: logs every error the masking hides from the client (a bug, not a
+ * GraphQL error raised on purpose nor an upstream failure) with the request id, so the
+ * `INTERNAL_SERVER_ERROR` a client reports can be found in the logs. The client never sees it.
+ */
+import { GraphQLError } from 'graphql';
+import { useErrorHandler, type Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { isUpstreamRequestError } from '../upstream/errors.js';
+
+export interface UnexpectedErrorLoggingOptions {
+  /** Where the errors go (level `error`). */
+  logger: Logger;
+}
+
+export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions): Plugin {
+  return useErrorHandler(({ errors, context, phase }) => {
+    for (const error of errors) {
+      const original = deepestOriginal(error);
+      if (original instanceof GraphQLError || isUpstreamRequestError(original)) continue;
+      const requestId = requestIdOf(context);
+      const path = error instanceof GraphQLError ? error.path : undefined;
+      options.logger.error(
+        { err: original instanceof Error ? original : error, requestId, phase, path },
+        'unexpected error (masked for the client)',
+      );
+    }
+  });
+}
+
+/** The request id of the GraphQL context (envelop hands execution-phase errors the execution args instead). */
+function requestIdOf(context: unknown): string | undefined {
+  const holder = context as { requestId?: unknown; contextValue?: { requestId?: unknown } } | null | undefined;
+  const requestId = holder?.requestId ?? holder?.contextValue?.requestId;
+  return typeof requestId === 'string' ? requestId : undefined;
+}
+
+/** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */
+function deepestOriginal(error: unknown): unknown {
+  let current = error;
+  while (typeof current === 'object' && current !== null && 'originalError' in current && current.originalError) {
+    current = current.originalError;
+  }
+  return current;
+}
