@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ['default', ['json', { outputFile: 'test/artifacts/vitest-report.json' }]],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration suites start real servers on port 0; two workers suit the 2-core CI machine.
