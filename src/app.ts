@@ -23,7 +23,7 @@ import {
 } from './context.js';
 import { createJobBackend } from './jobs/backend.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
-import { createLogger, requestIdOf, runWithRequestId } from './logging.js';
+import { createLogger, requestIdOf } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { isRedisUnavailableError } from './redis.js';
@@ -187,17 +187,16 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
     drain.track(req, res);
-    runWithRequestId(requestId, () => {
-      routeHttp(req, res).catch((error: unknown) => {
-        logger.error({ err: error, path: req.url }, 'request failed');
-        if (!res.headersSent) sendJson(res, isRedisUnavailableError(error) ? 503 : 500, { error: isRedisUnavailableError(error) ? error.code : 'INTERNAL' });
-        else res.destroy();
-      });
+    const log = logger.child({ reqId: requestId });
+    routeHttp(req, res, log).catch((error: unknown) => {
+      log.error({ err: error, path: req.url }, 'request failed');
+      if (!res.headersSent) sendJson(res, isRedisUnavailableError(error) ? 503 : 500, { error: isRedisUnavailableError(error) ? error.code : 'INTERNAL' });
+      else res.destroy();
     });
   });
   const drain = createHttpDrain(server, logger);
 
-  async function routeHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function routeHttp(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
@@ -220,11 +219,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     if (path?.startsWith(WEBHOOK_PATH)) {
       const [id = '', secret = ''] = path.slice(WEBHOOK_PATH.length).split('/');
       try {
-        await jobs.handleWebhook(req, res, id, secret);
+        await jobs.handleWebhook(req, res, id, secret, log);
       } catch (error) {
         // A store outage answers 503: the upstream delivers again later.
         if (!isRedisUnavailableError(error) || res.headersSent) throw error;
-        logger.warn({ job: id, err: error }, 'webhook not recorded: redis is unavailable');
+        log.warn({ job: id, err: error }, 'webhook not recorded: redis is unavailable');
         sendJson(res, 503, { error: error.code });
       } finally {
         const accepted = res.statusCode >= 200 && res.statusCode < 300;

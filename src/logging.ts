@@ -1,30 +1,17 @@
 /**
- * Structured JSON logs (pino) that carry the request id of the HTTP request they were written
- * for, without threading a child logger through every layer: the id rides on AsyncLocalStorage.
+ * Structured JSON logs (pino). Lines written for a request carry its id as `reqId`: GraphQL code
+ * reads it from the context, HTTP routes log through `logger.child({ reqId })`. (Not
+ * AsyncLocalStorage: on Node 20 its first use turns on promise hooks for the whole process, which
+ * cost about a tenth of the gateway's throughput in `npm run bench`.)
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
-const requestIds = new AsyncLocalStorage<string>();
-
-/** A pino logger at `level` (to stdout, or `destination`) whose lines written during a request carry its `reqId`. */
+/** A pino logger at `level`, to stdout or `destination`. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = {
-    level,
-    base: { service: 'infra-graphql-gateway' },
-    mixin: () => {
-      const reqId = requestIds.getStore();
-      return reqId === undefined ? {} : { reqId };
-    },
-  };
+  const options = { level, base: { service: 'infra-graphql-gateway' } };
   return destination ? pino(options, destination) : pino(options);
-}
-
-/** Runs `fn` with `reqId` attached to every log line written within it (and its async work). */
-export function runWithRequestId<T>(reqId: string, fn: () => T): T {
-  return requestIds.run(reqId, fn);
 }
 
 /** An incoming id a client may set (printable, bounded), so it cannot forge log lines. */

@@ -137,7 +137,17 @@ export interface GatewayOptions {
 export async function startGateway(options: GatewayOptions): Promise<Spawned> {
   const { child, announced } = await spawnAnnounced(
     'src/index.ts',
-    { PORT: '0', HOST: '127.0.0.1', UPSTREAM_URL: options.upstreamUrl, LOG_LEVEL: 'warn', GRAPHIQL: 'false', COST_BUDGET: '0', ...options.env },
+    // As deployed (the Dockerfile sets NODE_ENV=production: graphql-js skips its development checks).
+    {
+      NODE_ENV: 'production',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      UPSTREAM_URL: options.upstreamUrl,
+      LOG_LEVEL: 'warn',
+      GRAPHIQL: 'false',
+      COST_BUDGET: '0',
+      ...options.env,
+    },
     (line) => /^GraphiQL: (\S+)\/graphql$/.exec(line)?.[1] ?? null,
     options.nodeArgs,
   );
@@ -148,7 +158,7 @@ export async function startGateway(options: GatewayOptions): Promise<Spawned> {
 export async function startDirectServer(options: { upstreamUrl: string; nodeArgs?: string[] }): Promise<Spawned> {
   const { child, announced } = await spawnAnnounced(
     'src/bench/direct-server.ts',
-    { PORT: '0', UPSTREAM_URL: options.upstreamUrl },
+    { NODE_ENV: 'production', PORT: '0', UPSTREAM_URL: options.upstreamUrl },
     (line) => (line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : null),
     options.nodeArgs,
   );

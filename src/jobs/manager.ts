@@ -51,7 +51,8 @@ export interface JobManager {
   /** Resolves with the job once finished, or as it is when `timeoutMs` passes. */
   wait(id: string, timeoutMs: number): Promise<JobRecord | null>;
   /** `POST /webhooks/jobs/{id}/{secret}`. */
-  handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string): Promise<void>;
+  /** `log`: the request's logger (carrying its request id); defaults to the manager's. */
+  handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string, log?: Logger): Promise<void>;
   /** Resumes polling jobs left running (e.g. by a replica that stopped). */
   resumeRunning(): Promise<void>;
   close(): Promise<void>;
@@ -187,9 +188,9 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     }
   }
 
-  async function handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string): Promise<void> {
+  async function handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string, log = logger): Promise<void> {
     const reject = (status: number, reason: string): void => {
-      logger.warn({ job: id, status, reason }, 'webhook rejected');
+      log.warn({ job: id, status, reason }, 'webhook rejected');
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(reason);
     };
     if (req.method !== 'POST') return reject(405, 'POST only');

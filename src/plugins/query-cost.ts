@@ -66,8 +66,15 @@ export function requestedCost(input: CostInput, model: CostModel): number {
 export function actualCost(input: CostInput, data: unknown): number {
   const root = rootType(input.schema, input.operation);
   if (root === undefined || !isRecord(data)) return 0;
-  return dataCost(input, root, [input.operation.selectionSet], data);
+  return dataCost(input, new Map(), root, [input.operation.selectionSet], data);
 }
+
+/**
+ * The fields of each merged selection, collected once per operation rather than once per record
+ * (variables, and so `@skip`/`@include`, are fixed within one). Child selections come from the
+ * cached entries themselves, so their array identity is stable across the records of a list.
+ */
+type FieldCache = Map<readonly SelectionSetNode[], Map<string, MergedField>>;
 
 function rootType(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLNamedType | undefined {
   return schema.getRootType(operation.operation) ?? undefined;
@@ -105,22 +112,39 @@ function selectionCost(
   return total;
 }
 
-function dataCost(input: CostInput, parent: GraphQLNamedType, selectionSets: readonly SelectionSetNode[], data: Record<string, unknown>): number {
+function dataCost(
+  input: CostInput,
+  cache: FieldCache,
+  parent: GraphQLNamedType,
+  selectionSets: readonly SelectionSetNode[],
+  data: Record<string, unknown>,
+): number {
+  let fields = cache.get(selectionSets);
+  if (fields === undefined) {
+    fields = collectFields(input, selectionSets);
+    cache.set(selectionSets, fields);
+  }
   let total = 0;
-  for (const [key, field] of collectFields(input, selectionSets)) {
+  for (const [key, field] of fields) {
     const definition = fieldDefinition(input.schema, parent, field.node.name.value);
     if (definition === undefined) continue;
     const named = getNamedType(definition.type);
     if (isLeafType(named)) continue;
-    const value = data[key];
-    const records = Array.isArray(value) ? value.flat(Infinity) : [value];
-    for (const record of records) {
-      // An abstract field's records are costed against the fields their own type declares.
-      const type = isRecord(record) ? concreteType(input.schema, named, record) : undefined;
-      if (type !== undefined && isRecord(record)) total += 1 + dataCost(input, type, field.selections, record);
-    }
+    total += recordsCost(input, cache, named, field, data[key]);
   }
   return total;
+}
+
+/** Cost of the record(s) a field returned, walking nested lists without copying them. */
+function recordsCost(input: CostInput, cache: FieldCache, named: GraphQLNamedType, field: MergedField, value: unknown): number {
+  if (Array.isArray(value)) {
+    let total = 0;
+    for (const item of value) total += recordsCost(input, cache, named, field, item);
+    return total;
+  }
+  if (!isRecord(value)) return 0;
+  // An abstract field's records are costed against the fields their own type declares.
+  return 1 + dataCost(input, cache, concreteType(input.schema, named, value), field.selections, value);
 }
 
 function concreteType(schema: GraphQLSchema, named: GraphQLNamedType, record: Record<string, unknown>): GraphQLNamedType {

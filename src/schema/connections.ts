@@ -132,6 +132,35 @@ function decodeOffsetCursor(after: string, expectedFingerprint: string): number 
   return o;
 }
 
+/** Computes `compute()` once, on first use. */
+function lazy<T>(compute: () => T): () => T {
+  let computed = false;
+  let value: T;
+  return () => {
+    if (!computed) {
+      value = compute();
+      computed = true;
+    }
+    return value;
+  };
+}
+
+/**
+ * An edge whose cursor is encoded only when a client selects it: dashboards read `nodes`, and
+ * encoding a cursor for every record of every nested connection would be wasted work.
+ */
+class Edge<T> {
+  constructor(
+    readonly node: T,
+    private readonly index: number,
+    private readonly cursorAt: (index: number) => string,
+  ) {}
+
+  get cursor(): string {
+    return this.cursorAt(this.index);
+  }
+}
+
 function toConnection<T>(
   nodes: T[],
   cursorAt: (index: number) => string,
@@ -139,14 +168,18 @@ function toConnection<T>(
   hasNextPage: boolean,
   hasPreviousPage: boolean,
 ): ConnectionResult<T> {
-  const edges = nodes.map((node, index) => ({ cursor: cursorAt(index), node }));
+  const edges = nodes.map((node, index) => new Edge(node, index, cursorAt));
   return {
     edges,
     pageInfo: {
       hasNextPage,
       hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
     totalCount,
   };
@@ -169,10 +202,8 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
   const credential = requireCursorCredential(context);
   const size = readPageSize(request.first);
-  const print = fingerprint(request.resourceType, request.sort ?? null, request.order ?? null, request.filter ?? []);
-  const start: KeysetCursor = request.after
-    ? decodeKeysetCursor(request.after, print)
-    : { f: print, s: null, k: 0 };
+  const print = lazy(() => fingerprint(request.resourceType, request.sort ?? null, request.order ?? null, request.filter ?? []));
+  const start: KeysetCursor = request.after ? decodeKeysetCursor(request.after, print()) : { f: '', s: null, k: 0 };
 
   const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.k + size));
   const options = { requestId: context.requestId };
@@ -199,9 +230,9 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
   const cursorAt = (index: number): string => {
     const position = skip + index;
     if (position === items.length - 1 && page.nextCursor !== null) {
-      return encodeCursor({ f: print, s: page.nextCursor, k: 0 });
+      return encodeCursor({ f: print(), s: page.nextCursor, k: 0 });
     }
-    return encodeCursor({ f: print, s: start.s, k: position + 1, u: items[position]!.uuid });
+    return encodeCursor({ f: print(), s: start.s, k: position + 1, u: items[position]!.uuid });
   };
   return toConnection(nodes, cursorAt, page.total, skip + size < items.length || page.hasMore, request.after != null);
 }
@@ -219,8 +250,8 @@ export async function resolveQueryConnection<C extends QueryCollection>(
 ): Promise<ConnectionResult<QueryCollections[C]>> {
   const credential = requireResourceCredential(context);
   const size = readPageSize(request.first);
-  const print = fingerprint(request.collection, request.conditions ?? [], request.sort ?? null);
-  const offset = request.after ? decodeOffsetCursor(request.after, print) : 0;
+  const print = lazy(() => fingerprint(request.collection, request.conditions ?? [], request.sort ?? null));
+  const offset = request.after ? decodeOffsetCursor(request.after, print()) : 0;
 
   const result = await context.upstream.query(
     credential,
@@ -239,7 +270,7 @@ export async function resolveQueryConnection<C extends QueryCollection>(
   const total = result.total ?? offset + result.inventories.length;
   return toConnection(
     nodes,
-    (index) => encodeCursor({ f: print, o: offset + index + 1 }),
+    (index) => encodeCursor({ f: print(), o: offset + index + 1 }),
     total,
     offset + nodes.length < total,
     offset > 0,
@@ -252,12 +283,12 @@ export async function resolveQueryConnection<C extends QueryCollection>(
  */
 export function resolveListConnection<T>(list: readonly T[], args: PageArgs, identity: unknown): ConnectionResult<T> {
   const size = readPageSize(args.first);
-  const print = fingerprint(identity);
-  const offset = args.after ? decodeOffsetCursor(args.after, print) : 0;
+  const print = lazy(() => fingerprint(identity));
+  const offset = args.after ? decodeOffsetCursor(args.after, print()) : 0;
   const nodes = list.slice(offset, offset + size);
   return toConnection(
     nodes,
-    (index) => encodeCursor({ f: print, o: offset + index + 1 }),
+    (index) => encodeCursor({ f: print(), o: offset + index + 1 }),
     list.length,
     offset + nodes.length < list.length,
     offset > 0,
