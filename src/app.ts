@@ -22,6 +22,7 @@ import {
   type GatewayContext,
 } from './context.js';
 import { createJobBackend } from './jobs/backend.js';
+import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
 import { createLogger, requestIdOf } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
@@ -110,8 +111,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     jobLocation: (id) => new URL(`svc/v1/api-jobs/${id}`, withTrailingSlash(upstreamBase ?? '')).toString(),
     logger,
     pollAfterMs: config.jobPollAfterMs,
+    // At once on the replica that finished the job, before anyone waiting for it reads again...
     onFinished: (job) => void invalidateJobTypes(responseCache, schema, job.operation),
   });
+  let stopFollowingJobs = (): void => {};
 
   const yoga = createYoga<ServerContext, GatewayContext>({
     schema,
@@ -293,6 +296,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         logger.info({ simulator: simulatorUrl }, 'started the embedded simulator as the upstream');
       }
       await backend.start(jobs);
+      // ...and on every replica, whose caches may hold the records the job changed. Followed
+      // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
+      stopFollowingJobs = followFinishedJobs(backend.pubsub, (job) => void invalidateJobTypes(responseCache, schema, job.operation), logger);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
@@ -310,6 +316,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       for (const client of wsServer.clients) client.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
       await drained;
+      stopFollowingJobs();
       await jobs.close();
       await backend.close();
       if (!options.upstream) await upstream?.close();

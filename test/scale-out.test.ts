@@ -135,6 +135,26 @@ describe('two replicas sharing one Redis', () => {
     await Promise.all([eventsOnA.close(), eventsOnB.close(), completedOnA.close(), completedOnB.close()]);
   });
 
+  it('drops a cached read on A when a write finishes on B', async () => {
+    const { a } = await pair();
+    const { session, token, tenantId } = simulator.credentials;
+    const reader = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
+    const uuid = connectedHost(simulator);
+    const readNqn = async (): Promise<string | undefined> =>
+      (await gql<{ host: { nqn: string } }>(a.url, 'query($uuid: Uuid!) { host(uuid: $uuid) { nqn } }', { uuid }, reader)).data?.host.nqn;
+    const before = await readNqn();
+    // Changed behind the gateway's back: A's cached answer (30 s TTL) keeps the old value.
+    simulator.store.hosts.getAny(uuid)!.nqn = nqn('998');
+    expect(await readNqn()).toBe(before);
+
+    // A's webhook lands on B: the job finishes there, and A must still drop its cached read.
+    const started = await gql<{ updateHostNqn: { job: { id: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn('999'), async: true } }, headers);
+    const completed = await subscribeWs(a.url, JOB_COMPLETED, { id: started.data!.updateHostNqn.job.id }, { Authorization: headers.authorization! });
+    await completed.completed;
+    await eventually(async () => (await readNqn()) === nqn('999'), 'A serves the new NQN', 40, 50);
+    await completed.close();
+  });
+
   it('loses nothing when A is killed mid-job and the webhook is dropped: B polls the job, its subscriber gets the result, job(id) answers', async () => {
     const { a, b } = await pair();
     simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });

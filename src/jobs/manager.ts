@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isUpstreamRequestError } from '../upstream/errors.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
-import type { JobPubSub } from './events.js';
+import { FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobOutcome, JobRecord, JobStore } from './store.js';
 
 export interface JobManagerOptions {
@@ -78,6 +78,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     options.onFinished?.(finished);
     pubsub.publish('job', id, finished);
     pubsub.publish('owner', finished.owner, finished);
+    pubsub.publish('finished', FINISHED_SCOPE, finished);
     return true;
   }
 
