@@ -3,7 +3,7 @@
  * ref made by CreateVmInstanceFromVolumeSnapshotGroup has exactly the shape of a generated one.
  * Randomness stays with the callers (seeded for the estate, crypto for writes).
  */
-import type { L3Network, VmNic, Volume, VolumeSnapshotRef } from './model.js';
+import type { L3Network, PrimaryStorage, VmNic, Volume, VolumeSnapshotRef } from './model.js';
 
 /** An IPv4 address as a number, or null when `text` is not one. */
 export function parseIpv4(text: string): number | null {
@@ -86,5 +86,66 @@ export function buildSnapshotRef(
     snapshotDeleted: snapshot.deleted,
     createDate: snapshot.createDate,
     lastOpDate: snapshot.lastOpDate,
+  };
+}
+
+/** Where a volume's file lives on `storage` (the path shapes of the service's storage types). */
+export function installPathOf(storage: PrimaryStorage, volumeUuid: string): string {
+  switch (storage.type) {
+    case 'Ceph':
+      return `ceph://pool-${storage.uuid.slice(0, 8)}/${volumeUuid}`;
+    case 'SharedBlock':
+      return `sharedblock://${storage.uuid}/${volumeUuid}`;
+    default:
+      return `/opt/zstack/nfsprimarystorage/prim-${storage.uuid}/${volumeUuid}.qcow2`;
+  }
+}
+
+export interface VolumeSeed {
+  uuid: string;
+  tenantId: string;
+  vmInstanceUuid: string | null;
+  storage: PrimaryStorage;
+  /** Device order on its VM; 0 is the root volume. */
+  deviceId: number | null;
+  root: boolean;
+  description: string | null;
+  diskOfferingUuid: string | null;
+  rootImageUuid: string | null;
+  size: number;
+  actualSize: number;
+  isShareable: boolean;
+  encrypted: boolean;
+  createDate: Date;
+  lastOpDate: Date;
+}
+
+/** A volume on `seed.storage`, attached to `seed.vmInstanceUuid` when given. */
+export function buildVolume(seed: VolumeSeed): Volume {
+  const { uuid, vmInstanceUuid, storage, root } = seed;
+  return {
+    uuid,
+    tenantId: seed.tenantId,
+    name: root ? `ROOT-for-${vmInstanceUuid?.slice(0, 8) ?? 'free'}` : `data-${uuid.slice(0, 8)}`,
+    description: seed.description,
+    primaryStorageUuid: storage.uuid,
+    vmInstanceUuid,
+    diskOfferingUuid: seed.diskOfferingUuid,
+    rootImageUuid: seed.rootImageUuid,
+    installPath: installPathOf(storage, uuid),
+    type: root ? 'Root' : 'Data',
+    format: storage.type === 'Ceph' ? 'raw' : 'qcow2',
+    state: 'Enabled',
+    status: 'Ready',
+    volumeQos: null,
+    lastVmInstanceUuid: vmInstanceUuid,
+    size: seed.size,
+    actualSize: seed.actualSize,
+    deviceId: seed.deviceId,
+    isShareable: seed.isShareable,
+    lastDetachDate: null,
+    encrypted: seed.encrypted,
+    createDate: seed.createDate,
+    lastOpDate: seed.lastOpDate,
   };
 }

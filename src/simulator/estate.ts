@@ -22,7 +22,7 @@ import type {
   Volume,
   Zone,
 } from './model.js';
-import { buildSnapshotRef, buildVmNic } from './builders.js';
+import { buildSnapshotRef, buildVmNic, buildVolume } from './builders.js';
 import type { SimulatorStore } from './store.js';
 
 /** mulberry32: a small, fast, seedable PRNG; returns floats in [0, 1). */
@@ -546,30 +546,24 @@ class TenantEstate {
     const root = deviceId === 0;
     const size = root ? dice.pick([40, 50, 80, 100]) * GIB : dice.pick([100, 200, 500, 1024]) * GIB;
     const times = this.times(after.getTime());
-    return store.volumes.insert({
-      uuid,
-      tenantId: tenant.id,
-      name: root ? `ROOT-for-${vmUuid?.slice(0, 8) ?? 'free'}` : `data-${uuid.slice(0, 8)}`,
-      description: null,
-      primaryStorageUuid: storage.uuid,
-      vmInstanceUuid: vmUuid,
-      diskOfferingUuid: root ? null : dice.uuid(),
-      rootImageUuid,
-      installPath: installPathOf(storage, uuid),
-      type: root ? 'Root' : 'Data',
-      format: storage.type === 'Ceph' ? 'raw' : 'qcow2',
-      state: 'Enabled',
-      status: 'Ready',
-      volumeQos: null,
-      lastVmInstanceUuid: vmUuid,
-      size,
-      actualSize: Math.floor(size * (0.05 + dice.next() * 0.7)),
-      deviceId,
-      isShareable: !root && dice.chance(0.05),
-      lastDetachDate: null,
-      encrypted: dice.chance(0.15),
-      ...times,
-    });
+    return store.volumes.insert(
+      buildVolume({
+        uuid,
+        tenantId: tenant.id,
+        vmInstanceUuid: vmUuid,
+        storage,
+        deviceId,
+        root,
+        description: null,
+        diskOfferingUuid: root ? null : dice.uuid(),
+        rootImageUuid,
+        size,
+        actualSize: Math.floor(size * (0.05 + dice.next() * 0.7)),
+        isShareable: !root && dice.chance(0.05),
+        encrypted: dice.chance(0.15),
+        ...times,
+      }),
+    );
   }
 
   private buildVmNic(vm: VmInstance, l3: L3Network, deviceId: number): VmNic {
@@ -778,14 +772,4 @@ function gatewayOf(ip: string): string {
   return ip.replace(/\.\d+$/, '.1');
 }
 
-function installPathOf(storage: PrimaryStorage, volumeUuid: string): string {
-  switch (storage.type) {
-    case 'Ceph':
-      return `ceph://pool-${storage.uuid.slice(0, 8)}/${volumeUuid}`;
-    case 'SharedBlock':
-      return `sharedblock://${storage.uuid}/${volumeUuid}`;
-    default:
-      return `/opt/zstack/nfsprimarystorage/prim-${storage.uuid}/${volumeUuid}.qcow2`;
-  }
-}
 

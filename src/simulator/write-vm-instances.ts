@@ -13,7 +13,7 @@ import type {
   Volume,
   VolumeSnapshotRef,
 } from './model.js';
-import { buildVmNic } from './builders.js';
+import { buildVmNic, buildVolume, installPathOf } from './builders.js';
 import type { SimulatorStore } from './store.js';
 import { invalidArgument, isUuid } from './write-arguments.js';
 import {
@@ -63,7 +63,7 @@ export function primaryStorageMigrateVm(context: WriteContext): Result {
     adjustCapacity(destination, -volume.actualSize);
     store.volumes.update(volume, {
       primaryStorageUuid: destination.uuid,
-      installPath: installPathOn(destination, volume.uuid),
+      installPath: installPathOf(destination, volume.uuid),
       lastOpDate: now,
     });
   }
@@ -121,17 +121,6 @@ function clamp(value: number, low: number, high: number): number {
   return Math.min(high, Math.max(low, value));
 }
 
-/** The install path shapes of the demo estate (`installPathOf` in estate.ts). */
-function installPathOn(storage: PrimaryStorage, volumeUuid: string): string {
-  switch (storage.type) {
-    case 'Ceph':
-      return `ceph://pool-${storage.uuid.slice(0, 8)}/${volumeUuid}`;
-    case 'SharedBlock':
-      return `sharedblock://${storage.uuid}/${volumeUuid}`;
-    default:
-      return `/opt/zstack/nfsprimarystorage/prim-${storage.uuid}/${volumeUuid}.qcow2`;
-  }
-}
 
 export function setVmBootVolume(context: WriteContext): Result {
   const { args, store, now } = context;
@@ -346,31 +335,25 @@ function createVolumeFromSnapshot(
   const size = original?.size ?? (root ? 40 : 100) * GIB;
   const actualSize = original?.actualSize ?? Math.floor(size / 10);
   adjustCapacity(storage, -actualSize);
-  return store.volumes.insert({
-    uuid,
-    tenantId: tenant.id,
-    name: root ? `ROOT-for-${vmUuid.slice(0, 8)}` : `data-${uuid.slice(0, 8)}`,
-    description: `from snapshot ${ref.volumeSnapshotUuid}`,
-    primaryStorageUuid: storage.uuid,
-    vmInstanceUuid: vmUuid,
-    diskOfferingUuid: original?.diskOfferingUuid ?? null,
-    rootImageUuid: original?.rootImageUuid ?? null,
-    installPath: installPathOn(storage, uuid),
-    type: root ? 'Root' : 'Data',
-    format: storage.type === 'Ceph' ? 'raw' : 'qcow2',
-    state: 'Enabled',
-    status: 'Ready',
-    volumeQos: null,
-    lastVmInstanceUuid: vmUuid,
-    size,
-    actualSize,
-    deviceId: ref.deviceId,
-    isShareable: false,
-    lastDetachDate: null,
-    encrypted: encrypted || (original?.encrypted ?? false),
-    createDate: now,
-    lastOpDate: now,
-  });
+  return store.volumes.insert(
+    buildVolume({
+      uuid,
+      tenantId: tenant.id,
+      vmInstanceUuid: vmUuid,
+      storage,
+      deviceId: ref.deviceId,
+      root,
+      description: `from snapshot ${ref.volumeSnapshotUuid}`,
+      diskOfferingUuid: original?.diskOfferingUuid ?? null,
+      rootImageUuid: original?.rootImageUuid ?? null,
+      size,
+      actualSize,
+      isShareable: false,
+      encrypted: encrypted || (original?.encrypted ?? false),
+      createDate: now,
+      lastOpDate: now,
+    }),
+  );
 }
 
 /** The L3 networks of a new VM: as asked, else the snapshotted VM's, else the zone's first. */
