@@ -1,22 +1,7 @@
+import { DASHBOARD_QUERY as DASHBOARD } from '../src/bench/dashboard.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
 
-/** The overview a dashboard asks for: 50 VMs with everything they point at. */
-const DASHBOARD = /* GraphQL */ `
-  query Dashboard {
-    vmInstances(first: 50) {
-      totalCount
-      nodes {
-        uuid name state
-        host { uuid name managementIp hbaDevices(first: 10) { totalCount nodes { uuid portName } } }
-        rootVolume { uuid size }
-        volumes { uuid size type }
-        nics { uuid ip driverType usedIps { ip } }
-        snapshotGroups(first: 5) { totalCount nodes { uuid name snapshotCount } }
-      }
-    }
-  }
-`;
 
 interface DashboardData {
   vmInstances: {
