@@ -321,6 +321,6 @@ describe('unexpected errors', () => {
     expect(JSON.stringify(body)).not.toContain('secret internal detail');
     expect(body.errors?.[0]?.message).toBe('Unexpected error.');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ requestId: 'req-42', err: { message: 'secret internal detail' } });
+    expect(lines[0]).toMatchObject({ reqId: 'req-42', err: { message: 'secret internal detail' } });
   });
 });

@@ -18,10 +18,10 @@ export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions
     for (const error of errors) {
       const original = deepestOriginal(error);
       if (original instanceof GraphQLError || isUpstreamRequestError(original)) continue;
-      const requestId = requestIdOf(context);
       const path = error instanceof GraphQLError ? error.path : undefined;
+      // `reqId`, the key every other request-scoped log line uses.
       options.logger.error(
-        { err: original instanceof Error ? original : error, requestId, phase, path },
+        { err: original instanceof Error ? original : error, reqId: requestIdOf(context), phase, path },
         'unexpected error (masked for the client)',
       );
     }
