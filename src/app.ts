@@ -185,7 +185,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
 
   const server = createServer((req, res) => {
     // One id per request: the caller's X-Request-ID or a new one, echoed back, sent upstream
-    // (the context reads it from the request) and on every log line written for it.
+    // (the context reads it from the request) and on the log lines written for it (`log`).
     const requestId = requestIdOf(req);
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
