@@ -49,8 +49,14 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     },
     pageInfoTypeOptions: { description: 'Forward pagination state of a connection.' },
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
-    nodeQueryOptions: { description: 'Any record by its global `id`; null (with an error) if it does not exist.' },
-    nodesQueryOptions: { description: 'Records by their global ids, in the order given; each missing one is null.' },
+    nodeQueryOptions: {
+      description: 'Any record by its global `id`; null (with an error) if it does not exist.',
+      args: { id: { description: 'A global id, as any record\'s `id` field returns it.' } },
+    },
+    nodesQueryOptions: {
+      description: 'Records by their global ids, in the order given; each missing one is null.',
+      args: { ids: { description: 'Global ids, as records\' `id` fields return them.' } },
+    },
     mutationInputArgOptions: { description: 'The mutation input.' },
     defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).' },
     defaultEdgeTypeOptions: { description: 'A record and its cursor.' },

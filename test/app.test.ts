@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { printSchema } from 'graphql';
+import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createApp } from '../src/app.js';
@@ -63,6 +63,22 @@ describe('the gateway app', () => {
     const response = await harness.gql('{ hosts(first: 2, after: "garbage") { totalCount } }');
     expect(errorCodes(response)).toEqual(['BAD_USER_INPUT']);
     expect(response.errors?.[0]?.message).toMatch(/cursor/);
+  });
+
+  it('describes every type, field, argument and enum value, so GraphiQL explains the API by itself', () => {
+    const undescribed: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__') || ['String', 'Int', 'Boolean', 'ID', 'Float'].includes(type.name)) continue;
+      if (!type.description) undescribed.push(type.name);
+      if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+        for (const field of Object.values(type.getFields())) {
+          if (!field.description) undescribed.push(`${type.name}.${field.name}`);
+          for (const arg of 'args' in field ? field.args : []) if (!arg.description) undescribed.push(`${type.name}.${field.name}(${arg.name})`);
+        }
+      }
+      if (isEnumType(type)) for (const value of type.getValues()) if (!value.description) undescribed.push(`${type.name}.${value.name}`);
+    }
+    expect(undescribed).toEqual([]);
   });
 
   it('keeps the committed schema/schema.graphql in sync with the code (run `npm run schema`)', () => {
