@@ -3,6 +3,7 @@
  * hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as fields
  * (network facts with bonds and NICs, block devices, sensors).
  */
+import { Kind, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
@@ -356,3 +357,46 @@ defineWriteMutation({
     }),
   }),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Host relations that start loading from a host's uuid alone
+
+/** Starts loading one relation of the host `hostUuid` (the loader caches it for the field). */
+type HostPrefetch = (context: GatewayContext, hostUuid: string) => void;
+
+const hostPrefetches = new Map<string, HostPrefetch>();
+
+/**
+ * Registers a per-host relation (e.g. `hbaDevices`) whose per-request loader can start as soon as
+ * a host's uuid is known, before the host record itself has been read.
+ */
+export function registerHostPrefetch(field: string, prefetch: HostPrefetch): void {
+  hostPrefetches.set(field, prefetch);
+}
+
+/**
+ * Called by fields that resolve to a host from a uuid they already hold (`VmInstance.host`):
+ * the relations the query selects under it start now, batched with the host's own load, instead
+ * of one upstream round trip later once the host has arrived.
+ */
+export function prefetchHostRelations(context: GatewayContext, info: GraphQLResolveInfo, hostUuid: string | null): void {
+  if (hostUuid === null || hostPrefetches.size === 0) return;
+  for (const field of selectedFieldNames(info)) hostPrefetches.get(field)?.(context, hostUuid);
+}
+
+/** Names of the fields selected directly under the current field (fragments included). */
+function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const visit = (selections: readonly SelectionNode[]): void => {
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet.selections);
+      else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) visit(fragment.selectionSet.selections);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) if (node.selectionSet) visit(node.selectionSet.selections);
+  return names;
+}

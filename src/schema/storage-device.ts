@@ -2,6 +2,8 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -14,7 +16,7 @@ import type {
 import type { QueryCondition } from '../upstream/types.js';
 import { OrderDirection } from './common.js';
 import { pageArgs, readPageSize, resolveListConnection, resolveQueryConnection } from './connections.js';
-import { HostRef } from './host.js';
+import { HostRef, registerHostPrefetch } from './host.js';
 import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { VmInstanceRef } from './vm-instance.js';
@@ -111,21 +113,31 @@ async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: Gate
   return groupByKey(hostUuids, devices, (device) => device.hostUuid);
 }
 
+/** Every HBA device of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch. */
+const hbaDevicesOfHost = createContextCache(
+  (context: GatewayContext) => new DataLoader<string, HbaDeviceRecord[]>((hostUuids) => loadHbaDevicesOfHosts(hostUuids, context)),
+);
+
+// A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
+registerHostPrefetch('hbaDevices', (context, hostUuid) => {
+  hbaDevicesOfHost(context)
+    .load(hostUuid)
+    .catch(() => undefined);
+});
+
 builder.objectField(HostRef, 'hbaDevices', (t) =>
-  t.loadable({
+  t.field({
     type: HbaDeviceConnection,
     nullable: true,
-    byPath: true,
     description:
       'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Since 5.3.0.',
     args: { ...pageArgs },
-    load: async (hostUuids: string[], context, args) => {
+    resolve: async (host: HostRecord, args, context) => {
       // A bad `first` fails before the upstream request rather than after it.
       readPageSize(args.first);
-      const groups = await loadHbaDevicesOfHosts(hostUuids, context);
-      return groups.map((devices, index) => resolveListConnection(devices, args, ['Host.hbaDevices', hostUuids[index]]));
+      const devices = await hbaDevicesOfHost(context).load(host.uuid);
+      return resolveListConnection(devices, args, ['Host.hbaDevices', host.uuid]);
     },
-    resolve: (host: HostRecord) => host.uuid,
   }),
 );
 

@@ -10,7 +10,7 @@ import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, Volume
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { pageArgs, resolveCursorConnection, resolveListConnection } from './connections.js';
-import { HostRef } from './host.js';
+import { HostRef, prefetchHostRelations } from './host.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { VolumeRef } from './volume.js';
@@ -159,13 +159,19 @@ VmInstanceRef.implement({
       type: HostRef,
       nullable: true,
       description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Since 0.6.',
-      resolve: (vm) => vm.hostUuid,
+      resolve: (vm, _args, context, info) => {
+        prefetchHostRelations(context, info, vm.hostUuid);
+        return vm.hostUuid;
+      },
     }),
     lastHost: t.field({
       type: HostRef,
       nullable: true,
       description: 'Host the VM last ran on (`lastHostUuid`). Since 0.6.',
-      resolve: (vm) => vm.lastHostUuid,
+      resolve: (vm, _args, context, info) => {
+        prefetchHostRelations(context, info, vm.lastHostUuid);
+        return vm.lastHostUuid;
+      },
     }),
     rootVolume: t.field({
       type: VolumeRef,
