@@ -29,7 +29,7 @@ export interface RedisConnection {
   onDown(listener: () => void): () => void;
   /** Resolves true once both connections are ready, false if `timeoutMs` passes first. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
-  /** Round trip on the command connection; false instead of throwing. */
+  /** Both connections up and a round trip on the command one answered; false instead of throwing. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -113,6 +113,9 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       });
     },
     async ping() {
+      // Ready means both connections: the subscriber reconnects on its own schedule, and until
+      // it has, jobCompleted/jobEvents and every waiting mutation would fail.
+      if (subscriber.status !== 'ready') return false;
       try {
         return (await commands.ping()) === 'PONG';
       } catch {

@@ -229,6 +229,7 @@ describe('a Redis outage', () => {
     const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, {
       input: { uuid: connectedHost(harness.simulator), nqn: nqn('303') },
     });
+    expect(done.errors).toBeUndefined();
     expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
     await events.waitFor(1);
     expect(events.results[0]?.data?.jobEvents).toMatchObject({ id: done.data!.updateHostNqn.job.id, status: 'SUCCEEDED' });
