@@ -26,7 +26,7 @@ import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
 import { createLogger, requestIdOf } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
-import { useMetrics } from './plugins/use-metrics.js';
+import { createOperationMetrics } from './plugins/use-metrics.js';
 import { isRedisUnavailableError } from './redis.js';
 import { createHttpDrain } from './shutdown.js';
 import { useCompression } from './plugins/use-compression.js';
@@ -42,6 +42,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
 import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
+import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
@@ -96,6 +97,13 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   let graphiqlHeaders: Record<string, string> = {};
   let url = '';
 
+  const operationMetrics = createOperationMetrics({ metrics });
+  // WebSocket subscribers of the same events share one execution (see shared-subscriptions.ts).
+  const sharedSubscriptions = createSharedSubscriptions({
+    onSubscriber: operationMetrics.countSubscriber,
+    onExecutions: (running) => metrics.subscriptionExecutions.set(running),
+  });
+
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
@@ -148,7 +156,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         blockFieldSuggestions: !config.graphiql,
       }),
       useUnexpectedErrorLogging({ logger }),
-      useMetrics({ metrics }),
+      operationMetrics.plugin,
       // Before the response cache, which wraps whatever executor is in place when it runs.
       ...(config.graphqlJit ? [useJit()] : []),
       // Before the response cache: a hash-only request must have its query text by the time the
@@ -245,7 +253,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   useServer<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as Enveloped).execute(args),
-      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      subscribe: (args) => sharedSubscriptions.subscribe(args, (leader) => (leader.rootValue as Enveloped).subscribe(leader)),
       onSubscribe: async (ctx, _id, payload) => {
         const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           connectionParams: ctx.connectionParams,

@@ -17,6 +17,8 @@ export interface GatewayMetrics {
   readonly upstreamDuration: Histogram<'operation' | 'status'>;
   readonly loaderBatchSize: Histogram<'loader'>;
   readonly openSubscriptions: Gauge;
+  /** Subscription executions running: WebSocket subscribers of the same events share one. */
+  readonly subscriptionExecutions: Gauge;
   readonly jobs: Counter<'status'>;
   readonly webhookDeliveries: Counter<'result' | 'status'>;
   /** The upstream client's `onRequest` hook. */
@@ -75,6 +77,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     help: 'GraphQL subscriptions open on this replica (graphql-ws and SSE).',
     registers,
   });
+  const subscriptionExecutions = new Gauge({
+    name: 'gateway_subscription_executions',
+    help: 'Shared subscription executions running on this replica: WebSocket subscribers of the same events (same document, variables and credentials) share one.',
+    registers,
+  });
   const jobs = new Counter({
     name: 'gateway_jobs_total',
     help: 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.',
@@ -96,6 +103,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     upstreamDuration,
     loaderBatchSize,
     openSubscriptions,
+    subscriptionExecutions,
     jobs,
     webhookDeliveries,
     observeUpstream(event) {

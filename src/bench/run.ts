@@ -5,7 +5,7 @@
  *
  * Knobs (environment): `SIM_LATENCY_MS` (2), `SIM_VMS`/`SIM_HOSTS` (estate of scenarios 2-4:
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
- * run: 10), `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20).
+ * run: 10), `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ const settings = {
   durationSec: numberFromEnv('BENCH_DURATION', 10),
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
+  warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
 };
 
 interface Report {
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
     const mobile = await measureMobile({ cachedGatewayUrl: cached.url, uncachedGatewayUrl: uncached.url, headers: simulator.headers, durationSec: settings.durationSec });
     await uncached.stop();
 
-    log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds`);
+    log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds after ${settings.warmupRounds} warm-up rounds`);
     const fanout = await measureFanout({
       gateway: cached,
       heapFile,
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
       hostUuid: await connectedHost(cached.url, simulator.headers),
       subscribers: settings.subscribers,
       rounds: settings.rounds,
+      warmupRounds: settings.warmupRounds,
     });
 
     const report: Report = {

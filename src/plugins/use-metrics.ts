@@ -1,11 +1,13 @@
 /**
  * useMetrics: counts GraphQL operations and times queries and mutations, and keeps the gauge of
  * open subscriptions, over HTTP, SSE and graphql-ws alike (the WebSocket path runs through the
- * same envelop).
+ * same envelop). A shared execution (`shared-subscriptions.ts`) is not counted itself: its
+ * subscribers are, one by one, through `countSubscriber`.
  */
-import { getOperationAST, type DocumentNode } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from '../metrics.js';
+import { isSharedExecution } from '../shared-subscriptions.js';
 
 export interface UseMetricsOptions {
   /** Where to record. */
@@ -20,7 +22,17 @@ export interface UseMetricsOptions {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+export interface OperationMetrics {
+  plugin: Plugin;
+  /** Counts a subscriber of a shared execution started (or refused); the function it answers counts it closed. */
+  countSubscriber(args: ExecutionArgs, accepted: boolean): () => void;
+}
+
 export function useMetrics(options: UseMetricsOptions): Plugin {
+  return createOperationMetrics(options).plugin;
+}
+
+export function createOperationMetrics(options: UseMetricsOptions): OperationMetrics {
   const { metrics } = options;
   const maxNames = options.maxOperationNames ?? 200;
   const knownNames = new Set<string>();
@@ -40,7 +52,19 @@ export function useMetrics(options: UseMetricsOptions): Plugin {
     return { operation_type: operation?.operation ?? 'unknown', operation_name: label };
   }
 
-  return {
+  function countSubscriber(args: ExecutionArgs, accepted: boolean): () => void {
+    const labels = labelsOf(args.document, args.operationName);
+    metrics.operations.inc({ ...labels, result: accepted ? 'success' : 'error' });
+    if (!accepted) return () => undefined;
+    metrics.openSubscriptions.inc();
+    let open = true;
+    return () => {
+      if (open) metrics.openSubscriptions.dec();
+      open = false;
+    };
+  }
+
+  const plugin: Plugin = {
     onExecute({ args }) {
       const labels = labelsOf(args.document, args.operationName);
       const end = metrics.operationDuration.startTimer(labels);
@@ -63,27 +87,18 @@ export function useMetrics(options: UseMetricsOptions): Plugin {
       };
     },
     onSubscribe({ args }) {
-      const labels = labelsOf(args.document, args.operationName);
+      if (isSharedExecution(args.contextValue)) return undefined;
       return {
         onSubscribeResult({ result }) {
-          if (!isAsyncIterable(result)) {
-            metrics.operations.inc({ ...labels, result: 'error' });
-            return undefined;
-          }
-          metrics.operations.inc({ ...labels, result: 'success' });
-          metrics.openSubscriptions.inc();
-          let open = true;
-          return {
-            onEnd() {
-              if (open) metrics.openSubscriptions.dec();
-              open = false;
-            },
-          };
+          const accepted = isAsyncIterable(result);
+          const closed = countSubscriber(args, accepted);
+          return accepted ? { onEnd: closed } : undefined;
         },
         onSubscribeError() {
-          metrics.operations.inc({ ...labels, result: 'error' });
+          metrics.operations.inc({ ...labelsOf(args.document, args.operationName), result: 'error' });
         },
       };
     },
   };
+  return { plugin, countSubscriber };
 }

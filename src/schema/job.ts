@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
+import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
 import { JobRef, ownerOf } from './mutation-kit.js';
 
 function forbidden(id: string): GraphQLError {
@@ -53,6 +54,8 @@ builder.subscriptionFields((t) => ({
     type: JobRef,
     nullable: false,
     description: 'Every job started with your credential, each time one finishes.',
+    // Events from now on, nothing replayed: subscribers with the same selection and credentials share one execution.
+    extensions: { [SHARED_STREAM_EXTENSION]: true },
     subscribe: (_root, _args, context) => context.jobs.pubsub.subscribe('owner', ownerOf(requireResourceCredential(context))),
     resolve: (job) => job,
   }),

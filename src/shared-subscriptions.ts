@@ -1,0 +1,304 @@
+/**
+ * Shared subscriptions: WebSocket subscribers that would be sent the same events, computed the
+ * same way, share one execution. A thousand dashboards watching `jobEvents` with one credential
+ * cost one pub/sub listener and one execution (envelop hooks included) per event instead of a
+ * thousand; only writing each subscriber's message stays per subscriber.
+ *
+ * Two subscriptions share when they select a root field marked `extensions: { sharedStream: true }`
+ * (a stream of events that starts at subscription time and replays nothing, so joining late
+ * misses nothing owed) with the same document, operation name, variables and credentials. The
+ * first one starts the execution; the others join it. The execution ends when its last
+ * subscriber leaves, or when the stream itself ends (every subscriber completes, or sees its error).
+ *
+ * Each subscriber has its own queue: one that stops reading gets at most `maxQueued` events
+ * behind and is then ended with `SUBSCRIBER_TOO_SLOW` rather than holding the others back. An
+ * event reaches the subscribers `chunkSize` at a time, a turn of the event loop apart, so the
+ * first ones are written while the rest wait and a large fan-out never stalls HTTP requests for
+ * its whole length.
+ */
+import { createHash } from 'node:crypto';
+import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
+import type { GatewayContext } from './context.js';
+
+/** The field extension that marks a subscription root field as a shareable stream. */
+export const SHARED_STREAM_EXTENSION = 'sharedStream';
+
+export type SubscribeResult = AsyncIterable<ExecutionResult> | ExecutionResult;
+
+export interface SharedSubscriptionsOptions {
+  /** Events a subscriber may fall behind before it is ended. @default 1000 */
+  maxQueued?: number;
+  /** Subscribers handed an event per turn of the event loop. @default 64 */
+  chunkSize?: number;
+  /**
+   * Called for every subscriber, with whether it was accepted (an accepted one gets a stream;
+   * the others the refusal the execution answered); an accepted subscriber's returned function
+   * is called once it leaves. Metrics count subscribers here, not shared executions.
+   */
+  onSubscriber?: (args: ExecutionArgs, accepted: boolean) => (() => void) | void;
+  /** Called with the number of executions running whenever it changes. */
+  onExecutions?: (running: number) => void;
+}
+
+export interface SharedSubscriptions {
+  /**
+   * Runs a subscription: `execute(args)` for one that cannot share, otherwise joins (or
+   * starts, with `execute`) the execution shared by its key.
+   */
+  subscribe(args: ExecutionArgs, execute: (args: ExecutionArgs) => SubscribeResult | Promise<SubscribeResult>): Promise<SubscribeResult>;
+}
+
+const sharedContexts = new WeakSet<object>();
+
+/** Whether a context is a shared execution's (its subscribers are counted one by one elsewhere). */
+export function isSharedExecution(context: unknown): boolean {
+  return typeof context === 'object' && context !== null && sharedContexts.has(context);
+}
+
+export function createSharedSubscriptions(options: SharedSubscriptionsOptions = {}): SharedSubscriptions {
+  const streams = new SharedStreams({ maxQueued: options.maxQueued ?? 1_000, chunkSize: options.chunkSize ?? 64 }, options.onExecutions);
+  return {
+    async subscribe(args, execute) {
+      const key = sharingKey(args);
+      if (key === null) return execute(args);
+      const result = await streams.join(key, () => {
+        sharedContexts.add(args.contextValue as object);
+        return execute(args);
+      });
+      const accepted = result instanceof Subscriber;
+      const left = options.onSubscriber?.(args, accepted);
+      if (accepted && left) result.onLeft(left);
+      return result;
+    },
+  };
+}
+
+const printed = new WeakMap<DocumentNode, string>();
+
+/** What makes two subscriptions' events identical, or null when the operation must run alone. */
+export function sharingKey(args: ExecutionArgs): string | null {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation?.operation !== 'subscription') return null;
+  const fields = args.schema.getSubscriptionType()?.getFields();
+  const shareable = operation.selectionSet.selections.every(
+    (selection) => selection.kind === 'Field' && fields?.[selection.name.value]?.extensions[SHARED_STREAM_EXTENSION] === true,
+  );
+  if (!shareable) return null;
+  let text = printed.get(args.document);
+  if (text === undefined) {
+    text = print(args.document);
+    printed.set(args.document, text);
+  }
+  const { credentials } = args.contextValue as GatewayContext;
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        text,
+        args.operationName ?? null,
+        args.variableValues ?? null,
+        credentials.resource?.authorization ?? null,
+        credentials.cursor?.authorization ?? null,
+        credentials.cursor?.tenantId ?? null,
+      ]),
+    )
+    .digest('base64url');
+}
+
+/** The running shared executions, by sharing key. */
+class SharedStreams {
+  private readonly streams = new Map<string, SharedStream>();
+
+  constructor(
+    private readonly limits: { maxQueued: number; chunkSize: number },
+    private readonly onExecutions: ((running: number) => void) | undefined,
+  ) {}
+
+  /** Joins the execution running under `key`, starting it with `start` when there is none. */
+  async join(key: string, start: () => SubscribeResult | Promise<SubscribeResult>): Promise<Subscriber | ExecutionResult> {
+    for (;;) {
+      let stream = this.streams.get(key);
+      if (!stream) {
+        const created = new SharedStream(this.limits, () => {
+          if (this.streams.get(key) !== created) return;
+          this.streams.delete(key);
+          this.onExecutions?.(this.streams.size);
+        });
+        this.streams.set(key, created);
+        this.onExecutions?.(this.streams.size);
+        created.start(start);
+        stream = created;
+      }
+      // Null: the execution ended while this subscriber waited to join; start a fresh one.
+      const joined = await stream.subscribe();
+      if (joined !== null) return joined;
+    }
+  }
+}
+
+/** One execution and the subscribers it feeds. */
+class SharedStream {
+  private readonly subscribers = new Set<Subscriber>();
+  private started!: Promise<AsyncIterator<ExecutionResult> | ExecutionResult>;
+  private source: AsyncIterator<ExecutionResult> | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly limits: { maxQueued: number; chunkSize: number },
+    private readonly forget: () => void,
+  ) {}
+
+  start(start: () => SubscribeResult | Promise<SubscribeResult>): void {
+    this.started = (async () => {
+      const result = await start();
+      if (!isAsyncIterable(result)) {
+        // Refused (no credential, a resolver error): the same answer for everyone who asked.
+        this.end();
+        return result;
+      }
+      this.source = result[Symbol.asyncIterator]();
+      void this.pump(this.source);
+      return this.source;
+    })();
+    this.started.catch(() => this.end());
+  }
+
+  /** A new subscriber, the refusal everyone gets, or null when the execution already ended. */
+  async subscribe(): Promise<Subscriber | ExecutionResult | null> {
+    const started = await this.started;
+    if (!isAsyncIterator(started)) return started;
+    if (this.ended) return null;
+    const subscriber = new Subscriber(this.limits.maxQueued, () => this.leave(subscriber));
+    this.subscribers.add(subscriber);
+    return subscriber;
+  }
+
+  private async pump(source: AsyncIterator<ExecutionResult>): Promise<void> {
+    try {
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        let handed = 0;
+        for (const subscriber of [...this.subscribers]) {
+          subscriber.push(next.value);
+          if (++handed % this.limits.chunkSize === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (this.ended) return;
+      }
+      for (const subscriber of this.subscribers) subscriber.complete();
+    } catch (error) {
+      for (const subscriber of this.subscribers) subscriber.fail(error);
+    }
+    this.end();
+  }
+
+  private leave(subscriber: Subscriber): void {
+    if (!this.subscribers.delete(subscriber) || this.subscribers.size > 0 || this.ended) return;
+    this.end();
+    void this.source?.return?.();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.forget();
+  }
+}
+
+function isAsyncIterator(value: unknown): value is AsyncIterator<ExecutionResult> {
+  return typeof (value as AsyncIterator<ExecutionResult> | undefined)?.next === 'function';
+}
+
+/** One subscriber's view of a shared execution: its own queue of events not yet read. */
+class Subscriber implements AsyncIterableIterator<ExecutionResult> {
+  private readonly queue: ExecutionResult[] = [];
+  private waiting: ((result: IteratorResult<ExecutionResult>) => void) | undefined;
+  private left: (() => void) | undefined;
+  private waitingFailed: ((error: unknown) => void) | undefined;
+  private done = false;
+  private error: unknown;
+
+  constructor(
+    private readonly maxQueued: number,
+    private readonly onLeave: () => void,
+  ) {}
+
+  /** Calls `left` once this subscriber has left (or been ended): at once if it already has. */
+  onLeft(left: () => void): void {
+    if (this.done) left();
+    else this.left = left;
+  }
+
+  push(value: ExecutionResult): void {
+    if (this.done) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = this.waitingFailed = undefined;
+      resolve({ value, done: false });
+      return;
+    }
+    if (this.queue.length < this.maxQueued) this.queue.push(value);
+    else {
+      this.fail(
+        new GraphQLError(`This subscriber fell more than ${this.maxQueued} events behind and was ended; subscribe again.`, {
+          extensions: { code: 'SUBSCRIBER_TOO_SLOW' },
+        }),
+      );
+      this.onLeave();
+    }
+  }
+
+  complete(): void {
+    this.finish(undefined);
+  }
+
+  fail(error: unknown): void {
+    this.finish(error ?? new Error('the subscription failed'));
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    const value = this.queue.shift();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
+    if (this.error !== undefined) {
+      const error = this.error;
+      this.error = undefined;
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.waitingFailed = reject;
+    });
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.queue.length = 0;
+    this.error = undefined;
+    this.finish(undefined);
+    this.onLeave();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(): Promise<IteratorResult<ExecutionResult>> {
+    return this.return();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Ends the stream after what is queued: with `error` next, or done. */
+  private finish(error: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.left?.();
+    this.left = undefined;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      const reject = this.waitingFailed!;
+      this.waiting = this.waitingFailed = undefined;
+      if (error === undefined) resolve({ value: undefined, done: true });
+      else reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.error = error;
+  }
+}
