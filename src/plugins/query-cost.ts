@@ -69,12 +69,21 @@ export function actualCost(input: CostInput, data: unknown): number {
   return dataCost(input, new Map(), root, [input.operation.selectionSet], data);
 }
 
+/** A selected field that returns records: its response key, its field and the type it returns. */
+interface RecordField {
+  key: string;
+  field: MergedField;
+  named: GraphQLNamedType;
+}
+
 /**
- * The fields of each merged selection, collected once per operation rather than once per record
- * (variables, and so `@skip`/`@include`, are fixed within one). Child selections come from the
- * cached entries themselves, so their array identity is stable across the records of a list.
+ * The record-returning fields of each merged selection on each type, worked out once per
+ * operation rather than once per record (variables, and so `@skip`/`@include`, are fixed within
+ * one): the walk over the data then skips every scalar without looking at it. Child selections
+ * come from the cached entries themselves, so their array identity is stable across the records
+ * of a list.
  */
-type FieldCache = Map<readonly SelectionSetNode[], Map<string, MergedField>>;
+type FieldCache = Map<readonly SelectionSetNode[], Map<GraphQLNamedType, RecordField[]>>;
 
 function rootType(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLNamedType | undefined {
   return schema.getRootType(operation.operation) ?? undefined;
@@ -119,20 +128,31 @@ function dataCost(
   selectionSets: readonly SelectionSetNode[],
   data: Record<string, unknown>,
 ): number {
-  let fields = cache.get(selectionSets);
-  if (fields === undefined) {
-    fields = collectFields(input, selectionSets);
-    cache.set(selectionSets, fields);
-  }
   let total = 0;
-  for (const [key, field] of fields) {
-    const definition = fieldDefinition(input.schema, parent, field.node.name.value);
-    if (definition === undefined) continue;
-    const named = getNamedType(definition.type);
-    if (isLeafType(named)) continue;
+  for (const { key, field, named } of recordFields(input, cache, parent, selectionSets)) {
     total += recordsCost(input, cache, named, field, data[key]);
   }
   return total;
+}
+
+function recordFields(input: CostInput, cache: FieldCache, parent: GraphQLNamedType, selectionSets: readonly SelectionSetNode[]): RecordField[] {
+  let byType = cache.get(selectionSets);
+  if (byType === undefined) {
+    byType = new Map();
+    cache.set(selectionSets, byType);
+  }
+  let fields = byType.get(parent);
+  if (fields === undefined) {
+    fields = [];
+    for (const [key, field] of collectFields(input, selectionSets)) {
+      const definition = fieldDefinition(input.schema, parent, field.node.name.value);
+      if (definition === undefined) continue;
+      const named = getNamedType(definition.type);
+      if (!isLeafType(named)) fields.push({ key, field, named });
+    }
+    byType.set(parent, fields);
+  }
+  return fields;
 }
 
 /** Cost of the record(s) a field returned, walking nested lists without copying them. */
