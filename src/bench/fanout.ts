@@ -195,3 +195,65 @@ async function deliverOneJob(
   if (!delivered.ok) throw new Error(`the gateway refused the webhook: ${delivered.status}`);
   return { id, sentAt };
 }
+
+export interface BroadcastFloorResult {
+  subscribers: number;
+  rounds: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * The same fan-out with no GraphQL at all: `subscribers` plain WebSockets on the bare broadcaster
+ * (`broadcast-server.ts`), each round one POST and one message to every socket, timed from the
+ * POST to each arrival (parsed as JSON, as the graphql-ws client does). The floor the machine
+ * itself sets under the gateway's figure.
+ */
+export async function measureBroadcastFloor(options: { broadcaster: Spawned; subscribers: number; rounds: number; warmupRounds: number }): Promise<BroadcastFloorResult> {
+  const wsUrl = options.broadcaster.url.replace(/^http/, 'ws');
+  let arrivals: number[] = [];
+  const sockets: WebSocket[] = [];
+  try {
+    for (let start = 0; start < options.subscribers; start += 50) {
+      const batch = Math.min(50, options.subscribers - start);
+      sockets.push(
+        ...(await Promise.all(
+          Array.from({ length: batch }, async () => {
+            const socket = new WebSocket(wsUrl);
+            socket.on('message', (data) => {
+              JSON.parse(String(data));
+              arrivals.push(performance.now());
+            });
+            await new Promise<void>((resolve, reject) => {
+              socket.once('open', () => resolve());
+              socket.once('error', reject);
+            });
+            return socket;
+          }),
+        )),
+      );
+    }
+    const latencies: number[] = [];
+    for (let round = 1 - Math.max(1, options.warmupRounds); round <= options.rounds; round++) {
+      arrivals = [];
+      const sentAt = performance.now();
+      const response = await fetch(`${options.broadcaster.url}/broadcast`, { method: 'POST' });
+      await response.arrayBuffer();
+      const deadline = Date.now() + 10_000;
+      while (arrivals.length < options.subscribers && Date.now() < deadline) await sleep(5);
+      if (round > 0) for (const at of arrivals) latencies.push(at - sentAt);
+      await sleep(100);
+    }
+    latencies.sort((a, b) => a - b);
+    return {
+      subscribers: options.subscribers,
+      rounds: options.rounds,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      maxMs: latencies.at(-1) ?? Number.NaN,
+    };
+  } finally {
+    for (const socket of sockets) socket.terminate();
+  }
+}

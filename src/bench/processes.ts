@@ -165,6 +165,16 @@ export async function startDirectServer(options: { upstreamUrl: string; nodeArgs
   return handle(child, announced);
 }
 
+/** The bare WebSocket broadcaster the fan-out is compared with (`src/bench/broadcast-server.ts`). */
+export async function startBroadcastServer(): Promise<Spawned> {
+  const { child, announced } = await spawnAnnounced(
+    'src/bench/broadcast-server.ts',
+    { NODE_ENV: 'production', PORT: '0' },
+    (line) => (line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : null),
+  );
+  return handle(child, announced);
+}
+
 /** Upstream requests counted by the simulator, in total and by operation. */
 export async function simulatorStats(simulatorUrl: string): Promise<{ total: number; byOperation: Record<string, number> }> {
   const response = await fetch(`${simulatorUrl}/__sim/stats`);

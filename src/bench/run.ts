@@ -10,10 +10,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measureFanout, type FanoutResult } from './fanout.js';
+import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadResult } from './overhead.js';
-import { startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
+import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
 
 function numberFromEnv(name: string, fallback: number): number {
@@ -43,6 +43,7 @@ interface Report {
   overhead: OverheadResult;
   mobile: MobileResult;
   fanout: FanoutResult;
+  broadcastFloor: BroadcastFloorResult;
   durationSec: number;
 }
 
@@ -109,6 +110,17 @@ async function main(): Promise<void> {
       rounds: settings.rounds,
       warmupRounds: settings.warmupRounds,
     });
+    await cached.stop();
+
+    log(`scenario 3, reference: a bare WebSocket broadcast to ${settings.subscribers} sockets, no GraphQL`);
+    const broadcaster = await startBroadcastServer();
+    stopLater.push(broadcaster);
+    const broadcastFloor = await measureBroadcastFloor({
+      broadcaster,
+      subscribers: settings.subscribers,
+      rounds: settings.rounds,
+      warmupRounds: settings.warmupRounds,
+    });
 
     const report: Report = {
       date: new Date().toISOString(),
@@ -118,6 +130,7 @@ async function main(): Promise<void> {
       overhead,
       mobile,
       fanout,
+      broadcastFloor,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -178,6 +191,13 @@ export function renderTable(report: Report): string {
     `${ms(f.p50Ms)} / ${ms(f.p99Ms)} (max ${ms(f.maxMs)}, ${f.deliveries.toLocaleString('en-US')} deliveries)`,
     'p99 < 50 ms',
     verdict(f.p99Ms < 50 && f.deliveries === f.subscribers * f.rounds),
+  ]);
+  const b = report.broadcastFloor;
+  rows.push([
+    `3. reference: bare \`ws\` broadcast to ${b.subscribers.toLocaleString('en-US')} sockets, POST → client p50 / p99`,
+    `${ms(b.p50Ms)} / ${ms(b.p99Ms)} (max ${ms(b.maxMs)}); gateway p99 / this = ${ratio(f.p99Ms / b.p99Ms)}`,
+    '-',
+    '-',
   ]);
   rows.push([
     '3. memory per idle subscription (RSS / heap)',
