@@ -36,7 +36,7 @@ import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from '
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
-import { useQueryCost } from './plugins/use-query-cost.js';
+import { createQueryCost } from './plugins/use-query-cost.js';
 import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
@@ -98,8 +98,16 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   let url = '';
 
   const operationMetrics = createOperationMetrics({ metrics });
+  const queryCost = createQueryCost({
+    maxCost: config.maxCost,
+    budget: config.costBudget,
+    budgetRefillPerSecond: config.costBudgetRefill,
+    defaultPageSize: DEFAULT_PAGE_SIZE,
+    maxPageSize: MAX_PAGE_SIZE,
+  });
   // WebSocket subscribers of the same events share one execution (see shared-subscriptions.ts).
   const sharedSubscriptions = createSharedSubscriptions({
+    admit: queryCost.admitSubscriber,
     onSubscriber: operationMetrics.countSubscriber,
     onExecutions: (running) => metrics.subscriptionExecutions.set(running),
   });
@@ -164,13 +172,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       usePersistedQueries(),
       useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
       // After the response cache: an answer served from the cache costs the upstream nothing.
-      useQueryCost({
-        maxCost: config.maxCost,
-        budget: config.costBudget,
-        budgetRefillPerSecond: config.costBudgetRefill,
-        defaultPageSize: DEFAULT_PAGE_SIZE,
-        maxPageSize: MAX_PAGE_SIZE,
-      }),
+      queryCost.plugin,
       useDeferStream(),
       useCompression({ minBytes: config.compressionMinBytes }),
     ],

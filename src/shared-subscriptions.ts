@@ -27,6 +27,11 @@ export const SHARED_STREAM_EXTENSION = 'sharedStream';
 export type SubscribeResult = AsyncIterable<ExecutionResult> | ExecutionResult;
 
 export interface SharedSubscriptionsOptions {
+  /**
+   * Runs for every subscriber before it joins (the shared execution's envelop hooks run once, not
+   * per subscriber): a result refuses the subscriber with it (cost limits, budgets).
+   */
+  admit?: (args: ExecutionArgs) => ExecutionResult | null;
   /** Events a subscriber may fall behind before it is ended. @default 1000 */
   maxQueued?: number;
   /** Subscribers handed an event per turn of the event loop. @default 64 */
@@ -62,6 +67,11 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
     async subscribe(args, execute) {
       const key = sharingKey(args);
       if (key === null) return execute(args);
+      const refused = options.admit?.(args) ?? null;
+      if (refused !== null) {
+        options.onSubscriber?.(args, false);
+        return refused;
+      }
       const result = await streams.join(key, () => {
         sharedContexts.add(args.contextValue as object);
         return execute(args);

@@ -111,6 +111,31 @@ describe('shared subscription executions over graphql-ws', () => {
   });
 });
 
+describe('shared subscription executions and the cost budget', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    // A budget of two subscriptions (each costs 1 point: one Job per event), barely refilling.
+    harness = await startHarness({ config: { costBudget: 2, costBudgetRefill: 1 } });
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('charges every subscriber, not only the one that started the execution', async () => {
+    const mine = { Authorization: harness.headers.authorization };
+    const subscribers = [];
+    for (let i = 0; i < 3; i++) subscribers.push(await subscribeWs(harness.url, 'subscription { jobEvents { id } }', {}, mine));
+    const refused = await Promise.race(subscribers.map((events, index) => events.completed.then(() => index)));
+    expect(subscribers[refused]!.results.map((result) => result.errors?.[0]?.extensions?.code)).toEqual(['RATE_LIMITED']);
+    const text = await (await fetch(`${harness.url}/metrics`)).text();
+    expect(/^gateway_subscriptions_open (\S+)$/m.exec(text)?.[1]).toBe('2');
+    expect(/^gateway_subscription_executions (\S+)$/m.exec(text)?.[1]).toBe('1');
+    await Promise.all(subscribers.map((events) => events.close()));
+  });
+});
+
 describe('shared executions on their own', () => {
   /** A subscription field marked shareable, fed by yoga's pub/sub as `jobEvents` is; counts its listeners. */
   function eventSource() {

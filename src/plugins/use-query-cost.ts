@@ -9,7 +9,9 @@
  *   "throttleStatus": { "maximumAvailable": 200000, "currentlyAvailable": 199963, "restoreRate": 5000 } }
  * ```
  *
- * Rejections happen before execution: a rejected operation makes no upstream request.
+ * Rejections happen before execution: a rejected operation makes no upstream request. A shared
+ * subscription execution (`shared-subscriptions.ts`) is not charged itself: each of its
+ * subscribers is, through `admitSubscriber`, before it joins.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -25,6 +27,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { CostBudget, type ThrottleStatus } from './cost-budget.js';
+import { isSharedExecution } from '../shared-subscriptions.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
 
 export interface QueryCostOptions {
@@ -63,7 +66,17 @@ export function budgetKeyOf(context: GatewayContext): string {
     .digest('base64url');
 }
 
+export interface QueryCost {
+  plugin: Plugin<GatewayContext>;
+  /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
+  admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
+}
+
 export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayContext> {
+  return createQueryCost(options).plugin;
+}
+
+export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
   const maxCost = options.maxCost ?? 100_000;
   const capacity = options.budget ?? 200_000;
   const model: CostModel = {
@@ -107,7 +120,12 @@ export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayCont
     return { input, cost, key, throttle: charge.status };
   }
 
-  return {
+  function admitSubscriber(args: ExecutionArgs): ExecutionResult | null {
+    const admitted = admit(args);
+    return admitted !== null && !('input' in admitted) ? admitted : null;
+  }
+
+  const plugin: Plugin<GatewayContext> = {
     onExecute({ args, setResultAndStopExecution }) {
       const admitted = admit(args);
       if (admitted === null) return undefined;
@@ -131,10 +149,12 @@ export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayCont
     },
     onSubscribe({ args, setResultAndStopExecution }) {
       // A subscription pays its requested cost once, when it starts.
-      const admitted = admit(args);
-      if (admitted !== null && !('input' in admitted)) setResultAndStopExecution(admitted);
+      if (isSharedExecution(args.contextValue)) return;
+      const refused = admitSubscriber(args);
+      if (refused !== null) setResultAndStopExecution(refused);
     },
   };
+  return { plugin, admitSubscriber };
 }
 
 function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {
