@@ -42,7 +42,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
 import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
-import { createSharedSubscriptions } from './shared-subscriptions.js';
+import { createSharedSubscriptions, graphqlWsWriter, type DirectWriter } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
@@ -110,6 +110,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     admit: queryCost.admitSubscriber,
     onSubscriber: operationMetrics.countSubscriber,
     onExecutions: (running) => metrics.subscriptionExecutions.set(running),
+    writerOf: (args) => (args.rootValue as Enveloped).writer,
   });
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
@@ -256,7 +257,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     {
       execute: (args) => (args.rootValue as Enveloped).execute(args),
       subscribe: (args) => sharedSubscriptions.subscribe(args, (leader) => (leader.rootValue as Enveloped).subscribe(leader)),
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           connectionParams: ctx.connectionParams,
           request: new Request(`http://localhost${GRAPHQL_PATH}`),
@@ -278,7 +279,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
           operationName: payload.operationName ?? null,
           variableValues: payload.variables ?? null,
           contextValue: await contextFactory(),
-          rootValue: { execute, subscribe } satisfies Enveloped,
+          rootValue: { execute, subscribe, writer: graphqlWsWriter(ctx.extra.socket, id) } satisfies Enveloped,
         };
         return args;
       },
@@ -338,6 +339,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
 interface Enveloped {
   execute: (args: ExecutionArgs) => OperationResult;
   subscribe: (args: ExecutionArgs) => OperationResult;
+  /** Writes a shared execution's events straight to this operation's connection. */
+  writer: DirectWriter;
 }
 
 function buildClient(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {

@@ -10,21 +10,47 @@
  * first one starts the execution; the others join it. The execution ends when its last
  * subscriber leaves, or when the stream itself ends (every subscriber completes, or sees its error).
  *
- * Each subscriber has its own queue: one that stops reading gets at most `maxQueued` events
- * behind and is then ended with `SUBSCRIBER_TOO_SLOW` rather than holding the others back. An
- * event reaches the subscribers `chunkSize` at a time, a turn of the event loop apart, so the
- * first ones are written while the rest wait and a large fan-out never stalls HTTP requests for
- * its whole length.
+ * An event is serialized once and written straight to each graphql-ws connection as that
+ * operation's `next` message (`graphqlWsWriter`), rather than passed through graphql-ws's
+ * per-subscriber loop, which would serialize it again for every subscriber. A connection whose
+ * unsent data passes 1 MiB (a client that stopped reading) is ended with `SUBSCRIBER_TOO_SLOW`
+ * rather than holding the others back; a subscriber without a writer has a queue of at most
+ * `maxQueued` events instead. An event reaches the subscribers `chunkSize` at a time, a turn of
+ * the event loop apart, so the first ones are written while the rest wait and a large fan-out
+ * never stalls HTTP requests for its whole length.
  */
 import { createHash } from 'node:crypto';
 import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { MessageType } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
+import type { WebSocket } from 'ws';
 import type { GatewayContext } from './context.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
 export const SHARED_STREAM_EXTENSION = 'sharedStream';
 
 export type SubscribeResult = AsyncIterable<ExecutionResult> | ExecutionResult;
+
+/**
+ * Writes one event to a subscriber's connection; `payload` is the execution result as JSON.
+ * Answers false when the connection is backed up, and the subscriber is then ended.
+ */
+export type DirectWriter = (payload: string) => boolean;
+
+/** Unsent bytes past which a graphql-ws connection counts as backed up. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** A `DirectWriter` for operation `id` on a graphql-ws connection: its `next` messages, framed as graphql-ws frames them. */
+export function graphqlWsWriter(socket: WebSocket, id: string): DirectWriter {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
+  return (payload) => {
+    // A closing connection: graphql-ws ends its subscriptions.
+    if (socket.readyState !== socket.OPEN) return true;
+    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
+    socket.send(`${prefix}${payload}}`);
+    return true;
+  };
+}
 
 export interface SharedSubscriptionsOptions {
   /**
@@ -44,6 +70,8 @@ export interface SharedSubscriptionsOptions {
   onSubscriber?: (args: ExecutionArgs, accepted: boolean) => (() => void) | void;
   /** Called with the number of executions running whenever it changes. */
   onExecutions?: (running: number) => void;
+  /** The subscriber's direct writer, when its transport has one (see `graphqlWsWriter`). */
+  writerOf?: (args: ExecutionArgs) => DirectWriter | undefined;
 }
 
 export interface SharedSubscriptions {
@@ -76,9 +104,13 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         sharedContexts.add(args.contextValue as object);
         return execute(args);
       });
-      const accepted = result instanceof Subscriber;
-      const left = options.onSubscriber?.(args, accepted);
-      if (accepted && left) result.onLeft(left);
+      if (!(result instanceof Subscriber)) {
+        options.onSubscriber?.(args, false);
+        return result;
+      }
+      const left = options.onSubscriber?.(args, true);
+      if (left) result.onLeft(left);
+      result.writer = options.writerOf?.(args);
       return result;
     },
   };
@@ -186,9 +218,12 @@ class SharedStream {
   private async pump(source: AsyncIterator<ExecutionResult>): Promise<void> {
     try {
       for (let next = await source.next(); !next.done; next = await source.next()) {
+        const event = next.value;
+        let json: string | undefined;
+        const serialized = (): string => (json ??= JSON.stringify(event));
         let handed = 0;
         for (const subscriber of [...this.subscribers]) {
-          subscriber.push(next.value);
+          subscriber.deliver(event, serialized);
           if (++handed % this.limits.chunkSize === 0) await new Promise((resolve) => setImmediate(resolve));
         }
         if (this.ended) return;
@@ -217,8 +252,13 @@ function isAsyncIterator(value: unknown): value is AsyncIterator<ExecutionResult
   return typeof (value as AsyncIterator<ExecutionResult> | undefined)?.next === 'function';
 }
 
-/** One subscriber's view of a shared execution: its own queue of events not yet read. */
+/**
+ * One subscriber of a shared execution. With a direct writer, events go straight to its
+ * connection and the iterator only ends (done, or the error); without, it queues the events not
+ * yet read.
+ */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
+  writer: DirectWriter | undefined;
   private readonly queue: ExecutionResult[] = [];
   private waiting: ((result: IteratorResult<ExecutionResult>) => void) | undefined;
   private left: (() => void) | undefined;
@@ -237,8 +277,12 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     else this.left = left;
   }
 
-  push(value: ExecutionResult): void {
+  deliver(value: ExecutionResult, serialized: () => string): void {
     if (this.done) return;
+    if (this.writer) {
+      if (!this.writer(serialized())) this.tooSlow('its connection has more than 1 MiB not yet sent');
+      return;
+    }
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = this.waitingFailed = undefined;
@@ -246,14 +290,12 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
       return;
     }
     if (this.queue.length < this.maxQueued) this.queue.push(value);
-    else {
-      this.fail(
-        new GraphQLError(`This subscriber fell more than ${this.maxQueued} events behind and was ended; subscribe again.`, {
-          extensions: { code: 'SUBSCRIBER_TOO_SLOW' },
-        }),
-      );
-      this.onLeave();
-    }
+    else this.tooSlow(`it fell more than ${this.maxQueued} events behind`);
+  }
+
+  private tooSlow(why: string): void {
+    this.fail(new GraphQLError(`This subscription was ended because ${why}; subscribe again.`, { extensions: { code: 'SUBSCRIBER_TOO_SLOW' } }));
+    this.onLeave();
   }
 
   complete(): void {

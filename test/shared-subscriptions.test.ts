@@ -195,6 +195,34 @@ describe('shared executions on their own', () => {
     expect(source.listeners.size).toBe(0);
   });
 
+  it('writes each event as JSON straight to every direct writer, and ends a subscriber whose connection is backed up', async () => {
+    const source = eventSource();
+    const written = { fast: [] as string[], stuck: [] as string[] };
+    let stuckIsBackedUp = false;
+    const fastArgs = source.args('OAuth a');
+    const stuckArgs = source.args('OAuth a');
+    const shared = createSharedSubscriptions({
+      writerOf: (args) =>
+        args === fastArgs
+          ? (payload) => (written.fast.push(payload), true)
+          : (payload) => (stuckIsBackedUp ? false : (written.stuck.push(payload), true)),
+    });
+    const fast = (await shared.subscribe(fastArgs, subscribe)) as AsyncIterableIterator<ExecutionResult>;
+    const stuck = (await shared.subscribe(stuckArgs, subscribe)) as AsyncIterableIterator<ExecutionResult>;
+    expect(source.listeners.size).toBe(1);
+    const stuckEnded = stuck.next();
+    source.publish('t1');
+    await new Promise((resolve) => setImmediate(resolve));
+    stuckIsBackedUp = true;
+    source.publish('t2');
+    await expect(stuckEnded).rejects.toMatchObject({ extensions: { code: 'SUBSCRIBER_TOO_SLOW' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const tick = (value: string) => JSON.stringify({ data: { ticks: value } });
+    expect(written).toEqual({ fast: [tick('t1'), tick('t2')], stuck: [tick('t1')] });
+    await fast.return!();
+    expect(source.listeners.size).toBe(0);
+  });
+
   it('hands a large fan-out over in chunks, letting the event loop run in between', async () => {
     const source = eventSource();
     const shared = createSharedSubscriptions({ chunkSize: 10 });
