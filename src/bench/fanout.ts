@@ -167,7 +167,10 @@ async function deliverOneJob(
   if (!id) throw new Error(`updateHostNqn failed: ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
   arrivals.set(id, []);
 
-  const journal = (await (await fetch(`${simulator.url}/__sim/requests`)).json()) as {
+  // Only this operation's entries: the whole journal (1,000 requests after the load scenarios)
+  // would be megabytes to parse every round, and the bench's own garbage collection would then
+  // land in the middle of the next round's measurement.
+  const journal = (await (await fetch(`${simulator.url}/__sim/requests?operation=UpdateHostNqn`)).json()) as {
     requests: { operation: string; headers: { 'x-job-uuid'?: string; 'x-web-hook'?: string } }[];
   };
   const entry = journal.requests.find((request) => request.headers['x-job-uuid'] === id);

@@ -360,8 +360,10 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     return tenant;
   }
 
-  async function handleControl(request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
+  async function handleControl(request: IncomingMessage, response: ServerResponse, requestUrl: URL): Promise<void> {
     const method = request.method ?? 'GET';
+    // `?operation=` narrows the journal to one operation: a caller polling it stays cheap.
+    const operation = requestUrl.searchParams.get('operation');
     const raw = await readBody(request);
     const controls: Record<string, [string, () => void]> = {
       '/__sim/stats': ['GET', () => sendJson(response, 200, { ...simulator.stats() })],
@@ -372,7 +374,10 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
           sendJson(response, 200, {});
         },
       ],
-      '/__sim/requests': ['GET', () => sendJson(response, 200, { requests: journal })],
+      '/__sim/requests': [
+        'GET',
+        () => sendJson(response, 200, { requests: operation === null ? journal : journal.filter((entry) => entry.operation === operation) }),
+      ],
       '/__sim/config': [
         'POST',
         () => {
@@ -386,7 +391,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
         },
       ],
     };
-    const control = controls[pathname];
+    const control = controls[requestUrl.pathname];
     if (control === undefined) {
       sendText(response, 404, 'Not Found');
     } else if (control[0] !== method) {
@@ -399,7 +404,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
     try {
-      if (requestUrl.pathname.startsWith('/__sim/')) await handleControl(request, response, requestUrl.pathname);
+      if (requestUrl.pathname.startsWith('/__sim/')) await handleControl(request, response, requestUrl);
       else await handleApi(request, response, requestUrl);
     } catch (error) {
       if (response.headersSent || response.destroyed) return;
