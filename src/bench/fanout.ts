@@ -100,7 +100,10 @@ export async function measureFanout(options: {
   const warm = await subscribe(wsUrl, simulator.headers, () => undefined);
   await sleep(200);
   await warm.dispose();
-  await sleep(500);
+  // Collect, then give the allocator time to hand startup's garbage back to the system, so the
+  // baseline's RSS is not inflated by memory about to be returned (the idle sample waits as long).
+  await sampleMemory(gateway, options.heapFile);
+  await sleep(2_000);
   const baseline = await sampleMemory(gateway, options.heapFile);
 
   const clients: Client[] = [];

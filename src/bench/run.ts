@@ -88,29 +88,35 @@ async function main(): Promise<void> {
     const overhead = await measureOverhead({ gateway: uncached, direct, headers: simulator.headers, concurrency: [1, 50], durationSec: settings.durationSec });
     await direct.stop();
 
-    const heapFile = join(heapDir, 'gateway.json');
-    const cached = await startGateway({
-      upstreamUrl: simulator.url,
-      env: { BENCH_HEAP_FILE: heapFile },
-      nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
-    });
+    const cached = await startGateway({ upstreamUrl: simulator.url });
     stopLater.push(cached);
 
     log('scenario 4: mobile path (APQ over GET, warm cache) against the plain POST');
     const mobile = await measureMobile({ cachedGatewayUrl: cached.url, uncachedGatewayUrl: uncached.url, headers: simulator.headers, durationSec: settings.durationSec });
     await uncached.stop();
+    await cached.stop();
+
+    // A fresh gateway for the fan-out: one that just served a load run would be giving memory
+    // back to the system while the idle subscriptions are measured.
+    const heapFile = join(heapDir, 'gateway.json');
+    const subscribed = await startGateway({
+      upstreamUrl: simulator.url,
+      env: { BENCH_HEAP_FILE: heapFile },
+      nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
+    });
+    stopLater.push(subscribed);
 
     log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds after ${settings.warmupRounds} warm-up rounds`);
     const fanout = await measureFanout({
-      gateway: cached,
+      gateway: subscribed,
       heapFile,
       simulator,
-      hostUuid: await connectedHost(cached.url, simulator.headers),
+      hostUuid: await connectedHost(subscribed.url, simulator.headers),
       subscribers: settings.subscribers,
       rounds: settings.rounds,
       warmupRounds: settings.warmupRounds,
     });
-    await cached.stop();
+    await subscribed.stop();
 
     log(`scenario 3, reference: a bare WebSocket broadcast to ${settings.subscribers} sockets, no GraphQL`);
     const broadcaster = await startBroadcastServer();
