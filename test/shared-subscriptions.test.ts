@@ -18,17 +18,8 @@ import { createPubSub } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedSubscriptions, SHARED_STREAM_EXTENSION } from '../src/shared-subscriptions.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { eventually } from './support/process.js';
 import { subscribeWs, type Collected } from './support/subscriptions.js';
-
-async function eventually<T>(probe: () => Promise<T | false>, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('shared subscription executions over graphql-ws', () => {
   let harness: Harness;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { eventually } from './support/process.js';
 
 let simulator: Simulator;
 
@@ -259,15 +260,14 @@ describe('npm run simulator', () => {
     await exited;
     // The simulator itself (not just npx) must stop: its port stops answering (npx may exit a
     // moment before the node process it ran has closed its server).
-    const deadline = Date.now() + 5_000;
-    let answering = true;
-    while (answering && Date.now() < deadline) {
-      answering = await fetch(`${url}/__sim/stats`).then(
-        async (response) => (await response.arrayBuffer(), true),
-        () => false,
-      );
-      if (answering) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(answering, 'the simulator still answers 5 s after SIGTERM').toBe(false);
+    await eventually(
+      () =>
+        fetch(`${url}/__sim/stats`).then(
+          async (response) => (await response.arrayBuffer(), false),
+          () => true,
+        ),
+      'the simulator to stop answering after SIGTERM',
+      100,
+    );
   });
 });
