@@ -100,17 +100,17 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         options.onSubscriber?.(args, false);
         return refused;
       }
-      const result = await streams.join(key, () => {
+      const start = () => {
         sharedContexts.add(args.contextValue as object);
         return execute(args);
-      });
+      };
+      const result = await streams.join(key, start, options.writerOf?.(args));
       if (!(result instanceof Subscriber)) {
         options.onSubscriber?.(args, false);
         return result;
       }
       const left = options.onSubscriber?.(args, true);
       if (left) result.onLeft(left);
-      result.writer = options.writerOf?.(args);
       return result;
     },
   };
@@ -157,22 +157,21 @@ class SharedStreams {
   ) {}
 
   /** Joins the execution running under `key`, starting it with `start` when there is none. */
-  async join(key: string, start: () => SubscribeResult | Promise<SubscribeResult>): Promise<Subscriber | ExecutionResult> {
+  async join(key: string, start: () => SubscribeResult | Promise<SubscribeResult>, writer: DirectWriter | undefined): Promise<Subscriber | ExecutionResult> {
     for (;;) {
       let stream = this.streams.get(key);
       if (!stream) {
-        const created = new SharedStream(this.limits, () => {
+        const created: SharedStream = new SharedStream(this.limits, start, () => {
           if (this.streams.get(key) !== created) return;
           this.streams.delete(key);
           this.onExecutions?.(this.streams.size);
         });
         this.streams.set(key, created);
         this.onExecutions?.(this.streams.size);
-        created.start(start);
         stream = created;
       }
       // Null: the execution ended while this subscriber waited to join; start a fresh one.
-      const joined = await stream.subscribe();
+      const joined = await stream.subscribe(writer);
       if (joined !== null) return joined;
     }
   }
@@ -181,16 +180,15 @@ class SharedStreams {
 /** One execution and the subscribers it feeds. */
 class SharedStream {
   private readonly subscribers = new Set<Subscriber>();
-  private started!: Promise<AsyncIterator<ExecutionResult> | ExecutionResult>;
+  private readonly started: Promise<AsyncIterator<ExecutionResult> | ExecutionResult>;
   private source: AsyncIterator<ExecutionResult> | undefined;
   private ended = false;
 
   constructor(
     private readonly limits: { maxQueued: number; chunkSize: number },
+    start: () => SubscribeResult | Promise<SubscribeResult>,
     private readonly forget: () => void,
-  ) {}
-
-  start(start: () => SubscribeResult | Promise<SubscribeResult>): void {
+  ) {
     this.started = (async () => {
       const result = await start();
       if (!isAsyncIterable(result)) {
@@ -206,11 +204,11 @@ class SharedStream {
   }
 
   /** A new subscriber, the refusal everyone gets, or null when the execution already ended. */
-  async subscribe(): Promise<Subscriber | ExecutionResult | null> {
+  async subscribe(writer: DirectWriter | undefined): Promise<Subscriber | ExecutionResult | null> {
     const started = await this.started;
     if (!isAsyncIterator(started)) return started;
     if (this.ended) return null;
-    const subscriber = new Subscriber(this.limits.maxQueued, () => this.leave(subscriber));
+    const subscriber = new Subscriber(this.limits.maxQueued, writer, () => this.leave(subscriber));
     this.subscribers.add(subscriber);
     return subscriber;
   }
@@ -258,16 +256,16 @@ function isAsyncIterator(value: unknown): value is AsyncIterator<ExecutionResult
  * yet read.
  */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
-  writer: DirectWriter | undefined;
   private readonly queue: ExecutionResult[] = [];
   private waiting: ((result: IteratorResult<ExecutionResult>) => void) | undefined;
-  private left: (() => void) | undefined;
   private waitingFailed: ((error: unknown) => void) | undefined;
+  private left: (() => void) | undefined;
   private done = false;
   private error: unknown;
 
   constructor(
     private readonly maxQueued: number,
+    private readonly writer: DirectWriter | undefined,
     private readonly onLeave: () => void,
   ) {}
 
