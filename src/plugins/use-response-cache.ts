@@ -3,10 +3,11 @@
  * is a digest of the three credential headers, so one caller's cached answer is never served to
  * another. Entries expire per type (`RESPONSE_CACHE_TTLS`), and are invalidated by `__typename`
  * + `id` when a mutation returns a changed record, and by type when a job finishes (a write that
- * completes later, or creates records no cached list knows yet). Cacheable answers carry an ETag;
- * `If-None-Match` with a live ETag answers 304.
+ * completes later, or creates records no cached list knows yet). Cacheable answers carry an ETag
+ * naming the cached answer (its key and the version cached); `If-None-Match` naming the answer
+ * cached now answers 304.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { getNamedType, isInterfaceType, isObjectType, isUnionType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
@@ -33,6 +34,9 @@ export const RESPONSE_CACHE_TTLS: Readonly<Record<string, number>> = Object.free
   FiberChannelLun: 300_000,
   'Host.blockDevices': 300_000,
 });
+
+/** Carries a cached answer's version from the cache to `onResponse`, which removes it. */
+const ANSWER_VERSION_HEADER = 'x-gateway-answer-version';
 
 /** The headers whose values make up a caller's identity (CONTRACT section 3). */
 const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
@@ -78,6 +82,14 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
     // answers holding that `__typename` + `id`.
     idFields: ['id'],
     invalidateViaMutation: true,
+    // As the plugin's default (answers with errors are not cached), and each cached answer gets
+    // a version of its own, which its ETag carries (see onResponse).
+    shouldCacheResult: ({ result }) => {
+      if (result.errors?.length) return false;
+      const extensions = (result.extensions ??= {}) as { http?: { headers?: Record<string, string> } };
+      ((extensions.http ??= {}).headers ??= {})[ANSWER_VERSION_HEADER] = randomUUID();
+      return true;
+    },
     includeExtensionMetadata: options.includeExtensionMetadata ?? false,
     session: (request) => credentialSession(request.headers),
     // node:crypto's synchronous hash: the default goes through WebCrypto's promise per request.
@@ -97,14 +109,42 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
     onPluginInit({ addPlugin }) {
       addPlugin(cachePlugin);
     },
-    onResponse({ response }) {
-      if (!response.headers.has('etag')) return;
+    onResponse({ request, response, setResponse, fetchAPI }) {
+      // The cache plugin marks a cacheable answer with an ETag that is its cache key: the same
+      // for the answer before and after a mutation changed it, so a client revalidating an old
+      // copy would be told 304. The ETag sent also names the cached answer's version (stamped
+      // when it was cached), and 304 answers only a copy of the answer cached now.
+      const key = response.headers.get('etag');
+      if (!key) return;
+      const version = response.headers.get(ANSWER_VERSION_HEADER) ?? '';
+      const etag = `W/"${createHash('sha256').update(key).update('\0').update(version).digest('base64url')}"`;
+      // Copied name by name: a Headers built from another keeps the names' case, and then its
+      // `set('etag')` adds a second ETag beside the cache plugin's `ETag` instead of replacing it.
+      const headers = new fetchAPI.Headers();
+      response.headers.forEach((value, name) => headers.append(name, value));
+      headers.delete(ANSWER_VERSION_HEADER);
+      headers.set('etag', etag);
       // Answers depend on the credential: shared caches must key on it, and clients revalidate
       // (a 304 is cheap) so that a mutation's invalidation reaches them.
-      response.headers.set('cache-control', 'private, no-cache');
-      for (const header of ['Authorization', 'X-Resources-Authorization', 'X-Tenant-ID']) response.headers.append('vary', header);
+      headers.set('cache-control', 'private, no-cache');
+      for (const header of ['Authorization', 'X-Resources-Authorization', 'X-Tenant-ID']) headers.append('vary', header);
+      if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+        headers.delete('content-type');
+        headers.delete('content-length');
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+      } else {
+        setResponse(new fetchAPI.Response(response.body, { status: response.status, statusText: response.statusText, headers }));
+      }
     },
   };
+}
+
+/** Whether an `If-None-Match` list names `etag` (weak comparison: `W/` is ignored), or is `*`. */
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const wanted = opaque(etag);
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === wanted);
 }
 
 /**
