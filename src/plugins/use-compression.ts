@@ -4,8 +4,11 @@
  * Not `useContentEncoding()` from `@whatwg-node/server`: it compresses every response, and a
  * compression stream holds back small chunks, which would stall SSE subscriptions and `@defer`
  * multipart answers until its buffer fills. Here only complete JSON bodies are compressed, once,
- * on libuv's thread pool.
+ * on libuv's thread pool. An answer with an ETag (one the response cache may serve again) is
+ * compressed once per encoding and content: the bytes are kept by a digest of the body for its
+ * next hits, least recently used dropped past `memoEntries`.
  */
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
@@ -17,6 +20,8 @@ export interface CompressionOptions {
   brotliQuality?: number;
   /** gzip level (1-9). @default 6 */
   gzipLevel?: number;
+  /** Compressed bodies kept by ETag and encoding. @default 256 */
+  memoEntries?: number;
 }
 
 type Encoding = 'br' | 'gzip';
@@ -30,6 +35,12 @@ export function useCompression(options: CompressionOptions = {}): Plugin {
   const minBytes = options.minBytes ?? 1024;
   const brotliQuality = options.brotliQuality ?? 4;
   const gzipLevel = options.gzipLevel ?? 6;
+  const memoEntries = options.memoEntries ?? 256;
+  const compress = (body: Buffer, encoding: Encoding) =>
+    encoding === 'br'
+      ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+      : gzipAsync(body, { level: gzipLevel });
+  const memo = new Map<string, Awaited<ReturnType<typeof compress>>>();
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const contentType = response.headers.get('content-type') ?? '';
@@ -43,10 +54,20 @@ export function useCompression(options: CompressionOptions = {}): Plugin {
         setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
         return;
       }
-      const compressed =
-        encoding === 'br'
-          ? await brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
-          : await gzipAsync(body, { level: gzipLevel });
+      // Digesting 34 KB costs a fraction of compressing it.
+      const key = response.headers.has('etag') ? `${encoding} ${createHash('sha256').update(body).digest('base64url')}` : null;
+      let compressed = key === null ? undefined : memo.get(key);
+      if (compressed === undefined) {
+        compressed = await compress(body, encoding);
+        if (key !== null && memoEntries > 0) {
+          memo.set(key, compressed);
+          if (memo.size > memoEntries) memo.delete(memo.keys().next().value!);
+        }
+      } else {
+        // Most recently used last.
+        memo.delete(key!);
+        memo.set(key!, compressed);
+      }
       headers.set('content-encoding', encoding);
       headers.set('content-length', String(compressed.byteLength));
       setResponse(new fetchAPI.Response(compressed, { status: response.status, statusText: response.statusText, headers }));
