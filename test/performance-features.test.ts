@@ -135,9 +135,40 @@ describe('performance features', () => {
       const etag = second.headers.get('etag') ?? first.headers.get('etag');
       expect(etag).toBeTruthy();
       expect(second.headers.get('cache-control')).toBe('private, no-cache');
+      // The first answer (executed, then cached) and the cached one carry the same ETag.
+      expect(first.headers.get('etag')).toBe(second.headers.get('etag'));
+      expect([...second.headers.keys()].filter((name) => name.startsWith('x-gateway'))).toEqual([]);
       const revalidated = await post(harness, query, { 'if-none-match': etag! });
       expect(revalidated.status).toBe(304);
       expect(await revalidated.text()).toBe('');
+    });
+
+    it('never answers 304 to a copy a mutation made stale, even once the answer is cached again', async () => {
+      const query = '{ hosts(first: 6) { nodes { id uuid nqn status } } }';
+      const first = await post(harness, query);
+      const etag = first.headers.get('etag');
+      expect(etag).toBeTruthy();
+      const before = (await first.json()) as { data: { hosts: { nodes: { uuid: string; nqn: string | null; status: string }[] } } };
+      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const nqn = `nqn.2014-08.org.example:etag-${Date.now()}`;
+      const mutation = await harness.gql('mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { error { code } } }', {
+        input: { uuid: host.uuid, nqn },
+      });
+      expect(mutation.errors).toBeUndefined();
+      // Another client of the same credential reads (and caches) the new answer first.
+      const refreshed = await post(harness, query);
+      expect(refreshed.status).toBe(200);
+      await refreshed.arrayBuffer();
+      // The old copy's ETag must not validate against the new answer.
+      const revalidated = await post(harness, query, { 'if-none-match': etag! });
+      expect(revalidated.status).toBe(200);
+      const body = (await revalidated.json()) as typeof before;
+      expect(body.data.hosts.nodes.find((candidate) => candidate.uuid === host.uuid)?.nqn).toBe(nqn);
+      // The new copy's ETag does validate.
+      const current = revalidated.headers.get('etag') ?? refreshed.headers.get('etag');
+      expect(current).toBeTruthy();
+      expect(current).not.toBe(etag);
+      expect((await post(harness, query, { 'if-none-match': current! })).status).toBe(304);
     });
   });
 
@@ -172,6 +203,28 @@ describe('performance features', () => {
   });
 
   describe('compression', () => {
+    it('serves a cached answer compressed, and the changed answer once a mutation changed it', async () => {
+      const query = '{ hosts(first: 6) { nodes { uuid name nqn status description managementIp cpuStatus memoryStatus } } }';
+      const read = async () => {
+        const response = await post(harness, query, { 'accept-encoding': 'br' });
+        expect(response.headers.get('content-encoding')).toBe('br');
+        const body = (await response.json()) as { data: { hosts: { nodes: { uuid: string; nqn: string | null; status: string }[] } } };
+        return { etag: response.headers.get('etag'), nodes: body.data.hosts.nodes };
+      };
+      const first = await read();
+      const hit = await read();
+      expect(hit).toEqual(first);
+      const host = first.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const nqn = `nqn.2014-08.org.example:br-${Date.now()}`;
+      const mutation = await harness.gql('mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { error { code } } }', {
+        input: { uuid: host.uuid, nqn },
+      });
+      expect(mutation.errors).toBeUndefined();
+      const changed = await read();
+      expect(changed.etag).not.toBe(first.etag);
+      expect(changed.nodes.find((candidate) => candidate.uuid === host.uuid)?.nqn).toBe(nqn);
+    });
+
     it('compresses a large answer for a client that accepts gzip, and not a small one', async () => {
       const large = await fetch(`${harness.url}/graphql`, {
         method: 'POST',
