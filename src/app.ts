@@ -32,6 +32,7 @@ import { createHttpDrain } from './shutdown.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
+import { useVariableCoercion } from './plugins/use-variable-coercion.js';
 import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from './plugins/use-response-cache.js';
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -171,6 +172,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // Before the response cache: a hash-only request must have its query text by the time the
       // cache computes its key.
       usePersistedQueries(),
+      // Before the response cache and the cost: an operation whose variables do not coerce is
+      // answered BAD_USER_INPUT before either looks at it.
+      useVariableCoercion(),
       useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
       // After the response cache: an answer served from the cache costs the upstream nothing.
       queryCost.plugin,

@@ -94,7 +94,6 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
   function admit(args: ExecutionArgs): { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus } | ExecutionResult | null {
     const input = costInput(args);
     if (input === null) return null;
-    if (input instanceof Array) return { errors: input };
     let cost = requestedCost(input, model);
     if (input.operation.operation === 'mutation') cost += mutationCost * input.operation.selectionSet.selections.length;
     if (cost > maxCost) {
@@ -163,23 +162,14 @@ function rejection(message: string, extensions: Record<string, unknown>): Execut
 
 /**
  * The operation, fragments and coerced variables; null when execution will reject the request
- * itself (no such operation). Variables that do not coerce (wrong type, malformed scalar) leave
- * no cost to compute: they come back as `BAD_USER_INPUT` errors, before any resolver runs.
+ * itself (no such operation, or variables that do not coerce: `useVariableCoercion` answers
+ * those before this plugin runs).
  */
-function costInput(args: ExecutionArgs): CostInput | GraphQLError[] | null {
+function costInput(args: ExecutionArgs): CostInput | null {
   const operation = getOperationAST(args.document, args.operationName ?? undefined);
   if (!operation) return null;
   const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
-  if (coerced.errors !== undefined) {
-    return coerced.errors.map(
-      (error) =>
-        new GraphQLError(error.message, {
-          nodes: error.nodes ?? null,
-          originalError: error.originalError ?? null,
-          extensions: { ...error.extensions, code: typeof error.extensions.code === 'string' ? error.extensions.code : 'BAD_USER_INPUT' },
-        }),
-    );
-  }
+  if (coerced.errors !== undefined) return null;
   return { schema: args.schema, operation, fragments: fragmentsOf(args.document), variables: coerced.coerced };
 }
 

@@ -1,0 +1,40 @@
+/**
+ * useVariableCoercion: an operation whose variables do not coerce (a wrong type, a malformed
+ * `Uuid` or `DateTime`) is answered `BAD_USER_INPUT` before any other execution hook runs: no
+ * cost is computed or charged for it, no upstream request is made, and the response cache never
+ * sees it (its wrapped executor would otherwise go uncalled, which it reports on the console).
+ */
+import { getOperationAST, getVariableValues, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export function useVariableCoercion(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refused = coercionErrors(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = coercionErrors(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+  };
+}
+
+/** The errors of variables that do not coerce, as `BAD_USER_INPUT`; null when they do. */
+function coercionErrors(args: ExecutionArgs): ExecutionResult | null {
+  const operation = getOperationAST(args.document, args.operationName ?? undefined);
+  // No variables to coerce, or no such operation (execution itself says so).
+  if (!operation?.variableDefinitions?.length) return null;
+  const { errors } = getVariableValues(args.schema, operation.variableDefinitions, args.variableValues ?? {});
+  if (errors === undefined) return null;
+  return {
+    errors: errors.map(
+      (error) =>
+        new GraphQLError(error.message, {
+          nodes: error.nodes ?? null,
+          originalError: error.originalError ?? null,
+          extensions: { ...error.extensions, code: typeof error.extensions.code === 'string' ? error.extensions.code : 'BAD_USER_INPUT' },
+        }),
+    ),
+  };
+}
