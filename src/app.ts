@@ -175,9 +175,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // Before the response cache and the cost: an operation whose variables do not coerce is
       // answered BAD_USER_INPUT before either looks at it.
       useVariableCoercion(),
+      // Around the response cache: an answer served from the cache is neither charged nor refused,
+      // and the cost of the execution that filled it is not kept with it.
+      queryCost.gate,
       useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
-      // After the response cache: an answer served from the cache costs the upstream nothing.
-      queryCost.plugin,
+      queryCost.report,
       useDeferStream(),
       useCompression({ minBytes: config.compressionMinBytes }),
     ],

@@ -75,9 +75,12 @@ describe('operation limits and cost', () => {
 
   it('rejects first: 100 nested three levels deep with MAX_COST_EXCEEDED and no upstream request', async () => {
     harness.resetStats();
+    const warn = vi.spyOn(console, 'warn');
     const response = await harness.gql(/* GraphQL */ `{
       hosts(first: 100) { nodes { vmInstances(first: 100) { nodes { snapshotGroups(first: 100) { nodes { name } } } } } }
-    }`);
+    }`).finally(() => warn.mockRestore());
+    // (Refused below the response cache: nothing bypasses the logger to say so.)
+    expect(warn).not.toHaveBeenCalled();
     expect(errorCodes(response)).toEqual(['MAX_COST_EXCEEDED']);
     const cost = response.errors?.[0]?.extensions?.cost as { requestedQueryCost: number; maximumQueryCost: number };
     expect(cost.requestedQueryCost).toBeGreaterThan(1_000_000);
@@ -223,7 +226,9 @@ describe('per-credential budgets', () => {
 
     const hungry = '{ hosts(first: 90) { nodes { name } } vmInstances(first: 9) { totalCount } }'; // 91 + 1 points
     harness.resetStats();
-    const limited = await post(harness, JSON.stringify({ query: hungry }));
+    const warn = vi.spyOn(console, 'warn');
+    const limited = await post(harness, JSON.stringify({ query: hungry })).finally(() => warn.mockRestore());
+    expect(warn).not.toHaveBeenCalled();
     expect(limited.status).toBe(429);
     expect(limited.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
     const retryAfter = limited.body.errors?.[0]?.extensions?.retryAfter;
@@ -235,6 +240,27 @@ describe('per-credential budgets', () => {
     // Another credential has a budget of its own.
     const other = await harness.gql(hungry, undefined, harness.secondHeaders);
     expect(other.errors).toBeUndefined();
+  });
+
+  it('serves a cached answer free even when the budget no longer holds its cost', async () => {
+    const budgetHarness = await startHarness({ config: { costBudget: 100, costBudgetRefill: 1 } });
+    try {
+      const query = '{ vmInstances(first: 60) { nodes { name } } }'; // requests 61 points, uses 61
+      const first = await budgetHarness.gql(query);
+      expect(first.errors).toBeUndefined();
+      const left = (first.extensions?.cost as { throttleStatus: { currentlyAvailable: number } }).throttleStatus.currentlyAvailable;
+      expect(left).toBeLessThan(61);
+      budgetHarness.resetStats();
+      const cached = await budgetHarness.gql(query);
+      expect(cached.errors).toBeUndefined();
+      expect(cached.data).toEqual(first.data);
+      expect(budgetHarness.upstreamRequests()).toBe(0);
+      // The budget really is short: a query it has not answered before is refused.
+      const uncached = await budgetHarness.gql('{ vmInstances(first: 50) { nodes { uuid } } }');
+      expect(errorCodes(uncached)).toEqual(['RATE_LIMITED']);
+    } finally {
+      await budgetHarness.close();
+    }
   });
 });
 

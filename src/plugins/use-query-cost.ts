@@ -9,7 +9,8 @@
  *   "throttleStatus": { "maximumAvailable": 200000, "currentlyAvailable": 199963, "restoreRate": 5000 } }
  * ```
  *
- * Rejections happen before execution: a rejected operation makes no upstream request. A shared
+ * Rejections happen before execution: a rejected operation makes no upstream request. An answer
+ * served from the response cache is neither charged nor refused (see `QueryCost`). A shared
  * subscription execution (`shared-subscriptions.ts`) is not charged itself: each of its
  * subscribers is, through `admitSubscriber`, before it joins.
  */
@@ -67,13 +68,30 @@ export function budgetKeyOf(context: GatewayContext): string {
 }
 
 export interface QueryCost {
-  plugin: Plugin<GatewayContext>;
+  /**
+   * Admits and charges operations. Goes before the response cache: it wraps the executor the
+   * cache wraps in turn, so an answer served from the cache never reaches it (nothing charged),
+   * and a refusal is what that executor answers (the cache sees it run, and does not keep it).
+   */
+  gate: Plugin<GatewayContext>;
+  /**
+   * Refunds what an operation did not use and reports `extensions.cost`. Goes after the response
+   * cache, so the cost of the execution that filled the cache is not kept with the answer.
+   */
+  report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
 }
 
+/** The gate and the report as one plugin, for a server without a response cache between them. */
 export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayContext> {
-  return createQueryCost(options).plugin;
+  const { gate, report } = createQueryCost(options);
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(gate);
+      addPlugin(report);
+    },
+  };
 }
 
 export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
@@ -90,8 +108,12 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
       ? new CostBudget({ capacity, refillPerSecond: options.budgetRefillPerSecond ?? 5000, maxBuckets: options.maxBudgets, now: options.now })
       : null;
 
+  type Admitted = { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus };
+  /** Operations charged and not yet reported, by their context (one operation per context). */
+  const charged = new WeakMap<object, Admitted>();
+
   /** Checks and charges an operation; the result to answer instead when it may not run. */
-  function admit(args: ExecutionArgs): { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus } | ExecutionResult | null {
+  function admit(args: ExecutionArgs): Admitted | ExecutionResult | null {
     const input = costInput(args);
     if (input === null) return null;
     let cost = requestedCost(input, model);
@@ -124,16 +146,31 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     return admitted !== null && !('input' in admitted) ? admitted : null;
   }
 
-  const plugin: Plugin<GatewayContext> = {
-    onExecute({ args, setResultAndStopExecution }) {
-      const admitted = admit(args);
-      if (admitted === null) return undefined;
-      if (!('input' in admitted)) {
-        setResultAndStopExecution(admitted);
-        return undefined;
-      }
+  const gate: Plugin<GatewayContext> = {
+    onExecute({ executeFn, setExecuteFn }) {
+      setExecuteFn((args) => {
+        const admitted = admit(args);
+        if (admitted === null) return executeFn(args);
+        if (!('input' in admitted)) return admitted;
+        charged.set(args.contextValue as object, admitted);
+        return executeFn(args);
+      });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      // A subscription pays its requested cost once, when it starts.
+      if (isSharedExecution(args.contextValue)) return;
+      const refused = admitSubscriber(args);
+      if (refused !== null) setResultAndStopExecution(refused);
+    },
+  };
+
+  const report: Plugin<GatewayContext> = {
+    onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
+          const admitted = charged.get(args.contextValue as object);
+          if (admitted === undefined) return;
+          charged.delete(args.contextValue as object);
           // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
           if (Symbol.asyncIterator in result) return;
           let actual = actualCost(admitted.input, result.data);
@@ -146,14 +183,8 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
         },
       };
     },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      // A subscription pays its requested cost once, when it starts.
-      if (isSharedExecution(args.contextValue)) return;
-      const refused = admitSubscriber(args);
-      if (refused !== null) setResultAndStopExecution(refused);
-    },
   };
-  return { plugin, admitSubscriber };
+  return { gate, report, admitSubscriber };
 }
 
 function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {
