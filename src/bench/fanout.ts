@@ -108,33 +108,21 @@ export async function measureFanout(options: {
 
   const clients: Client[] = [];
   try {
-    for (let start = 0; start < options.subscribers; start += 50) {
-      const batch = Math.min(50, options.subscribers - start);
-      clients.push(...(await Promise.all(Array.from({ length: batch }, () => subscribe(wsUrl, simulator.headers, onJob)))));
-    }
+    await connectInBatches(options.subscribers, () => subscribe(wsUrl, simulator.headers, onJob), clients);
     // Let every `subscribe` message reach the server's pub/sub before measuring idle memory.
     await sleep(2_000);
     const idle = await sampleMemory(gateway, options.heapFile);
 
-    const latencies: number[] = [];
-    // The warm-up rounds confirm every subscriber is live (and let V8 optimize the delivery path).
-    for (let round = 1 - Math.max(1, options.warmupRounds); round <= options.rounds; round++) {
+    const latencies = await timeRounds(options, async () => {
       const { id, sentAt } = await deliverOneJob(options, arrivals);
-      const deadline = Date.now() + 10_000;
-      while ((arrivals.get(id)?.length ?? 0) < options.subscribers && Date.now() < deadline) await sleep(5);
-      if (round > 0) for (const at of arrivals.get(id) ?? []) latencies.push(at - sentAt);
-      arrivals.delete(id);
-      await sleep(100);
-    }
-    latencies.sort((a, b) => a - b);
+      return { sentAt, arrivals: arrivals.get(id)! };
+    });
     return {
       subscribers: options.subscribers,
       rounds: options.rounds,
       warmupRounds: Math.max(1, options.warmupRounds),
       deliveries: latencies.length,
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
-      maxMs: latencies.at(-1) ?? Number.NaN,
+      ...summarize(latencies),
       rssPerSubscription: (idle.rss - baseline.rss) / options.subscribers,
       heapPerSubscription: (idle.heapUsed - baseline.heapUsed) / options.subscribers,
     };
@@ -220,46 +208,60 @@ export async function measureBroadcastFloor(options: { broadcaster: Spawned; sub
   const wsUrl = options.broadcaster.url.replace(/^http/, 'ws');
   let arrivals: number[] = [];
   const sockets: WebSocket[] = [];
+  const connect = async (): Promise<WebSocket> => {
+    const socket = new WebSocket(wsUrl);
+    socket.on('message', (data) => {
+      JSON.parse(String(data));
+      arrivals.push(performance.now());
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    return socket;
+  };
   try {
-    for (let start = 0; start < options.subscribers; start += 50) {
-      const batch = Math.min(50, options.subscribers - start);
-      sockets.push(
-        ...(await Promise.all(
-          Array.from({ length: batch }, async () => {
-            const socket = new WebSocket(wsUrl);
-            socket.on('message', (data) => {
-              JSON.parse(String(data));
-              arrivals.push(performance.now());
-            });
-            await new Promise<void>((resolve, reject) => {
-              socket.once('open', () => resolve());
-              socket.once('error', reject);
-            });
-            return socket;
-          }),
-        )),
-      );
-    }
-    const latencies: number[] = [];
-    for (let round = 1 - Math.max(1, options.warmupRounds); round <= options.rounds; round++) {
+    await connectInBatches(options.subscribers, connect, sockets);
+    const latencies = await timeRounds(options, async () => {
       arrivals = [];
       const sentAt = performance.now();
       const response = await fetch(`${options.broadcaster.url}/broadcast`, { method: 'POST' });
       await response.arrayBuffer();
-      const deadline = Date.now() + 10_000;
-      while (arrivals.length < options.subscribers && Date.now() < deadline) await sleep(5);
-      if (round > 0) for (const at of arrivals) latencies.push(at - sentAt);
-      await sleep(100);
-    }
-    latencies.sort((a, b) => a - b);
-    return {
-      subscribers: options.subscribers,
-      rounds: options.rounds,
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
-      maxMs: latencies.at(-1) ?? Number.NaN,
-    };
+      return { sentAt, arrivals };
+    });
+    return { subscribers: options.subscribers, rounds: options.rounds, ...summarize(latencies) };
   } finally {
     for (const socket of sockets) socket.terminate();
   }
+}
+
+/** Opens `count` connections 50 at a time, adding each to `into` (so the caller can close what opened if one fails). */
+async function connectInBatches<T>(count: number, connect: () => Promise<T>, into: T[]): Promise<void> {
+  for (let start = 0; start < count; start += 50) {
+    into.push(...(await Promise.all(Array.from({ length: Math.min(50, count - start) }, connect))));
+  }
+}
+
+/**
+ * Runs the warm-up rounds (at least one: it confirms every subscriber is live, and the rest let V8
+ * optimize the delivery path) and the measured rounds. `deliver` sends one event and answers when
+ * it left and the list its arrivals are added to; answers the measured latencies, sorted.
+ */
+async function timeRounds(
+  counts: { subscribers: number; rounds: number; warmupRounds: number },
+  deliver: () => Promise<{ sentAt: number; arrivals: readonly number[] }>,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let round = 1 - Math.max(1, counts.warmupRounds); round <= counts.rounds; round++) {
+    const { sentAt, arrivals } = await deliver();
+    const deadline = Date.now() + 10_000;
+    while (arrivals.length < counts.subscribers && Date.now() < deadline) await sleep(5);
+    if (round > 0) for (const at of arrivals) latencies.push(at - sentAt);
+    await sleep(100);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+function summarize(sorted: readonly number[]): { p50Ms: number; p99Ms: number; maxMs: number } {
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
 }
