@@ -20,7 +20,7 @@ export interface CompressionOptions {
   brotliQuality?: number;
   /** gzip level (1-9). @default 6 */
   gzipLevel?: number;
-  /** Compressed bodies kept by ETag and encoding. @default 256 */
+  /** Compressed bodies of cacheable answers kept, by content and encoding. @default 256 */
   memoEntries?: number;
 }
 

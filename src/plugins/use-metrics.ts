@@ -1,7 +1,7 @@
 /**
- * useMetrics: counts GraphQL operations and times queries and mutations, and keeps the gauge of
- * open subscriptions, over HTTP, SSE and graphql-ws alike (the WebSocket path runs through the
- * same envelop). A shared execution (`shared-subscriptions.ts`) is not counted itself: its
+ * `createOperationMetrics`: counts GraphQL operations and times queries and mutations, and keeps
+ * the gauge of open subscriptions, over HTTP, SSE and graphql-ws alike (the WebSocket path runs
+ * through the same envelop). A shared execution (`shared-subscriptions.ts`) is not counted itself: its
  * subscribers are, one by one, through `countSubscriber`.
  */
 import { getOperationAST, type DocumentNode, type ExecutionArgs } from 'graphql';
@@ -26,10 +26,6 @@ export interface OperationMetrics {
   plugin: Plugin;
   /** Counts a subscriber of a shared execution started (or refused); the function it answers counts it closed. */
   countSubscriber(args: ExecutionArgs, accepted: boolean): () => void;
-}
-
-export function useMetrics(options: UseMetricsOptions): Plugin {
-  return createOperationMetrics(options).plugin;
 }
 
 export function createOperationMetrics(options: UseMetricsOptions): OperationMetrics {

@@ -1,6 +1,6 @@
 /**
- * `useQueryCost`: computes each operation's cost before it runs (see `query-cost.ts`), rejects one
- * above `maxCost` with `MAX_COST_EXCEEDED`, charges the rest to the caller's budget (a token
+ * `createQueryCost`: computes each operation's cost before it runs (see `query-cost.ts`), rejects
+ * one above `maxCost` with `MAX_COST_EXCEEDED`, charges the rest to the caller's budget (a token
  * bucket per credential, `RATE_LIMITED` with `retryAfter` when empty), refunds what the operation
  * did not use, and reports both in `extensions.cost`:
  *
@@ -81,17 +81,6 @@ export interface QueryCost {
   report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
-}
-
-/** The gate and the report as one plugin, for a server without a response cache between them. */
-export function useQueryCost(options: QueryCostOptions = {}): Plugin<GatewayContext> {
-  const { gate, report } = createQueryCost(options);
-  return {
-    onPluginInit({ addPlugin }) {
-      addPlugin(gate);
-      addPlugin(report);
-    },
-  };
 }
 
 export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
