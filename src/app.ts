@@ -195,6 +195,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         jobs,
         mutationWaitMs: config.mutationWaitMs,
         requestId: request.headers.get('x-request-id') ?? undefined,
+        // Over HTTP it aborts when the client hangs up. WebSocket operations get a request of their
+        // own (onSubscribe below), whose signal never aborts.
+        signal: request.signal,
       });
       return withBatchObserver(context, metrics);
     },

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import type { JobManager } from './jobs/manager.js';
-import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
+import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
 /** The three credential headers of CONTRACT section 3, as the caller sent them. */
 export interface Credentials {
@@ -26,6 +26,12 @@ export interface GatewayContext {
   readonly jobs: JobManager;
   /** How long a mutation with `async: false` waits for its job before answering RUNNING. */
   readonly mutationWaitMs: number;
+  /**
+   * Aborted when the HTTP client hangs up before its answer: the reads still waiting on the
+   * upstream are cancelled and no further ones start. Writes ignore it (a write that started runs
+   * to its end as a job). Over WebSocket it never aborts: a subscription ends by `complete`.
+   */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** Header-like lookups, so HTTP headers and WebSocket `connectionParams` share one reader. */
@@ -60,6 +66,7 @@ export function createContext(options: {
   jobs: JobManager;
   mutationWaitMs: number;
   requestId?: string | undefined;
+  signal?: AbortSignal | undefined;
 }): GatewayContext {
   return {
     requestId: options.requestId ?? randomUUID(),
@@ -68,7 +75,13 @@ export function createContext(options: {
     maxBatchSize: options.maxBatchSize,
     jobs: options.jobs,
     mutationWaitMs: options.mutationWaitMs,
+    signal: options.signal,
   };
+}
+
+/** Options for an upstream read made for this request: its id, and its client's hang-up. */
+export function readOptions(context: GatewayContext): CallOptions {
+  return { requestId: context.requestId, signal: context.signal };
 }
 
 /** The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call. */

@@ -357,4 +357,34 @@ describe('unexpected errors', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ reqId: 'req-42', err: { message: 'secret internal detail' } });
   });
+
+  it('are not logged as errors once the client has hung up: its reads were cancelled on purpose', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const hangUp = new AbortController();
+    const yoga = createYoga<Record<string, unknown>, { requestId: string; signal: AbortSignal }>({
+      schema: createSchema({
+        typeDefs: 'type Query { slow: String }',
+        resolvers: {
+          Query: {
+            // What an upstream read does when its caller's signal aborts: it rejects with the reason.
+            slow: () => {
+              hangUp.abort();
+              throw hangUp.signal.reason;
+            },
+          },
+        },
+      }),
+      context: () => ({ requestId: 'req-43', signal: hangUp.signal }),
+      plugins: [useUnexpectedErrorLogging({ logger })],
+      logging: false,
+    });
+    await yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ slow }' }),
+    });
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(lines).toMatchObject([{ level: 20, reqId: 'req-43', msg: 'operation abandoned by its client' }]);
+  });
 });

@@ -172,6 +172,45 @@ describe('a write whose answer is lost on the way back', () => {
   });
 });
 
+describe('a client that hangs up', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness({ config: { responseCacheTtlMs: 0 } });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('cancels its reads: the upstream hears nothing more once it is gone, and the gateway keeps serving', async () => {
+    // Each upstream answer takes 300 ms: the client hangs up while the first one (the page of
+    // VMs) is on its way, before the gateway could ask for hosts, HBAs and snapshot groups.
+    harness.simulator.configure({ latencyMs: 300 });
+    harness.simulator.resetStats();
+    const hangUp = new AbortController();
+    const abandoned = fetch(`${harness.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...harness.headers },
+      body: JSON.stringify({
+        query: '{ vmInstances(first: 20) { nodes { name host { name hbaDevices(first: 2) { totalCount } } snapshotGroups(first: 2) { totalCount } } } }',
+      }),
+      signal: hangUp.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    hangUp.abort();
+    await expect(abandoned).rejects.toThrow();
+    // Long enough for the page to have arrived and the next level of reads to have gone out.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(harness.simulator.journal().map((entry) => entry.operation)).toEqual(['CursorQuery']);
+
+    harness.simulator.configure({ latencyMs: 0 });
+    const next = await harness.gql('{ vmInstances(first: 2) { nodes { name host { name } } } }');
+    expect(next.errors).toBeUndefined();
+    expect(next.data?.vmInstances).toMatchObject({ nodes: [{ name: expect.any(String) }, { name: expect.any(String) }] });
+  });
+});
+
 describe('the circuit breaker', () => {
   let harness: Harness;
 

@@ -15,6 +15,11 @@ export interface UnexpectedErrorLoggingOptions {
 
 export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions): Plugin {
   return useErrorHandler(({ errors, context, phase }) => {
+    // The client hung up: its reads were cancelled on purpose and nobody reads the answer.
+    if (signalOf(context)?.aborted) {
+      options.logger.debug({ reqId: requestIdOf(context), phase, errors: errors.length }, 'operation abandoned by its client');
+      return;
+    }
     for (const error of errors) {
       const original = deepestOriginal(error);
       if (original instanceof GraphQLError || isUpstreamRequestError(original)) continue;
@@ -33,6 +38,14 @@ function requestIdOf(context: unknown): string | undefined {
   const holder = context as { requestId?: unknown; contextValue?: { requestId?: unknown } } | null | undefined;
   const requestId = holder?.requestId ?? holder?.contextValue?.requestId;
   return typeof requestId === 'string' ? requestId : undefined;
+}
+
+/** The request's abort signal, from the GraphQL context or the execution args holding it. */
+function signalOf(context: unknown): { aborted: boolean } | undefined {
+  const holder = context as { signal?: { aborted?: unknown }; contextValue?: { signal?: { aborted?: unknown } } } | null | undefined;
+  const signal = holder?.signal ?? holder?.contextValue?.signal;
+  // Duck-typed: the server adapter may hand out its own AbortSignal implementation.
+  return typeof signal?.aborted === 'boolean' ? (signal as { aborted: boolean }) : undefined;
 }
 
 /** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import { requireCursorCredential, requireResourceCredential } from '../context.js';
+import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
 import type {
   CursorFilter,
   CursorResourceType,
@@ -206,7 +206,7 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
   const start: KeysetCursor = request.after ? decodeKeysetCursor(request.after, print()) : { f: '', s: null, k: 0 };
 
   const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.k + size));
-  const options = { requestId: context.requestId };
+  const options = readOptions(context);
   const page =
     start.s === null
       ? await context.upstream.cursorQuery(
@@ -264,7 +264,7 @@ export async function resolveQueryConnection<C extends QueryCollection>(
       replyWithCount: true,
       ...(request.sort === undefined ? {} : { sort: request.sort }),
     },
-    { requestId: context.requestId },
+    readOptions(context),
   );
   const nodes = result.inventories.slice(0, size);
   const total = result.total ?? offset + result.inventories.length;

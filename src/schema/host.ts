@@ -5,7 +5,7 @@
  */
 import { Kind, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
-import { requireResourceCredential, type GatewayContext } from '../context.js';
+import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
@@ -88,7 +88,7 @@ export const HostRef = builder.loadableNode('Host', {
       nullable: true,
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
       resolve: async (host, _args, context) => {
-        const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, { requestId: context.requestId });
+        const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.blockDevices ?? body;
       },
     }),
@@ -97,7 +97,7 @@ export const HostRef = builder.loadableNode('Host', {
       nullable: true,
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
       resolve: async (host, _args, context) => {
-        const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, { requestId: context.requestId });
+        const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.sensors ?? body;
       },
     }),
@@ -112,7 +112,7 @@ async function loadNetworkFacts(
   // The spec has no batch form of GetHostNetworkFacts: one request per distinct host.
   return Promise.all(
     hostUuids.map((uuid) =>
-      context.upstream.getHostNetworkFacts(credential, uuid, { requestId: context.requestId }).catch((error: unknown) =>
+      context.upstream.getHostNetworkFacts(credential, uuid, readOptions(context)).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
       ),
     ),

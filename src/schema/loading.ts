@@ -5,7 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
-import { requireCursorCredential, requireResourceCredential } from '../context.js';
+import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
 import { observeBatch } from '../metrics.js';
 import type {
   CursorFilter,
@@ -65,7 +65,7 @@ export async function loadCursorRecordsWhereIn<K extends CursorResourceType>(
   const credential = requireCursorCredential(context);
   const distinct = [...new Set(values)];
   observeBatch(context, resourceType, distinct.length);
-  const options = { requestId: context.requestId };
+  const options = readOptions(context);
   const pages = await Promise.all(
     chunk(distinct, context.maxBatchSize).map(async (keys) => {
       const records: CursorResourceTypes[K][] = [];
@@ -102,7 +102,7 @@ export async function loadQueryRecordsWhereIn<C extends QueryCollection>(
   const credential = requireResourceCredential(context);
   const distinct = [...new Set(values)];
   observeBatch(context, collection, distinct.length);
-  const options = { requestId: context.requestId };
+  const options = readOptions(context);
   const pages = await Promise.all(
     chunk(distinct, context.maxBatchSize).map(async (keys) => {
       const records: QueryCollections[C][] = [];

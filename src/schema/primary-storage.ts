@@ -3,7 +3,7 @@
  * caller selects by zone, cluster or uuid.
  */
 import { builder } from '../builder.js';
-import { requireResourceCredential } from '../context.js';
+import { readOptions, requireResourceCredential } from '../context.js';
 import type { PrimaryStorageCapacityRecord } from '../upstream/records.js';
 
 const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
@@ -51,7 +51,7 @@ builder.queryField('primaryStorageCapacity', (t) =>
           ...(args.primaryStorageUuids ? { primaryStorageUuids: args.primaryStorageUuids } : {}),
           ...(args.all === null || args.all === undefined ? {} : { all: args.all }),
         },
-        { requestId: context.requestId },
+        readOptions(context),
       ),
   }),
 );

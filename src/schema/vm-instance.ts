@@ -5,7 +5,7 @@
  * volumes, and `Host.vmInstances`.
  */
 import { builder } from '../builder.js';
-import { requireResourceCredential, type GatewayContext } from '../context.js';
+import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
@@ -115,7 +115,7 @@ async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayCont
   return Promise.all(
     vmUuids.map((uuid) =>
       context.upstream
-        .getVmAttachableDataVolumes(credential, uuid, { requestId: context.requestId })
+        .getVmAttachableDataVolumes(credential, uuid, readOptions(context))
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
     ),
   );
