@@ -146,7 +146,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       debug: (...args) => logger.debug(args.map(String).join(' ')),
       info: (...args) => logger.info(args.map(String).join(' ')),
       warn: (...args) => logger.warn(args.map(String).join(' ')),
-      error: (...args) => logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
+      error: (...args) => {
+        const err = args.find((arg) => arg instanceof Error);
+        // Yoga logs every error its masking replaced, the expected ones too (an expired session, a
+        // hung-up client). Those are answers, not faults; useUnexpectedErrorLogging logs the
+        // unexpected ones, with the request id.
+        if (err instanceof GraphQLError) logger.debug({ err }, 'masked error');
+        else logger.error({ err }, args.map(String).join(' '));
+      },
     },
     maskedErrors: { maskError: maskUnexpectedError },
     maxRequestBodySize: config.maxBodyBytes,

@@ -7,7 +7,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The dashboard the bench measures and the batching test pins: its cost must fit the limits.
 import { DASHBOARD_QUERY as DASHBOARD } from '../src/bench/dashboard.js';
+import { createApp } from '../src/app.js';
+import { defaultConfig } from '../src/config.js';
 import { useUnexpectedErrorLogging } from '../src/plugins/use-unexpected-error-logging.js';
+import { createSimulator } from '../src/simulator/server.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 import { subscribeWs } from './support/subscriptions.js';
 
@@ -356,6 +359,26 @@ describe('unexpected errors', () => {
     expect(body.errors?.[0]?.message).toBe('Unexpected error.');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ reqId: 'req-42', err: { message: 'secret internal detail' } });
+  });
+
+  it('are the only errors logged: an upstream refusal meant for the client is not logged as an error', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const simulator = createSimulator({});
+    const app = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: await simulator.start(0, '127.0.0.1') }, { logger });
+    try {
+      const url = await app.start();
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'OAuth 00000000000000000000000000000000' },
+        body: JSON.stringify({ query: '{ cbtTasks(first: 1) { totalCount } }' }),
+      });
+      expect(errorCodes((await response.json()) as GraphQLResponse)).toEqual(['UNAUTHENTICATED']);
+      expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    } finally {
+      await app.stop();
+      await simulator.stop();
+    }
   });
 
   it('are not logged as errors once the client has hung up: its reads were cancelled on purpose', async () => {
