@@ -15,6 +15,11 @@ export interface LoadOptions {
   durationSec: number;
   /** Unmeasured seconds first (JIT, connection pools, caches). @default 2 */
   warmupSec?: number;
+  /**
+   * Whether an answer's body is a success. A GraphQL error comes with status 200, and an answer
+   * that failed fast would otherwise count as a fast success.
+   */
+  verifyBody?: (body: string) => boolean;
 }
 
 export interface LoadResult {
@@ -25,7 +30,7 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   meanMs: number;
-  /** Errors (timeouts, resets) and non-2xx answers. */
+  /** Errors (timeouts, resets), non-2xx answers and answers `verifyBody` refused. */
   failures: number;
   /** Average response bytes as read off the socket (headers included). */
   bytesPerResponse: number;
@@ -39,6 +44,7 @@ function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number)
         method: options.method ?? 'POST',
         headers: options.headers ?? {},
         ...(options.body === undefined ? {} : { body: options.body }),
+        ...(options.verifyBody === undefined ? {} : { verifyBody: (body: string | Buffer | undefined) => options.verifyBody!(String(body ?? '')) }),
         connections: options.connections,
         duration: durationSec,
         timeout: 30,
@@ -68,7 +74,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     meanMs: completed === 0 ? 0 : latencies.reduce((sum, ms) => sum + ms, 0) / completed,
-    failures: result.errors + result.timeouts + result.non2xx,
+    failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
     bytesPerResponse: result.requests.total === 0 ? 0 : result.throughput.total / result.requests.total,
   };
 }

@@ -36,6 +36,11 @@ async function fetchDashboard(url: string, headers: Record<string, string>): Pro
   return response.json();
 }
 
+/** A dashboard answer with data and no GraphQL error (both sides answer `{"data":...}`). */
+function isDashboardData(body: string): boolean {
+  return body.startsWith('{"data":{"vmInstances":{') && !body.includes('"errors":');
+}
+
 export async function measureOverhead(options: {
   gateway: Spawned;
   direct: Spawned;
@@ -51,7 +56,7 @@ export async function measureOverhead(options: {
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const rows: OverheadRow[] = [];
   for (const connections of options.concurrency) {
-    const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, connections, durationSec: options.durationSec };
+    const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
     const gateway = await runLoad({ ...load, url: gatewayUrl });
     const direct = await runLoad({ ...load, url: directUrl });
     rows.push({

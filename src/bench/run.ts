@@ -191,6 +191,9 @@ export function renderTable(report: Report): string {
     ]);
   }
   rows.push(['2. same JSON from both', o.equivalent ? `yes (${kb(o.responseBytes)})` : 'NO', 'yes', verdict(o.equivalent)]);
+  const failed = o.rows.map((row) => `${row.gateway.failures} / ${row.direct.failures}`).join(', ');
+  const clean = o.rows.every((row) => row.gateway.failures === 0 && row.direct.failures === 0);
+  rows.push(['2. failed answers under load (errors, non-2xx, GraphQL errors), gateway / direct', failed, '0', verdict(clean)]);
   const f = report.fanout;
   rows.push([
     `3. fan-out to ${f.subscribers.toLocaleString('en-US')} subscribers, webhook → client p50 / p99`,
