@@ -38,6 +38,7 @@ import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
+import { createAdmission } from './plugins/use-admission.js';
 import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
@@ -99,6 +100,13 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   let url = '';
 
   const operationMetrics = createOperationMetrics({ metrics });
+  const admission = createAdmission({
+    max: config.maxConcurrentOperations,
+    maxQueued: config.maxQueuedOperations,
+    targetLagMs: config.admissionTargetLagMs,
+    onShed: () => metrics.operationsShed.inc(),
+  });
+  metrics.observeAdmission(() => admission.control.snapshot());
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
     budget: config.costBudget,
@@ -160,6 +168,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     cors: corsOptions(config.corsOrigins),
     // Cross-cutting features, one `useX` from src/plugins/ each.
     plugins: [
+      // First: an operation waiting for its turn has not even had its body read.
+      admission.plugin,
       // Hardening: browsers' simple requests need a header; operation shape and cost limits are
       // enforced before execution, so a rejected operation never reaches the upstream.
       useCsrfPrevention(),
@@ -343,6 +353,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       for (const client of wsServer.clients) client.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
       await drained;
+      admission.close();
       stopFollowingJobs();
       await jobs.close();
       await backend.close();

@@ -55,6 +55,12 @@ export interface GatewayConfig {
   readonly upstreamBreakerOpenMs: number;
   /** Upstream calls waiting per origin once `upstreamConnections` are in flight; more fail at once. @default 1000 */
   readonly upstreamMaxQueued: number;
+  /** Ceiling of the operations over HTTP admitted to run at once (the limit adapts below it). @default 256 */
+  readonly maxConcurrentOperations: number;
+  /** Operations waiting for admission; more are refused with 503 OVERLOADED. @default 1000 */
+  readonly maxQueuedOperations: number;
+  /** Event-loop delay the admission limit aims under; 0 keeps the limit at `maxConcurrentOperations`. @default 15 */
+  readonly admissionTargetLagMs: number;
   /** Life of a cached answer whose types set no shorter TTL; 0 turns the response cache off. @default 30000 */
   readonly responseCacheTtlMs: number;
   /** Most answers the response cache keeps. @default 1000 */
@@ -98,6 +104,9 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   upstreamBreakerThreshold: 5,
   upstreamBreakerOpenMs: 5_000,
   upstreamMaxQueued: 1_000,
+  maxConcurrentOperations: 256,
+  maxQueuedOperations: 1_000,
+  admissionTargetLagMs: 15,
   responseCacheTtlMs: 30_000,
   responseCacheMaxEntries: 1_000,
   compressionMinBytes: 1_024,
@@ -142,6 +151,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamBreakerThreshold: readInteger(env, 'UPSTREAM_BREAKER_THRESHOLD', defaultConfig.upstreamBreakerThreshold, 1, 1_000_000),
     upstreamBreakerOpenMs: readInteger(env, 'UPSTREAM_BREAKER_OPEN_MS', defaultConfig.upstreamBreakerOpenMs, 0, 3_600_000),
     upstreamMaxQueued: readInteger(env, 'UPSTREAM_MAX_QUEUED', defaultConfig.upstreamMaxQueued, 0, 1_000_000),
+    maxConcurrentOperations: readInteger(env, 'MAX_CONCURRENT_OPERATIONS', defaultConfig.maxConcurrentOperations, 1, 100_000),
+    maxQueuedOperations: readInteger(env, 'MAX_QUEUED_OPERATIONS', defaultConfig.maxQueuedOperations, 0, 1_000_000),
+    admissionTargetLagMs: readInteger(env, 'ADMISSION_TARGET_LAG_MS', defaultConfig.admissionTargetLagMs, 0, 10_000),
     responseCacheTtlMs: readInteger(env, 'RESPONSE_CACHE_TTL_MS', defaultConfig.responseCacheTtlMs, 0, 86_400_000),
     responseCacheMaxEntries: readInteger(env, 'RESPONSE_CACHE_MAX_ENTRIES', defaultConfig.responseCacheMaxEntries, 1, 1_000_000),
     compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),

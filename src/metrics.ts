@@ -21,6 +21,10 @@ export interface GatewayMetrics {
   readonly subscriptionExecutions: Gauge;
   readonly jobs: Counter<'status'>;
   readonly webhookDeliveries: Counter<'result' | 'status'>;
+  /** Operations refused with 503 OVERLOADED. */
+  readonly operationsShed: Counter;
+  /** Reads the admission control's limit, running and waiting operations at every scrape. */
+  observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
   observeUpstream(event: UpstreamRequestEvent): void;
   /** Prometheus text exposition of every metric. */
@@ -95,6 +99,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers,
   });
 
+  const operationsShed = new Counter({
+    name: 'gateway_operations_shed_total',
+    help: 'GraphQL operations refused with 503 OVERLOADED because too many were already waiting.',
+    registers,
+  });
+
   return {
     registry,
     operations,
@@ -106,6 +116,24 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     subscriptionExecutions,
     jobs,
     webhookDeliveries,
+    operationsShed,
+    observeAdmission(snapshot) {
+      const gauges = [
+        ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop delay, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
+        ['gateway_operations_running', 'GraphQL operations over HTTP running now (SSE subscriptions not counted).', 'active'],
+        ['gateway_operations_waiting', 'GraphQL operations over HTTP waiting for admission.', 'queued'],
+      ] as const;
+      for (const [name, help, key] of gauges) {
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(snapshot()[key]);
+          },
+        });
+      }
+    },
     observeUpstream(event) {
       const status = event.status === null ? 'none' : String(event.status);
       upstreamRequests.inc({ operation: event.operation, method: event.method, status });

@@ -1,0 +1,122 @@
+/**
+ * Admission control: operations beyond the limit wait first come first served, beyond the queue
+ * they are refused with 503 OVERLOADED, and the limit follows the event loop's delay.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdmissionControl, OverloadedError } from '../src/plugins/use-admission.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+
+/** Settles pending promise callbacks. */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AdmissionControl', () => {
+  it('runs up to the limit, queues the next ones in arrival order and refuses beyond the queue', async () => {
+    const control = new AdmissionControl({ max: 2, maxQueued: 2 });
+    const order: string[] = [];
+    await control.acquire();
+    await control.acquire();
+    const third = control.acquire().then(() => order.push('third'));
+    const fourth = control.acquire().then(() => order.push('fourth'));
+    await expect(control.acquire()).rejects.toBeInstanceOf(OverloadedError);
+    expect(control.snapshot()).toEqual({ limit: 2, active: 2, queued: 2 });
+
+    control.release();
+    await third;
+    expect(order).toEqual(['third']);
+    control.release();
+    await fourth;
+    expect(order).toEqual(['third', 'fourth']);
+    expect(control.snapshot()).toEqual({ limit: 2, active: 2, queued: 0 });
+  });
+
+  it('drops a waiting operation whose client hangs up', async () => {
+    const control = new AdmissionControl({ max: 1, maxQueued: 5 });
+    await control.acquire();
+    const hangUp = new AbortController();
+    const waiting = control.acquire(hangUp.signal);
+    hangUp.abort(new Error('gone'));
+    await expect(waiting).rejects.toThrow('gone');
+    expect(control.snapshot()).toEqual({ limit: 1, active: 1, queued: 0 });
+  });
+
+  it('shrinks the limit while the event loop lags, down to the floor, and grows it back only while operations wait', async () => {
+    const control = new AdmissionControl({ max: 20, min: 2, maxQueued: 100 });
+    const limits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      control.adjust(40, 15);
+      limits.push(control.limit);
+    }
+    expect(limits).toEqual([16, 12, 9, 7, 5, 4, 3, 2, 2, 2, 2, 2]);
+
+    // No lag and nobody waiting: the limit is not binding, so it stays where it is.
+    control.adjust(0, 15);
+    expect(control.limit).toBe(2);
+
+    // Two running, three waiting: each calm interval raises the limit and admits the waiting ones.
+    await control.acquire();
+    await control.acquire();
+    const waiting = [control.acquire(), control.acquire(), control.acquire()];
+    control.adjust(0, 15);
+    expect(control.snapshot()).toEqual({ limit: 3, active: 3, queued: 2 });
+    control.adjust(0, 15);
+    control.adjust(0, 15);
+    expect(control.snapshot()).toEqual({ limit: 5, active: 5, queued: 0 });
+    await Promise.all(waiting);
+    // The queue emptied during that interval, so the next calm one does not grow the limit further.
+    control.adjust(0, 15);
+    expect(control.limit).toBe(5);
+    for (let i = 0; i < 30; i++) {
+      void control.acquire();
+      control.adjust(0, 15);
+    }
+    expect(control.limit).toBe(20);
+  });
+});
+
+describe('admission over HTTP', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    // One operation at a time, one waiting, a fixed limit: the queue is easy to fill on purpose.
+    harness = await startHarness({
+      config: { maxConcurrentOperations: 1, maxQueuedOperations: 1, admissionTargetLagMs: 0, responseCacheTtlMs: 0 },
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('lets one operation wait its turn and refuses the next with 503 OVERLOADED and Retry-After', async () => {
+    harness.simulator.configure({ latencyMs: 300 });
+    const query = '{ vmInstances(first: 1) { nodes { name } } }';
+    const running = harness.gql(query);
+    await tick();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = harness.gql(query);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const refused = await fetch(`${harness.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...harness.headers },
+      body: JSON.stringify({ query }),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const body = (await refused.json()) as Omit<GraphQLResponse, 'status'>;
+    expect(errorCodes({ status: 503, ...body })).toEqual(['OVERLOADED']);
+
+    // Both earlier operations are answered in full, the waiting one after the running one.
+    for (const response of await Promise.all([running, waiting])) {
+      expect(response.errors).toBeUndefined();
+      expect(response.data).toMatchObject({ vmInstances: { nodes: [{ name: expect.any(String) }] } });
+    }
+    harness.simulator.configure({ latencyMs: 0 });
+    const metrics = await (await fetch(`${harness.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_operations_shed_total 1$/m);
+    expect(metrics).toMatch(/^gateway_operations_running 0$/m);
+    expect(metrics).toMatch(/^gateway_admission_limit 1$/m);
+    // Once the queue is free again, the next operation runs.
+    expect((await harness.gql(query)).errors).toBeUndefined();
+  });
+});
