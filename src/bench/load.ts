@@ -20,6 +20,8 @@ export interface LoadOptions {
    * that failed fast would otherwise count as a fast success.
    */
   verifyBody?: (body: string) => boolean;
+  /** Processes whose CPU time per completed request the measured run reports (`cpuMsPerRequest`). */
+  cpuOf?: readonly { cpuMs(): Promise<number> }[];
 }
 
 export interface LoadResult {
@@ -34,6 +36,8 @@ export interface LoadResult {
   failures: number;
   /** Average response bytes as read off the socket (headers included). */
   bytesPerResponse: number;
+  /** CPU time (user + system) each process of `cpuOf` spent per completed request of the measured run, ms. */
+  cpuMsPerRequest: number[];
 }
 
 function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number) => void): Promise<autocannon.Result> {
@@ -64,7 +68,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const warmupSec = options.warmupSec ?? 2;
   if (warmupSec > 0) await run(options, warmupSec);
   const latencies: number[] = [];
+  const processes = options.cpuOf ?? [];
+  const cpuBefore = await Promise.all(processes.map((process) => process.cpuMs()));
   const result = await run(options, options.durationSec, (ms) => latencies.push(ms));
+  const cpuAfter = await Promise.all(processes.map((process) => process.cpuMs()));
   latencies.sort((a, b) => a - b);
   const completed = latencies.length;
   return {
@@ -76,6 +83,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     meanMs: completed === 0 ? 0 : latencies.reduce((sum, ms) => sum + ms, 0) / completed,
     failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
     bytesPerResponse: result.requests.total === 0 ? 0 : result.throughput.total / result.requests.total,
+    cpuMsPerRequest: cpuAfter.map((after, index) => (completed === 0 ? Number.NaN : (after - cpuBefore[index]!) / completed)),
   };
 }
 

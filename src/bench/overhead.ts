@@ -44,6 +44,8 @@ function isDashboardData(body: string): boolean {
 export async function measureOverhead(options: {
   gateway: Spawned;
   direct: Spawned;
+  /** The upstream both call, whose CPU each side costs too. */
+  simulator: Spawned;
   headers: Record<string, string>;
   concurrency: number[];
   durationSec: number;
@@ -57,8 +59,8 @@ export async function measureOverhead(options: {
   const rows: OverheadRow[] = [];
   for (const connections of options.concurrency) {
     const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
-    const gateway = await runLoad({ ...load, url: gatewayUrl });
-    const direct = await runLoad({ ...load, url: directUrl });
+    const gateway = await runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator] });
+    const direct = await runLoad({ ...load, url: directUrl, cpuOf: [options.direct, options.simulator] });
     rows.push({
       connections,
       gateway,

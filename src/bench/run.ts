@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     stopLater.push(direct);
 
     log('scenario 2: gateway overhead against the direct REST client');
-    const overhead = await measureOverhead({ gateway: uncached, direct, headers: simulator.headers, concurrency: [1, 50], durationSec: settings.durationSec });
+    const overhead = await measureOverhead({ gateway: uncached, direct, simulator, headers: simulator.headers, concurrency: [1, 50], durationSec: settings.durationSec });
     await direct.stop();
 
     const cached = await startGateway({ upstreamUrl: simulator.url });
@@ -180,6 +180,14 @@ export function renderTable(report: Report): string {
     rows.push([
       `2. p99 gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
       `${ms(row.gateway.p99Ms)} / ${ms(row.direct.p99Ms)} = ${ratio(row.p99Ratio)}`,
+      '-',
+      '-',
+    ]);
+    const [gatewayCpu, gatewaySimulatorCpu] = row.gateway.cpuMsPerRequest;
+    const [directCpu, directSimulatorCpu] = row.direct.cpuMsPerRequest;
+    rows.push([
+      `2. CPU per dashboard gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'} (simulator's behind each)`,
+      `${ms(gatewayCpu!)} / ${ms(directCpu!)} = ${ratio(gatewayCpu! / directCpu!)} (simulator ${ms(gatewaySimulatorCpu!)} / ${ms(directSimulatorCpu!)})`,
       '-',
       '-',
     ]);
