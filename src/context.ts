@@ -4,6 +4,7 @@
  * exactly as long as one request and never serves one caller's records to another.
  */
 import { randomUUID } from 'node:crypto';
+import { contextCacheSymbol, initContextCache } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import type { JobManager } from './jobs/manager.js';
 import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
@@ -69,6 +70,8 @@ export function createContext(options: {
   signal?: AbortSignal | undefined;
 }): GatewayContext {
   return {
+    // Where the request's DataLoaders live (Pothos' context cache): `forgetLoadedRecords` renews it.
+    ...initContextCache(),
     requestId: options.requestId ?? randomUUID(),
     credentials: options.credentials,
     upstream: options.upstream,
@@ -77,6 +80,15 @@ export function createContext(options: {
     mutationWaitMs: options.mutationWaitMs,
     signal: options.signal,
   };
+}
+
+/**
+ * Drops every record the context's DataLoaders hold. A request's loaders live as long as its
+ * context, which for a subscription is its whole life: each event must read its records anew,
+ * not get the first event's answers again.
+ */
+export function forgetLoadedRecords(context: object): void {
+  (context as Record<symbol, unknown>)[contextCacheSymbol] = {};
 }
 
 /** Options for an upstream read made for this request: its id, and its client's hang-up. */

@@ -92,6 +92,29 @@ describe('shared subscription executions over graphql-ws', () => {
     await untilGauges(before);
   });
 
+  it('reads each event\'s records afresh: a subscription\'s loaders do not keep the first event\'s answers', async () => {
+    const before = await gauges();
+    const query = 'subscription { jobEvents { id payload { ... on UpdateHostNqnPayload { host { vmInstances(first: 100) { nodes { uuid name } } } } } } }';
+    type Events = Collected<{ jobEvents: { id: string; payload: { host: { vmInstances: { nodes: { uuid: string; name: string }[] } } } } }>;
+    const events: Events = await subscribeWs(harness.url, query, {}, harness.headers);
+    const { store, credentials } = harness.simulator;
+    const host = [...store.hosts.list(credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
+    const vm = [...store.vms.list(credentials.tenantId)].find((candidate) => candidate.hostUuid === host.uuid)!;
+    const nameIn = (index: number) => events.results[index]?.data?.jobEvents.payload.host.vmInstances.nodes.find((node) => node.uuid === vm.uuid)?.name;
+    const originalName = vm.name;
+
+    await finishJob('66');
+    await events.waitFor(1);
+    expect(nameIn(0)).toBe(originalName);
+    store.vms.update(vm, { name: 'renamed-over-websocket' });
+    await finishJob('67');
+    await events.waitFor(2);
+    expect(nameIn(1)).toBe('renamed-over-websocket');
+    store.vms.update(vm, { name: originalName });
+    await events.close();
+    await untilGauges(before);
+  });
+
   it('answers every subscriber the same refusal when the credential is missing, and keeps nothing running', async () => {
     const before = await gauges();
     const refused = await Promise.all([1, 2].map(() => subscribeWs(harness.url, 'subscription { jobEvents { id } }')));

@@ -5,7 +5,8 @@
  */
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
-import { requireResourceCredential, type GatewayContext } from '../context.js';
+import { mapAsyncIterator } from 'graphql-yoga';
+import { forgetLoadedRecords, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
 import { JobRef, ownerOf } from './mutation-kit.js';
@@ -56,7 +57,11 @@ builder.subscriptionFields((t) => ({
     description: 'Every job started with your credential, each time one finishes.',
     // Events from now on, nothing replayed: subscribers with the same selection and credentials share one execution.
     extensions: { [SHARED_STREAM_EXTENSION]: true },
-    subscribe: (_root, _args, context) => context.jobs.pubsub.subscribe('owner', ownerOf(requireResourceCredential(context))),
+    subscribe: (_root, _args, context) =>
+      mapAsyncIterator(context.jobs.pubsub.subscribe('owner', ownerOf(requireResourceCredential(context))), (job) => {
+        forgetLoadedRecords(context);
+        return job;
+      }),
     resolve: (job) => job,
   }),
 }));
