@@ -114,7 +114,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
   });
-  // WebSocket subscribers of the same events share one execution (see shared-subscriptions.ts).
+  // Subscribers of the same events share one execution (see shared-subscriptions.ts).
   const sharedSubscriptions = createSharedSubscriptions({
     admit: queryCost.admitSubscriber,
     onSubscriber: operationMetrics.countSubscriber,
@@ -199,6 +199,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       queryCost.report,
       useDeferStream(),
       useCompression({ minBytes: config.compressionMinBytes }),
+      // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
+      sharedSubscriptions.plugin,
     ],
     context: ({ request, connectionParams }) => {
       if (!upstream) throw new GraphQLError('The upstream is not configured yet.', { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });

@@ -1,8 +1,8 @@
 /**
- * Shared subscriptions: WebSocket subscribers that would be sent the same events, computed the
- * same way, share one execution. A thousand dashboards watching `jobEvents` with one credential
- * cost one pub/sub listener and one execution (envelop hooks included) per event instead of a
- * thousand; only writing each subscriber's message stays per subscriber.
+ * Shared subscriptions: subscribers (graphql-ws or SSE) that would be sent the same events,
+ * computed the same way, share one execution. A thousand dashboards watching `jobEvents` with
+ * one credential cost one pub/sub listener and one execution per event instead of a thousand;
+ * only writing each subscriber's message stays per subscriber.
  *
  * Two subscriptions share when they select a root field marked `extensions: { sharedStream: true }`
  * (a stream of events that starts at subscription time and replays nothing, so joining late
@@ -14,15 +14,16 @@
  * operation's `next` message (`graphqlWsWriter`), rather than passed through graphql-ws's
  * per-subscriber loop, which would serialize it again for every subscriber. A connection whose
  * unsent data passes 1 MiB (a client that stopped reading) is ended with `SUBSCRIBER_TOO_SLOW`
- * rather than holding the others back; a subscriber without a writer has a queue of at most
- * `maxQueued` events instead. An event reaches the subscribers `chunkSize` at a time, a turn of
+ * rather than holding the others back; a subscriber without a writer (SSE, whose own pipeline
+ * serializes its events) has a queue of at most `maxQueued` events instead. An event reaches the subscribers `chunkSize` at a time, a turn of
  * the event loop apart, so the first ones are written while the rest wait and a large fan-out
  * never stalls HTTP requests for its whole length.
  */
 import { createHash } from 'node:crypto';
+import { initContextCache } from '@pothos/core';
 import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
-import { isAsyncIterable } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { WebSocket } from 'ws';
 import type { GatewayContext } from './context.js';
 
@@ -76,10 +77,18 @@ export interface SharedSubscriptionsOptions {
 
 export interface SharedSubscriptions {
   /**
-   * Runs a subscription: `execute(args)` for one that cannot share, otherwise joins (or
-   * starts, with `execute`) the execution shared by its key.
+   * Runs a graphql-ws subscription, whose subscribers skip their own envelop pipeline: admits and
+   * counts the subscriber (`admit`, `onSubscriber`), then `execute(args)` for one that cannot
+   * share, otherwise joins (or starts, with `execute`) the execution shared by its key.
    */
   subscribe(args: ExecutionArgs, execute: (args: ExecutionArgs) => SubscribeResult | Promise<SubscribeResult>): Promise<SubscribeResult>;
+  /**
+   * The same sharing for subscriptions that run their own envelop pipeline (SSE), which has
+   * admitted and counted each subscriber already: replaces the subscribe function of a shareable
+   * operation by joining its shared execution. Last in the plugin list, so the execution it starts
+   * runs the subscribe function the other plugins settled on (graphql-jit's).
+   */
+  readonly plugin: Plugin;
 }
 
 const sharedContexts = new WeakSet<object>();
@@ -112,6 +121,28 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
       const left = options.onSubscriber?.(args, true);
       if (left) result.onLeft(left);
       return result;
+    },
+    plugin: {
+      onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+        // A shared execution's own run (a graphql-ws one goes through the whole pipeline).
+        if (isSharedExecution(args.contextValue)) return;
+        const key = sharingKey(args);
+        if (key === null) return;
+        setSubscribeFn((subscriber) =>
+          streams.join(
+            key,
+            () => {
+              // The execution outlives its first subscriber: it must not carry that client's
+              // hang-up signal, which would cancel the reads of every other subscriber, nor
+              // share its loaders.
+              const contextValue = { ...(subscriber.contextValue as GatewayContext), ...initContextCache(), signal: undefined };
+              sharedContexts.add(contextValue);
+              return subscribeFn({ ...subscriber, contextValue });
+            },
+            undefined,
+          ),
+        );
+      },
     },
   };
 }

@@ -19,9 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedSubscriptions, SHARED_STREAM_EXTENSION } from '../src/shared-subscriptions.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
-import { subscribeWs, type Collected } from './support/subscriptions.js';
+import { subscribeSse, subscribeWs, type Collected } from './support/subscriptions.js';
 
-describe('shared subscription executions over graphql-ws', () => {
+describe('shared subscription executions over graphql-ws and SSE', () => {
   let harness: Harness;
 
   beforeAll(async () => {
@@ -112,6 +112,47 @@ describe('shared subscription executions over graphql-ws', () => {
     expect(nameIn(1)).toBe('renamed-over-websocket');
     store.vms.update(vm, { name: originalName });
     await events.close();
+    await untilGauges(before);
+  });
+
+  it('shares one execution among SSE subscribers too, which reads each event afresh, also once its first subscriber has hung up', async () => {
+    const before = await gauges();
+    // Each event reads the upstream: the VMs of the job's host, under the job's payload.
+    const query =
+      'subscription { jobEvents { id payload { ... on UpdateHostNqnPayload { host { vmInstances(first: 100) { nodes { uuid name } } } } } } }';
+    type Events = Collected<{ jobEvents: { id: string; payload: { host: { vmInstances: { nodes: { uuid: string; name: string }[] } } } } }>;
+    const subscribers: Events[] = [];
+    for (let i = 0; i < 3; i++) subscribers.push(await subscribeSse(harness.url, query, {}, harness.headers));
+    await untilGauges({ executions: before.executions + 1, open: before.open + 3 });
+    const { store, credentials } = harness.simulator;
+    const host = [...store.hosts.list(credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
+    const vm = [...store.vms.list(credentials.tenantId)].find((candidate) => candidate.hostUuid === host.uuid)!;
+    const nameIn = (events: Events, index: number) =>
+      events.results[index]?.data?.jobEvents.payload.host.vmInstances.nodes.find((node) => node.uuid === vm.uuid)?.name;
+
+    const firstId = await finishJob('64');
+    await Promise.all(subscribers.map((events) => events.waitFor(1)));
+    for (const events of subscribers) {
+      expect(events.results[0]?.data?.jobEvents.id).toBe(firstId);
+      expect(nameIn(events, 0)).toBe(vm.name);
+    }
+
+    // The VM is renamed upstream, and the subscriber that started the execution hangs up (its
+    // request's signal aborts): the next event still reads the host's VMs, anew.
+    const originalName = vm.name;
+    store.vms.update(vm, { name: 'renamed-between-events' });
+    await subscribers[0]!.close();
+    await untilGauges({ executions: before.executions + 1, open: before.open + 2 });
+    const nextId = await finishJob('65');
+    await Promise.all(subscribers.slice(1).map((events) => events.waitFor(2)));
+    for (const events of subscribers.slice(1)) {
+      expect(events.results[1]?.errors).toBeUndefined();
+      expect(events.results[1]?.data?.jobEvents.id).toBe(nextId);
+      expect(nameIn(events, 1)).toBe('renamed-between-events');
+    }
+
+    store.vms.update(vm, { name: originalName });
+    await Promise.all(subscribers.slice(1).map((events) => events.close()));
     await untilGauges(before);
   });
 
