@@ -3,6 +3,7 @@
  * they are refused with 503 OVERLOADED, and the limit follows the event loop's delay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConcurrencyGate } from '../src/concurrency-gate.js';
 import { AdmissionControl, OverloadedError } from '../src/plugins/use-admission.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 
@@ -10,20 +11,22 @@ import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AdmissionControl', () => {
-  it('runs up to the limit, queues the next ones in arrival order and refuses beyond the queue', async () => {
+  it('runs up to the limit, queues the next ones in arrival order and refuses beyond the queue; a release counts once', async () => {
     const control = new AdmissionControl({ max: 2, maxQueued: 2 });
     const order: string[] = [];
-    await control.acquire();
-    await control.acquire();
-    const third = control.acquire().then(() => order.push('third'));
-    const fourth = control.acquire().then(() => order.push('fourth'));
+    const releaseFirst = await control.acquire();
+    const releaseSecond = await control.acquire();
+    const third = control.acquire().then((release) => order.push('third') && release);
+    const fourth = control.acquire().then((release) => order.push('fourth') && release);
     await expect(control.acquire()).rejects.toBeInstanceOf(OverloadedError);
     expect(control.snapshot()).toEqual({ limit: 2, active: 2, queued: 2 });
 
-    control.release();
+    releaseFirst();
+    releaseFirst();
     await third;
     expect(order).toEqual(['third']);
-    control.release();
+    expect(control.snapshot()).toEqual({ limit: 2, active: 2, queued: 1 });
+    releaseSecond();
     await fourth;
     expect(order).toEqual(['third', 'fourth']);
     expect(control.snapshot()).toEqual({ limit: 2, active: 2, queued: 0 });
@@ -70,6 +73,28 @@ describe('AdmissionControl', () => {
       control.adjust(0, 15);
     }
     expect(control.limit).toBe(20);
+  });
+});
+
+describe('ConcurrencyGate', () => {
+  it('lets the holders above a lowered limit finish without handing their places on', async () => {
+    const gate = new ConcurrencyGate(3, 10, () => new Error('full'));
+    const releases = await Promise.all([gate.acquire(), gate.acquire(), gate.acquire()]);
+    gate.limit = 1;
+    let admitted = false;
+    const waiting = gate.acquire().then((release) => {
+      admitted = true;
+      return release;
+    });
+    releases[0]!();
+    releases[1]!();
+    await tick();
+    expect(admitted).toBe(false);
+    expect({ active: gate.active, queued: gate.queued }).toEqual({ active: 1, queued: 1 });
+    releases[2]!();
+    (await waiting)();
+    expect(admitted).toBe(true);
+    expect({ active: gate.active, queued: gate.queued }).toEqual({ active: 0, queued: 0 });
   });
 });
 

@@ -19,6 +19,7 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Plugin } from 'graphql-yoga';
+import { ConcurrencyGate } from '../concurrency-gate.js';
 
 export interface AdmissionOptions {
   /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
@@ -49,89 +50,52 @@ export class OverloadedError extends Error {
   override name = 'OverloadedError';
 }
 
-interface Waiter {
-  resolve: () => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
-}
-
 /** The limit, the operations running and the queue; `adjust` is fed the measured delay. */
 export class AdmissionControl {
-  private limitValue: number;
-  private active = 0;
+  private readonly gate: ConcurrencyGate;
   /** Someone waited since the last adjustment: the limit was binding. */
   private waited = false;
-  private readonly queue: Waiter[] = [];
   private readonly max: number;
   private readonly min: number;
 
-  constructor(private readonly options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued'>) {
+  constructor(options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued'>) {
     this.max = Math.max(1, Math.floor(options.max));
     this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? 8)));
-    this.limitValue = this.max;
+    this.gate = new ConcurrencyGate(
+      this.max,
+      options.maxQueued,
+      (gate) => new OverloadedError(`${gate.active} operations running and ${gate.queued} waiting`),
+    );
   }
 
   get limit(): number {
-    return this.limitValue;
+    return this.gate.limit;
   }
 
-  /** Resolves once the operation may run; rejects with `OverloadedError`, or the signal's reason when its client hangs up while waiting. */
-  acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.limitValue) {
-      this.active += 1;
-      return Promise.resolve();
-    }
-    this.waited = true;
-    if (this.queue.length >= this.options.maxQueued) {
-      return Promise.reject(new OverloadedError(`${this.active} operations running and ${this.queue.length} waiting`));
-    }
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const index = this.queue.indexOf(waiter);
-          if (index >= 0) this.queue.splice(index, 1);
-          reject(signal?.reason);
-        },
-      };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      this.queue.push(waiter);
-    });
-  }
-
-  /** An admitted operation is done: the next waiting one runs. */
-  release(): void {
-    this.active -= 1;
-    this.admitWaiting();
+  /**
+   * Resolves with the operation's release function once it may run; rejects with
+   * `OverloadedError`, or the signal's reason when its client hangs up while waiting.
+   */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (this.gate.full) this.waited = true;
+    return this.gate.acquire(signal);
   }
 
   /** Feeds the event loop's delay over the last interval (ms beyond the sampling interval). */
   adjust(lagMs: number, targetLagMs: number): void {
+    const limit = this.gate.limit;
     if (lagMs > targetLagMs) {
-      this.limitValue = Math.max(this.min, Math.floor(this.limitValue * 0.8));
+      this.gate.limit = Math.max(this.min, Math.floor(limit * 0.8));
     } else if (this.waited) {
-      this.limitValue = Math.min(this.max, this.limitValue + Math.max(1, Math.floor(this.limitValue * 0.1)));
+      // Raising the limit admits that many more of the waiting operations at once.
+      this.gate.limit = Math.min(this.max, limit + Math.max(1, Math.floor(limit * 0.1)));
     }
-    this.admitWaiting();
     // Still binding if some wait even now; otherwise the next interval starts calm.
-    this.waited = this.queue.length > 0;
+    this.waited = this.gate.queued > 0;
   }
 
   snapshot(): AdmissionSnapshot {
-    return { limit: this.limitValue, active: this.active, queued: this.queue.length };
-  }
-
-  private admitWaiting(): void {
-    while (this.active < this.limitValue && this.queue.length > 0) {
-      const waiter = this.queue.shift()!;
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      this.active += 1;
-      waiter.resolve();
-    }
+    return { limit: this.gate.limit, active: this.gate.active, queued: this.gate.queued };
   }
 }
 
@@ -166,20 +130,15 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const plugin: Plugin = {
     async onRequest({ request, serverContext, endResponse, fetchAPI }) {
       if (request.headers.get('accept')?.includes('text/event-stream')) return;
+      let release: () => void;
       try {
-        await control.acquire(request.signal);
+        release = await control.acquire(request.signal);
       } catch (error) {
         // A client that hung up while waiting: nobody reads an answer.
         if (!(error instanceof OverloadedError)) return endResponse(new fetchAPI.Response(null, { status: 499 }));
         options.onShed?.();
         return endResponse(overloaded(fetchAPI, error));
       }
-      let released = false;
-      const release = (): void => {
-        if (released) return;
-        released = true;
-        control.release();
-      };
       releases.set(serverContext, release);
       // Over node:http the slot is also freed if no response is ever made (the socket closes).
       (serverContext as { res?: { once?: (event: 'close', listener: () => void) => void } }).res?.once?.('close', release);
