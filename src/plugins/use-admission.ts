@@ -3,14 +3,14 @@
  *
  * Node runs every operation on one thread. Once the CPU is the bottleneck, admitting more
  * operations only interleaves more of them on it: each takes longer, the slowest much longer
- * (under a 50-client overload, p99 was 3-4x p50). So operations beyond the limit wait, first come
- * first served, before their body is even read; the ones admitted finish at full speed.
+ * (under a 50-client overload, p99 was 2-3.6x p50). So operations beyond the limit wait, first come
+ * first served, before their body is even read, and the admitted ones finish sooner.
  *
  * The limit follows the event loop's delay, the process's own sign of CPU saturation, and not
  * operation latency, which mostly measures the upstream: every `intervalMs` the delay's p90 is
  * read; above `targetLagMs` the limit shrinks by a fifth (not below `min`); at or below it, and if
  * operations had to wait, it grows by a tenth (not above `max`). A slow upstream with an idle CPU
- * therefore never caps concurrency, and a saturated CPU settles at a few operations.
+ * therefore never caps concurrency, and a saturated CPU settles near the floor.
  *
  * Beyond `maxQueued` waiting, an operation is refused at once: 503 `OVERLOADED` with
  * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
