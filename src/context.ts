@@ -1,7 +1,8 @@
 /**
  * The per-request context: the caller's credentials and the upstream client. Built once per
  * GraphQL operation (HTTP request or WebSocket subscribe), so every DataLoader hung on it lives
- * exactly as long as one request and never serves one caller's records to another.
+ * at most as long as one request (a subscription renews them per event) and never serves one
+ * caller's records to another.
  */
 import { randomUUID } from 'node:crypto';
 import { contextCacheSymbol, initContextCache } from '@pothos/core';

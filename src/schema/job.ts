@@ -4,8 +4,8 @@
  * visible only to the credential that started it.
  */
 import { GraphQLError } from 'graphql';
-import { builder } from '../builder.js';
 import { mapAsyncIterator } from 'graphql-yoga';
+import { builder } from '../builder.js';
 import { forgetLoadedRecords, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
