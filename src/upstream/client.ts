@@ -18,7 +18,7 @@ import {
   UpstreamUnavailableError,
 } from './errors.js';
 import { CircuitBreakers, type BreakerState, type BreakerTicket } from './breaker.js';
-import { createUpstreamDispatcher } from './http.js';
+import { createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
 import type {
@@ -739,7 +739,7 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
 
 /** A failure with no HTTP answer: a timeout of undici's own, or a connection that failed. */
 function mapTransportError(operation: string, error: unknown): UpstreamRequestError {
-  const code = transportCode(error);
+  const code = transportErrorCode(error);
   const reason = error instanceof Error ? error.message : String(error);
   const mayHaveBeenDelivered = !NOT_SENT_CODES.has(code);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
@@ -749,11 +749,4 @@ function mapTransportError(operation: string, error: unknown): UpstreamRequestEr
     return new UpstreamBadRequestError(`${operation}: the request could not be sent: ${reason}`, { operation, cause: error });
   }
   return new UpstreamUnavailableError(`${operation}: the upstream is unreachable (${code || reason})`, { operation, cause: error, mayHaveBeenDelivered });
-}
-
-function transportCode(error: unknown): string {
-  if (!(error instanceof Error)) return '';
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  return transportCode(error.cause);
 }

@@ -222,7 +222,7 @@ class RetryingRequest implements Dispatcher.DispatchController {
       onResponseError: (_controller, error) => {
         if (this.done) return;
         held = null;
-        if (this.canRetry() && RETRYABLE_ERROR_CODES.has(errorCode(error))) {
+        if (this.canRetry() && RETRYABLE_ERROR_CODES.has(transportErrorCode(error))) {
           this.scheduleRetry();
           return;
         }
@@ -232,11 +232,12 @@ class RetryingRequest implements Dispatcher.DispatchController {
   }
 }
 
-function errorCode(error: Error): string {
+/** The `code` of a transport error (undici's, or a socket's), looked for down its `cause` chain; '' when none. */
+export function transportErrorCode(error: unknown): string {
+  if (!(error instanceof Error)) return '';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') return code;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? errorCode(cause) : '';
+  return transportErrorCode(error.cause);
 }
 
 /** Does the body parse as `{"error": {...}}`, the service's business/validation error answer? */
