@@ -39,7 +39,7 @@ import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
-import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
+import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
 import { upstreamToGraphQLError } from './schema/errors.js';
@@ -425,15 +425,6 @@ function corsOptions(origins: readonly string[]): false | { origin: string | str
 /** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
 function redisToGraphQLError(error: unknown): GraphQLError | null {
   return isRedisUnavailableError(error) ? new GraphQLError(error.message, { extensions: { code: error.code } }) : null;
-}
-
-/** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */
-function deepestOriginal(error: unknown): unknown {
-  let current = error;
-  while (typeof current === 'object' && current !== null && 'originalError' in current && current.originalError) {
-    current = current.originalError;
-  }
-  return current;
 }
 
 function withTrailingSlash(base: string): string {

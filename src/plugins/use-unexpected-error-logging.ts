@@ -16,7 +16,7 @@ export interface UnexpectedErrorLoggingOptions {
 export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions): Plugin {
   return useErrorHandler(({ errors, context, phase }) => {
     // The client hung up: its reads were cancelled on purpose and nobody reads the answer.
-    if (signalOf(context)?.aborted) {
+    if (clientHungUp(context)) {
       options.logger.debug({ reqId: requestIdOf(context), phase, errors: errors.length }, 'operation abandoned by its client');
       return;
     }
@@ -33,23 +33,27 @@ export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions
   });
 }
 
-/** The request id of the GraphQL context (envelop hands execution-phase errors the execution args instead). */
+/**
+ * The gateway's fields of the GraphQL context (envelop hands execution-phase errors the execution
+ * args instead, which hold it as `contextValue`).
+ */
+function requestContextOf(context: unknown): { requestId?: unknown; signal?: { aborted?: unknown } } | undefined {
+  const holder = context as { contextValue?: object } | null | undefined;
+  return (holder?.contextValue ?? holder ?? undefined) as { requestId?: unknown; signal?: { aborted?: unknown } } | undefined;
+}
+
 function requestIdOf(context: unknown): string | undefined {
-  const holder = context as { requestId?: unknown; contextValue?: { requestId?: unknown } } | null | undefined;
-  const requestId = holder?.requestId ?? holder?.contextValue?.requestId;
+  const requestId = requestContextOf(context)?.requestId;
   return typeof requestId === 'string' ? requestId : undefined;
 }
 
-/** The request's abort signal, from the GraphQL context or the execution args holding it. */
-function signalOf(context: unknown): { aborted: boolean } | undefined {
-  const holder = context as { signal?: { aborted?: unknown }; contextValue?: { signal?: { aborted?: unknown } } } | null | undefined;
-  const signal = holder?.signal ?? holder?.contextValue?.signal;
-  // Duck-typed: the server adapter may hand out its own AbortSignal implementation.
-  return typeof signal?.aborted === 'boolean' ? (signal as { aborted: boolean }) : undefined;
+/** Whether the request's client hung up (duck-typed: the server adapter may hand out its own AbortSignal). */
+function clientHungUp(context: unknown): boolean {
+  return requestContextOf(context)?.signal?.aborted === true;
 }
 
 /** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */
-function deepestOriginal(error: unknown): unknown {
+export function deepestOriginal(error: unknown): unknown {
   let current = error;
   while (typeof current === 'object' && current !== null && 'originalError' in current && current.originalError) {
     current = current.originalError;
