@@ -3,7 +3,9 @@
 # started the way `npm start` starts it (tsx is a runtime dependency), so SIGTERM reaches Node
 # directly and shuts it down gracefully.
 
-ARG NODE_IMAGE=node:20-slim
+# Node 22 LTS: Node 20 left support in April 2026, and part of the dependency tree
+# (@graphql-tools/utils 12 under graphql-yoga) declares node >= 22.15.
+ARG NODE_IMAGE=node:22-slim
 
 # --- dependencies: resolved from the lockfile, dev dependencies left out ---------------------
 FROM ${NODE_IMAGE} AS deps

@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+/**
+ * Replays the Dockerfile without a Docker engine (CI machines have none): every stage gets a
+ * directory, `COPY` copies from the build context or an earlier stage, `RUN npm ...` runs there
+ * (other `RUN`s install into the base image and are skipped), and the last stage's `CMD` runs
+ * with its `ENV`. The container is then checked as a deployment would check it: its
+ * `HEALTHCHECK` URL answers, a dashboard query reaches an upstream, and SIGTERM stops it with
+ * exit code 0.
+ *
+ * What this does not cover: the base image itself (its Node version: the replay runs on this
+ * machine's), `apt-get` (tini) and the `node` user.
+ */
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+
+const context = resolve(import.meta.dirname, '..');
+const work = await mkdtemp(join(tmpdir(), 'image-check-'));
+const children = new Set();
+
+function log(message) {
+  process.stdout.write(`[image-check] ${message}\n`);
+}
+
+/** Dockerfile instructions, continuation lines joined, comments and parser directives dropped. */
+function instructions(text) {
+  const joined = text.replace(/\\\r?\n/g, ' ');
+  return joined
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const [keyword, ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+/** `KEY=value KEY2="two words"` pairs of an `ENV`. */
+function envPairs(args) {
+  const pairs = {};
+  for (const match of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|\S*)/g)) pairs[match[1]] = match[3] ?? match[2];
+  return pairs;
+}
+
+function run(command, args, options) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', ...options });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+async function waitFor(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+      if (response.ok) return response;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
+/** Runs the stage's `HEALTHCHECK` command until it exits 0, as Docker would. */
+async function healthy(stage, env, timeoutMs) {
+  if (!stage.healthcheck) throw new Error('the last stage has no exec-form HEALTHCHECK');
+  const [command, ...args] = stage.healthcheck;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await run(command === 'node' ? process.execPath : command, args, { cwd: join(stage.dir, stage.workdir), env, stdio: 'ignore' });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`HEALTHCHECK still failing after ${timeoutMs} ms`, { cause: error });
+      await new Promise((done) => setTimeout(done, 500));
+    }
+  }
+}
+
+/** Spawns a long-running process whose output is kept for the failure message. */
+function start(command, args, options) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  children.add(child);
+  child.output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => (child.output += chunk));
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function build() {
+  const stages = new Map();
+  let stage;
+  for (const { keyword, args } of instructions(await readFile(join(context, 'Dockerfile'), 'utf8'))) {
+    if (keyword === 'ARG' && args.startsWith('NODE_IMAGE=')) {
+      log(`the image is based on ${args.slice('NODE_IMAGE='.length)}; replayed on Node ${process.version}`);
+    } else if (keyword === 'FROM') {
+      const name = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? String(stages.size);
+      stage = { name, dir: join(work, name), workdir: '/', env: {}, cmd: undefined, healthcheck: undefined };
+      stages.set(name, stage);
+      log(`stage ${name}`);
+    } else if (keyword === 'WORKDIR') {
+      stage.workdir = args;
+    } else if (keyword === 'ENV') {
+      Object.assign(stage.env, envPairs(args));
+    } else if (keyword === 'COPY') {
+      const words = args.split(/\s+/);
+      const from = words.find((word) => word.startsWith('--from='))?.slice('--from='.length);
+      const paths = words.filter((word) => !word.startsWith('--'));
+      const destination = paths.pop();
+      // Sources name paths in the build context, or from the root of an earlier stage.
+      const sourceRoot = from === undefined ? context : stages.get(from).dir;
+      const target = join(stage.dir, destination.startsWith('/') ? destination : join(stage.workdir, destination));
+      for (const source of paths) {
+        const into = destination.endsWith('/') ? join(target, source.split('/').pop()) : target;
+        await cp(join(sourceRoot, source), into, { recursive: true });
+      }
+      log(`COPY ${args}`);
+    } else if (keyword === 'RUN') {
+      if (!args.startsWith('npm ')) {
+        log(`skipped (base image setup): RUN ${args.slice(0, 60)}`);
+        continue;
+      }
+      log(`RUN ${args}`);
+      await run('bash', ['-c', args], { cwd: join(stage.dir, stage.workdir), env: { ...process.env, ...stage.env } });
+    } else if (keyword === 'CMD') {
+      stage.cmd = JSON.parse(args);
+    } else if (keyword === 'HEALTHCHECK') {
+      stage.healthcheck = JSON.parse(/\bCMD\s+(\[.*\])\s*$/.exec(args)?.[1] ?? 'null');
+    }
+  }
+  return stage;
+}
+
+try {
+  const runtime = await build();
+  if (!runtime?.cmd) throw new Error('the last stage has no exec-form CMD');
+
+  // An upstream for the container to talk to: the simulator, run from this checkout.
+  const credentials = { SIM_SESSION: 'image-check-session', SIM_TOKEN: 'image-check-token', SIM_TENANT: 'image-check-tenant' };
+  const simulatorPort = await freePort();
+  start(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], {
+    cwd: context,
+    env: { ...process.env, ...credentials, PORT: String(simulatorPort) },
+  });
+  await waitFor(`http://127.0.0.1:${simulatorPort}/__sim/stats`, 30_000);
+
+  const port = await freePort();
+  const [command, ...args] = runtime.cmd;
+  log(`CMD ${runtime.cmd.join(' ')} (port ${port})`);
+  // Only the image's environment (and PATH): nothing of this checkout's leaks in.
+  const env = { PATH: process.env.PATH, ...runtime.env, HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: `http://127.0.0.1:${simulatorPort}/` };
+  const gateway = start(command === 'node' ? process.execPath : command, args, { cwd: join(runtime.dir, runtime.workdir), env });
+  try {
+    await healthy(runtime, env, 60_000);
+    log(`HEALTHCHECK passed: ${runtime.healthcheck.join(' ').slice(0, 80)}`);
+    const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `OAuth ${credentials.SIM_SESSION}`,
+        'x-resources-authorization': `Bearer ${credentials.SIM_TOKEN}`,
+        'x-tenant-id': credentials.SIM_TENANT,
+      },
+      body: JSON.stringify({ query: '{ vmInstances(first: 3) { totalCount nodes { uuid name host { name } } } }' }),
+    });
+    const body = await response.json();
+    if (response.status !== 200 || body.errors || !(body.data?.vmInstances?.nodes?.length > 0)) {
+      throw new Error(`the dashboard query failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
+    }
+    log(`a query through the image read ${body.data.vmInstances.nodes.length} of ${body.data.vmInstances.totalCount} VMs from the upstream`);
+    gateway.kill('SIGTERM');
+    const [code] = await Promise.race([
+      once(gateway, 'exit'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s of SIGTERM')), 15_000)),
+    ]);
+    if (code !== 0) throw new Error(`exit code ${code} after SIGTERM`);
+    log('SIGTERM: graceful exit, code 0');
+  } catch (error) {
+    process.stderr.write(`--- the image's output ---\n${gateway.output}\n`);
+    throw error;
+  }
+} finally {
+  for (const child of children) child.kill('SIGKILL');
+  await rm(work, { recursive: true, force: true });
+}
