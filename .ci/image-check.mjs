@@ -135,7 +135,10 @@ async function build() {
         continue;
       }
       log(`RUN ${args}`);
-      await run('bash', ['-c', args], { cwd: join(stage.dir, stage.workdir), env: { ...process.env, ...stage.env } });
+      // The image build's own npm cache, as inside a container: `npm cache clean` must not
+      // empty this machine's.
+      const npmCache = join(work, 'npm-cache');
+      await run('bash', ['-c', args], { cwd: join(stage.dir, stage.workdir), env: { ...process.env, ...stage.env, npm_config_cache: npmCache } });
     } else if (keyword === 'CMD') {
       stage.cmd = JSON.parse(args);
     } else if (keyword === 'HEALTHCHECK') {
