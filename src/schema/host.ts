@@ -3,7 +3,7 @@
  * hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as fields
  * (network facts with bonds and NICs, block devices, sensors).
  */
-import { Kind, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
@@ -384,8 +384,22 @@ export function prefetchHostRelations(context: GatewayContext, info: GraphQLReso
   for (const field of selectedFieldNames(info)) hostPrefetches.get(field)?.(context, hostUuid);
 }
 
-/** Names of the fields selected directly under the current field (fragments included). */
-function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+/**
+ * Names of the fields selected directly under the current field (fragments included). A page of
+ * VMs asks once per VM with the same field nodes, so the answer is kept per field-node list.
+ */
+function selectedFieldNames(info: GraphQLResolveInfo): ReadonlySet<string> {
+  let names = selectedFieldNamesByNodes.get(info.fieldNodes);
+  if (names === undefined) {
+    names = collectSelectedFieldNames(info);
+    selectedFieldNamesByNodes.set(info.fieldNodes, names);
+  }
+  return names;
+}
+
+const selectedFieldNamesByNodes = new WeakMap<readonly FieldNode[], ReadonlySet<string>>();
+
+function collectSelectedFieldNames(info: GraphQLResolveInfo): Set<string> {
   const names = new Set<string>();
   const visit = (selections: readonly SelectionNode[]): void => {
     for (const selection of selections) {
