@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const context = resolve(import.meta.dirname, '..');
 const work = await mkdtemp(join(tmpdir(), 'image-check-'));
@@ -61,34 +62,37 @@ async function freePort() {
   return port;
 }
 
-async function waitFor(url, timeoutMs) {
+/** Retries `attempt` until it resolves, pausing `pauseMs` between tries, for up to `timeoutMs`. */
+async function until(what, timeoutMs, pauseMs, attempt) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
-      if (response.ok) return response;
-    } catch {
-      // not listening yet
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what} still failing after ${timeoutMs} ms`, { cause: error });
+      await sleep(pauseMs);
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((done) => setTimeout(done, 250));
   }
 }
 
+/** Waits until `url` answers 2xx. */
+function answering(url, timeoutMs) {
+  return until(url, timeoutMs, 250, async () => {
+    const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  });
+}
+
 /** Runs the stage's `HEALTHCHECK` command until it exits 0, as Docker would. */
-async function healthy(stage, env, timeoutMs) {
+function healthy(stage, env, timeoutMs) {
   if (!stage.healthcheck) throw new Error('the last stage has no exec-form HEALTHCHECK');
   const [command, ...args] = stage.healthcheck;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await run(command === 'node' ? process.execPath : command, args, { cwd: join(stage.dir, stage.workdir), env, stdio: 'ignore' });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`HEALTHCHECK still failing after ${timeoutMs} ms`, { cause: error });
-      await new Promise((done) => setTimeout(done, 500));
-    }
-  }
+  return until('HEALTHCHECK', timeoutMs, 500, () => run(executable(command), args, { cwd: join(stage.dir, stage.workdir), env, stdio: 'ignore' }));
+}
+
+/** The image's `node` is this machine's Node. */
+function executable(command) {
+  return command === 'node' ? process.execPath : command;
 }
 
 /** Spawns a long-running process whose output is kept for the failure message. */
@@ -159,14 +163,14 @@ try {
     cwd: context,
     env: { ...process.env, ...credentials, PORT: String(simulatorPort) },
   });
-  await waitFor(`http://127.0.0.1:${simulatorPort}/__sim/stats`, 30_000);
+  await answering(`http://127.0.0.1:${simulatorPort}/__sim/stats`, 30_000);
 
   const port = await freePort();
   const [command, ...args] = runtime.cmd;
   log(`CMD ${runtime.cmd.join(' ')} (port ${port})`);
   // Only the image's environment (and PATH): nothing of this checkout's leaks in.
   const env = { PATH: process.env.PATH, ...runtime.env, HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: `http://127.0.0.1:${simulatorPort}/` };
-  const gateway = start(command === 'node' ? process.execPath : command, args, { cwd: join(runtime.dir, runtime.workdir), env });
+  const gateway = start(executable(command), args, { cwd: join(runtime.dir, runtime.workdir), env });
   try {
     await healthy(runtime, env, 60_000);
     log(`HEALTHCHECK passed: ${runtime.healthcheck.join(' ').slice(0, 80)}`);
@@ -186,10 +190,10 @@ try {
     }
     log(`a query through the image read ${body.data.vmInstances.nodes.length} of ${body.data.vmInstances.totalCount} VMs from the upstream`);
     gateway.kill('SIGTERM');
-    const [code] = await Promise.race([
-      once(gateway, 'exit'),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s of SIGTERM')), 15_000)),
-    ]);
+    // A timer raced against the exit would keep this script alive for its 15 s after success.
+    const [code] = await once(gateway, 'exit', { signal: AbortSignal.timeout(15_000) }).catch((error) => {
+      throw new Error('no exit within 15 s of SIGTERM', { cause: error });
+    });
     if (code !== 0) throw new Error(`exit code ${code} after SIGTERM`);
     log('SIGTERM: graceful exit, code 0');
   } catch (error) {

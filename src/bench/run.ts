@@ -165,7 +165,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
-/** `; pairs 0.47x, 0.52x, 0.58x` when the row is the median of several pairs of runs. */
+/** ` (median pair; pairs 0.47x, 0.52x, 0.58x)` when the row is the median of several pairs of runs. */
 function everyPair(row: OverheadRow, ratioOf: (pair: OverheadPair) => number): string {
   if (row.pairs.length < 2) return '';
   return ` (median pair; pairs ${row.pairs.map((pair) => ratio(ratioOf(pair))).join(', ')})`;
