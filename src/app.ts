@@ -39,6 +39,7 @@ import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
+import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
@@ -186,6 +187,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       operationMetrics.plugin,
       // Before the response cache, which wraps whatever executor is in place when it runs.
       ...(config.graphqlJit ? [useJit()] : []),
+      useReleaseLoadedRecords(),
       // Before the response cache: a hash-only request must have its query text by the time the
       // cache computes its key.
       usePersistedQueries(),

@@ -5,7 +5,8 @@
  * caller's records to another.
  */
 import { randomUUID } from 'node:crypto';
-import { contextCacheSymbol, initContextCache } from '@pothos/core';
+import { initContextCache } from '@pothos/core';
+import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { JobManager } from './jobs/manager.js';
 import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
@@ -86,10 +87,11 @@ export function createContext(options: {
 /**
  * Drops every record the context's DataLoaders hold. A request's loaders live as long as its
  * context, which for a subscription is its whole life: each event must read its records anew,
- * not get the first event's answers again.
+ * not get the first event's answers again. (`useReleaseLoadedRecords` does the same when a
+ * query's execution ends.)
  */
 export function forgetLoadedRecords(context: object): void {
-  (context as Record<symbol, unknown>)[contextCacheSymbol] = {};
+  clearAllDataLoaders(context);
 }
 
 /** Options for an upstream read made for this request: its id, and its client's hang-up. */

@@ -2,8 +2,7 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
-import { createContextCache } from '@pothos/core';
-import DataLoader from 'dataloader';
+import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -114,8 +113,13 @@ async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: Gate
 }
 
 /** Every HBA device of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch. */
-const hbaDevicesOfHost = createContextCache(
-  (context: GatewayContext) => new DataLoader<string, HbaDeviceRecord[]>((hostUuids) => loadHbaDevicesOfHosts(hostUuids, context)),
+// Through Pothos' own getter, so `clearAllDataLoaders` (see `useReleaseLoadedRecords`) empties it too.
+const hbaDevicesOfHost = dataloaderGetter<string, HbaDeviceRecord[], string>(
+  undefined,
+  // The getter is typed for any schema's context; ours is always a GatewayContext.
+  (hostUuids, context) => loadHbaDevicesOfHosts(hostUuids, context as GatewayContext),
+  undefined,
+  undefined,
 );
 
 // A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
