@@ -22,6 +22,8 @@ export interface LoadOptions {
   verifyBody?: (body: string) => boolean;
   /** Processes whose CPU time per completed request the measured run reports (`cpuMsPerRequest`). */
   cpuOf?: readonly { cpuMs(): Promise<number> }[];
+  /** A gateway whose garbage-collection pause per completed request the measured run reports. */
+  gcPauseOf?: { gcPauseMs(): Promise<number> };
 }
 
 export interface LoadResult {
@@ -38,6 +40,8 @@ export interface LoadResult {
   bytesPerResponse: number;
   /** CPU time (user + system) each process of `cpuOf` spent per completed request of the measured run, ms. */
   cpuMsPerRequest: number[];
+  /** Main-thread GC pause of `gcPauseOf` per completed request of the measured run, ms. */
+  gcPauseMsPerRequest?: number;
 }
 
 function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number) => void): Promise<autocannon.Result> {
@@ -70,8 +74,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const processes = options.cpuOf ?? [];
   const cpuBefore = await Promise.all(processes.map((process) => process.cpuMs()));
+  const gcBefore = await options.gcPauseOf?.gcPauseMs();
   const result = await run(options, options.durationSec, (ms) => latencies.push(ms));
   const cpuAfter = await Promise.all(processes.map((process) => process.cpuMs()));
+  const gcAfter = await options.gcPauseOf?.gcPauseMs();
   latencies.sort((a, b) => a - b);
   const completed = latencies.length;
   return {
@@ -84,6 +90,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
     bytesPerResponse: result.requests.total === 0 ? 0 : result.throughput.total / result.requests.total,
     cpuMsPerRequest: cpuAfter.map((after, index) => (completed === 0 ? Number.NaN : (after - cpuBefore[index]!) / completed)),
+    ...(gcBefore === undefined || gcAfter === undefined ? {} : { gcPauseMsPerRequest: completed === 0 ? Number.NaN : (gcAfter - gcBefore) / completed }),
   };
 }
 

@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DASHBOARD_BODY } from './dashboard.js';
 import { runLoad, type LoadResult } from './load.js';
-import type { Spawned } from './processes.js';
+import type { GatewayProcess, Spawned } from './processes.js';
 
 /** One gateway run and one direct run, back to back. */
 export interface OverheadPair {
@@ -69,7 +69,7 @@ export function medianPair<T extends { throughputRatio: number }>(pairs: readonl
 }
 
 export async function measureOverhead(options: {
-  gateway: Spawned;
+  gateway: GatewayProcess;
   direct: Spawned;
   /** The upstream both call, whose CPU each side costs too. */
   simulator: Spawned;
@@ -88,7 +88,7 @@ export async function measureOverhead(options: {
   const rows: OverheadRow[] = [];
   for (const connections of options.concurrency) {
     const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
-    const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator] });
+    const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator], gcPauseOf: options.gateway });
     const viaDirectRun = () => runLoad({ ...load, url: directUrl, cpuOf: [options.direct, options.simulator] });
     const pairs: OverheadPair[] = [];
     for (let index = 0; index < Math.max(1, options.pairs ?? 1); index++) {

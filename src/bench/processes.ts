@@ -83,6 +83,18 @@ function handle(child: ChildProcess, url: string): Spawned {
   };
 }
 
+/**
+ * The main-thread time a gateway's garbage collector has taken so far, ms: the sum over every kind
+ * of collection of `nodejs_gc_duration_seconds` on its `/metrics`. The collector's helper threads
+ * are not in it (their CPU is in the process's CPU time).
+ */
+export async function gcPauseMilliseconds(gatewayUrl: string): Promise<number> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  let seconds = 0;
+  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) seconds += Number(match[1]);
+  return seconds * 1000;
+}
+
 /** `VmRSS` of a process, in bytes. */
 export async function residentBytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -134,7 +146,12 @@ export interface GatewayOptions {
   nodeArgs?: string[];
 }
 
-export async function startGateway(options: GatewayOptions): Promise<Spawned> {
+export interface GatewayProcess extends Spawned {
+  /** Time the garbage collector has paused the gateway's main thread so far, ms (from its `/metrics`). */
+  gcPauseMs(): Promise<number>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<GatewayProcess> {
   const { child, announced } = await spawnAnnounced(
     'src/index.ts',
     // As deployed (the Dockerfile sets NODE_ENV=production: graphql-js skips its development checks).
@@ -151,7 +168,7 @@ export async function startGateway(options: GatewayOptions): Promise<Spawned> {
     (line) => /^GraphiQL: (\S+)\/graphql$/.exec(line)?.[1] ?? null,
     options.nodeArgs,
   );
-  return handle(child, announced);
+  return { ...handle(child, announced), gcPauseMs: () => gcPauseMilliseconds(announced) };
 }
 
 /** The hand-written REST client behind a tiny HTTP server (`src/bench/direct-server.ts`). */

@@ -208,6 +208,15 @@ export function renderTable(report: Report): string {
       '-',
       '-',
     ]);
+    const gcPause = row.gateway.gcPauseMsPerRequest;
+    if (gcPause !== undefined) {
+      rows.push([
+        `2. gateway GC pause per dashboard, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+        `${ms(gcPause)} (${Math.round((100 * gcPause) / gatewayCpu!)}% of its CPU per dashboard; helper threads not counted)`,
+        '-',
+        '-',
+      ]);
+    }
     rows.push([
       `2. throughput gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
       `${row.gateway.rps.toFixed(1)} / ${row.direct.rps.toFixed(1)} req/s = ${ratio(row.throughputRatio)}${everyPair(row, (pair) => pair.throughputRatio)}`,
