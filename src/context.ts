@@ -1,8 +1,8 @@
 /**
  * The per-request context: the caller's credentials and the upstream client. Built once per
  * GraphQL operation (HTTP request or WebSocket subscribe), so every DataLoader hung on it lives
- * at most as long as one request (a subscription renews them per event) and never serves one
- * caller's records to another.
+ * at most as long as one request (a subscription empties them before each event) and never
+ * serves one caller's records to another.
  */
 import { randomUUID } from 'node:crypto';
 import { initContextCache } from '@pothos/core';
@@ -72,7 +72,8 @@ export function createContext(options: {
   signal?: AbortSignal | undefined;
 }): GatewayContext {
   return {
-    // Where the request's DataLoaders live (Pothos' context cache): `forgetLoadedRecords` renews it.
+    // The key of the request's DataLoaders in Pothos' context caches, its own object so that a copy
+    // of the context (a shared subscription's) can be given loaders of its own.
     ...initContextCache(),
     requestId: options.requestId ?? randomUUID(),
     credentials: options.credentials,
