@@ -188,14 +188,15 @@ export function renderTable(report: Report): string {
   const o = report.overhead;
   for (const row of o.rows) {
     const target = row.connections === 50;
+    const clients = `${row.connections} client${row.connections === 1 ? '' : 's'}`;
     rows.push([
-      `2. p50 gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `2. p50 gateway / direct, ${clients}`,
       `${ms(row.gateway.p50Ms)} / ${ms(row.direct.p50Ms)} = ${ratio(row.p50Ratio)}${everyPair(row, (pair) => pair.p50Ratio)}`,
       target ? '≤ 1.25x' : '-',
       target ? verdict(row.p50Ratio <= 1.25) : '-',
     ]);
     rows.push([
-      `2. p99 gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `2. p99 gateway / direct, ${clients}`,
       `${ms(row.gateway.p99Ms)} / ${ms(row.direct.p99Ms)} = ${ratio(row.p99Ratio)}`,
       '-',
       '-',
@@ -203,7 +204,7 @@ export function renderTable(report: Report): string {
     const [gatewayCpu, gatewaySimulatorCpu] = row.gateway.cpuMsPerRequest;
     const [directCpu, directSimulatorCpu] = row.direct.cpuMsPerRequest;
     rows.push([
-      `2. CPU per dashboard gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'} (simulator's behind each)`,
+      `2. CPU per dashboard gateway / direct, ${clients} (simulator's behind each)`,
       `${ms(gatewayCpu!)} / ${ms(directCpu!)} = ${ratio(gatewayCpu! / directCpu!)} (simulator ${ms(gatewaySimulatorCpu!)} / ${ms(directSimulatorCpu!)})`,
       '-',
       '-',
@@ -211,14 +212,14 @@ export function renderTable(report: Report): string {
     const gcPause = row.gateway.gcPauseMsPerRequest;
     if (gcPause !== undefined) {
       rows.push([
-        `2. gateway GC pause per dashboard, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+        `2. gateway GC pause per dashboard, ${clients}`,
         `${ms(gcPause)} (${Math.round((100 * gcPause) / gatewayCpu!)}% of its CPU per dashboard; helper threads not counted)`,
         '-',
         '-',
       ]);
     }
     rows.push([
-      `2. throughput gateway / direct, ${row.connections} client${row.connections === 1 ? '' : 's'}`,
+      `2. throughput gateway / direct, ${clients}`,
       `${row.gateway.rps.toFixed(1)} / ${row.direct.rps.toFixed(1)} req/s = ${ratio(row.throughputRatio)}${everyPair(row, (pair) => pair.throughputRatio)}`,
       target ? '≥ 0.8x' : '-',
       target ? verdict(row.throughputRatio >= 0.8) : '-',
