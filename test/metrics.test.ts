@@ -8,7 +8,7 @@ import { createApp, type App } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { createLogger } from '../src/logging.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import type { GraphQLResponse } from './support/harness.js';
+import { credentialHeaders, type GraphQLResponse } from './support/harness.js';
 import { eventually } from './support/process.js';
 import { subscribeWs } from './support/subscriptions.js';
 
@@ -61,8 +61,7 @@ describe('operations', () => {
     const logger = createLogger('info', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
     app = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, jobPollAfterMs: 100 }, { logger });
     url = await app.start();
-    const { session, token, tenantId } = simulator.credentials;
-    headers = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
+    headers = credentialHeaders(simulator.credentials);
   });
 
   afterAll(async () => {

@@ -14,6 +14,7 @@ import { VmInstanceRef } from '../src/schema/vm-instance.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { createUpstreamClient } from '../src/upstream/index.js';
 import type { UpstreamClient } from '../src/upstream/types.js';
+import { credentialHeaders } from './support/harness.js';
 
 describe('useReleaseLoadedRecords', () => {
   let simulator: Simulator;
@@ -24,8 +25,7 @@ describe('useReleaseLoadedRecords', () => {
     simulator = createSimulator({ asyncDelayMs: 5 });
     const url = await simulator.start(0, '127.0.0.1');
     upstream = createUpstreamClient({ upstreamUrl: url });
-    const { session, token, tenantId } = simulator.credentials;
-    headers = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
+    headers = credentialHeaders(simulator.credentials);
   });
 
   afterAll(async () => {

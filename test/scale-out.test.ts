@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+import { credentialHeaders, errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
 import { subscribeWs } from './support/subscriptions.js';
@@ -137,8 +137,7 @@ describe('two replicas sharing one Redis', () => {
 
   it('drops a cached read on A when a write finishes on B', async () => {
     const { a } = await pair();
-    const { session, token, tenantId } = simulator.credentials;
-    const reader = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
+    const reader = credentialHeaders(simulator.credentials);
     const uuid = connectedHost(simulator);
     const readNqn = async (): Promise<string | undefined> =>
       (await gql<{ host: { nqn: string } }>(a.url, 'query($uuid: Uuid!) { host(uuid: $uuid) { nqn } }', { uuid }, reader)).data?.host.nqn;

@@ -21,6 +21,11 @@ export interface CredentialHeaders extends Record<string, string> {
   'x-tenant-id': string;
 }
 
+/** The headers a client sends for a simulator tenant's credentials. */
+export function credentialHeaders(tenant: { session: string; token: string; tenantId: string }): CredentialHeaders {
+  return { authorization: `OAuth ${tenant.session}`, 'x-resources-authorization': `Bearer ${tenant.token}`, 'x-tenant-id': tenant.tenantId };
+}
+
 export interface Harness {
   app: App;
   simulator: Simulator;
@@ -52,13 +57,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config: GatewayConfig = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, ...options.config };
   const app = createApp(config, { logger: pino({ level: 'silent' }) });
   const url = await app.start();
-  const { session, token, tenantId, second } = simulator.credentials;
-  const headers: CredentialHeaders = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
-  const secondHeaders: CredentialHeaders = {
-    authorization: `OAuth ${second.session}`,
-    'x-resources-authorization': `Bearer ${second.token}`,
-    'x-tenant-id': second.tenantId,
-  };
+  const headers = credentialHeaders(simulator.credentials);
+  const secondHeaders = credentialHeaders(simulator.credentials.second);
 
   return {
     app,
