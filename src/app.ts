@@ -39,6 +39,7 @@ import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
+import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
@@ -165,7 +166,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       },
     },
     maskedErrors: { maskError: maskUnexpectedError },
-    maxRequestBodySize: config.maxBodyBytes,
+    // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
+    maxRequestBodySize: false,
     cors: corsOptions(config.corsOrigins),
     // Cross-cutting features, one `useX` from src/plugins/ each.
     plugins: [
@@ -203,6 +205,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       useCompression({ minBytes: config.compressionMinBytes }),
       // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
       sharedSubscriptions.plugin,
+      // After every request parser has registered (as yoga places its own), so it limits the chosen one.
+      useRequestBodyLimit(config.maxBodyBytes),
     ],
     context: ({ request, connectionParams }) => {
       if (!upstream) throw new GraphQLError('The upstream is not configured yet.', { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
