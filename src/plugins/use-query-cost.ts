@@ -59,12 +59,21 @@ export interface CostExtension {
   throttleStatus?: ThrottleStatus;
 }
 
+/** Budget keys by credential headers, so that a caller's requests do not each hash them twice. */
+const budgetKeys = new Map<string, string>();
+const MAX_BUDGET_KEYS = 10_000;
+
 /** The budget key of a caller: a digest of the three credential headers (the same headers, the same budget). */
 export function budgetKeyOf(context: GatewayContext): string {
   const { resource, cursor } = context.credentials;
-  return createHash('sha256')
-    .update(JSON.stringify([resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null]))
-    .digest('base64url');
+  const headers = JSON.stringify([resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null]);
+  let key = budgetKeys.get(headers);
+  if (key === undefined) {
+    key = createHash('sha256').update(headers).digest('base64url');
+    if (budgetKeys.size >= MAX_BUDGET_KEYS) budgetKeys.clear();
+    budgetKeys.set(headers, key);
+  }
+  return key;
 }
 
 export interface QueryCost {
