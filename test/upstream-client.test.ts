@@ -575,6 +575,25 @@ describe('decoding', () => {
     expect(group?.volumeSnapshotRefs[0]).toMatchObject({ deviceId: 1, snapshotDeleted: false, volumeName: null });
   });
 
+  it("gives a VM's embedded NICs, used IPs and CD-ROMs the VM's uuid when the upstream leaves it out", () => {
+    const U3 = '3'.repeat(32);
+    const U4 = '4'.repeat(32);
+    const usedIp = (uuid: string) => ({ uuid, ip: '10.0.0.9' });
+    const vm = client.decoder.vmInstance({
+      uuid: U1,
+      vmNics: [
+        { uuid: U2, usedIps: [usedIp(U3)] },
+        { uuid: U3, vmInstanceUuid: U4, usedIps: [usedIp(U4)] },
+      ],
+      vmCdRoms: [{ uuid: U4 }],
+    });
+    expect(vm.vmNics.map((nic) => nic.vmInstanceUuid)).toEqual([U1, U4]);
+    expect(vm.vmNics.map((nic) => nic.usedIps[0]?.vmInstanceUuid)).toEqual([U1, U4]);
+    expect(vm.vmCdRoms[0]?.vmInstanceUuid).toBe(U1);
+    // A NIC on its own (a VmNicInventory) has no VM to fall back on.
+    expect(client.decoder.vmNic({ uuid: U2, usedIps: [usedIp(U3)] })).toMatchObject({ vmInstanceUuid: null, usedIps: [{ vmInstanceUuid: null }] });
+  });
+
   it('decodes unknown closed-set values to null and keeps known ones', async () => {
     capture(RES, 200, {
       items: [{ uuid: U1, cpuStatus: 'Normal', fanStatus: 'Error', gpuStatus: 'Melting', state: 'Enabled' }],

@@ -16,11 +16,6 @@ import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-ki
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
 
-/** A used IP as the gateway hands it out: the record plus the VM it belongs to (for its global id). */
-export interface UsedIpInVm extends UsedIpRecord {
-  vmInstanceUuid: string;
-}
-
 const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
 type NicDriver = (typeof NIC_DRIVER_TYPES)[number];
 
@@ -71,30 +66,19 @@ async function loadFromVms<T extends { uuid: string }>(
   });
 }
 
-/** The VM's NICs, each carrying the VM's uuid even when the upstream left it out. */
-function nicsOf(vm: VmInstanceRecord): VmNicRecord[] {
-  return vm.vmNics.map((nic) => (nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: vm.uuid }));
-}
-
-function cdRomsOf(vm: VmInstanceRecord): VmCdRomRecord[] {
-  return vm.vmCdRoms.map((cdRom) => (cdRom.vmInstanceUuid ? cdRom : { ...cdRom, vmInstanceUuid: vm.uuid }));
-}
-
-/** The used IPs of one NIC, decorated with the VM uuid their global id needs. */
-function usedIpsOf(nic: VmNicRecord, vmInstanceUuid: string): UsedIpInVm[] {
-  return nic.usedIps.map((usedIp) => ({ ...usedIp, vmInstanceUuid }));
-}
+// A VM's NICs, CD-ROMs and used IPs carry its uuid (their global ids need it) from decoding, even
+// when the upstream leaves it out of the embedded items: the resolvers hand them out as they are.
 
 function loadVmNics(ids: string[], context: GatewayContext): Promise<(VmNicRecord | Error)[]> {
-  return loadFromVms(ids, context, 'VmNic', nicsOf);
+  return loadFromVms(ids, context, 'VmNic', (vm) => vm.vmNics);
 }
 
 function loadVmCdRoms(ids: string[], context: GatewayContext): Promise<(VmCdRomRecord | Error)[]> {
-  return loadFromVms(ids, context, 'VmCdRom', cdRomsOf);
+  return loadFromVms(ids, context, 'VmCdRom', (vm) => vm.vmCdRoms);
 }
 
-function loadUsedIps(ids: string[], context: GatewayContext): Promise<(UsedIpInVm | Error)[]> {
-  return loadFromVms(ids, context, 'UsedIp', (vm) => nicsOf(vm).flatMap((nic) => usedIpsOf(nic, vm.uuid)));
+function loadUsedIps(ids: string[], context: GatewayContext): Promise<(UsedIpRecord | Error)[]> {
+  return loadFromVms(ids, context, 'UsedIp', (vm) => vm.vmNics.flatMap((nic) => nic.usedIps));
 }
 
 /** Every snapshot group of every VM in the batch: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
@@ -183,7 +167,7 @@ VmInstanceRef.implement({
       type: [VmNicRef],
       nullable: false,
       description: 'NICs of the VM (`vmNics`). Items since 3.17.13.',
-      resolve: nicsOf,
+      resolve: (vm) => vm.vmNics,
     }),
     volumes: t.field({
       type: [VolumeRef],
@@ -195,7 +179,7 @@ VmInstanceRef.implement({
       type: [VmCdRomRef],
       nullable: false,
       description: 'CD-ROM drives of the VM (`vmCdRoms`). Items since 3.17.13.',
-      resolve: cdRomsOf,
+      resolve: (vm) => vm.vmCdRoms,
     }),
     snapshotGroups: t.loadable({
       type: VolumeSnapshotGroupConnection,
@@ -259,7 +243,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
       type: [UsedIpRef],
       nullable: false,
       description: 'IP addresses allocated to the NIC. Since 4.10.0.',
-      resolve: (nic) => usedIpsOf(nic, nic.vmInstanceUuid ?? ''),
+      resolve: (nic) => nic.usedIps,
     }),
   }),
 });

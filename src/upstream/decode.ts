@@ -160,17 +160,21 @@ function strList(o: Wire, key: string, path: string): string[] {
   return out;
 }
 
-function list<T>(o: Wire, key: string, path: string, decodeItem: (value: unknown, path: string) => T): T[] {
+/**
+ * A list field decoded item by item; `context` is handed to each item (what an embedded record
+ * needs from its parent, e.g. a NIC's VM uuid), so no closure is made per parent.
+ */
+function list<T, C = undefined>(o: Wire, key: string, path: string, decodeItem: (value: unknown, path: string, context: C) => T, context?: C): T[] {
   const v = o[key];
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new DecodeError(`${path}.${key}`, `expected a list, got ${describe(v)}`);
-  return decodeList(v, `${path}.${key}`, decodeItem);
+  return decodeList(v, `${path}.${key}`, decodeItem, context);
 }
 
-function decodeList<T>(items: readonly unknown[], path: string, decodeItem: (value: unknown, path: string) => T): T[] {
+function decodeList<T, C = undefined>(items: readonly unknown[], path: string, decodeItem: (value: unknown, path: string, context: C) => T, context?: C): T[] {
   const out = new Array<T>(items.length);
   // The item path is only a string template; it is cheap next to decoding the item itself.
-  for (let i = 0; i < items.length; i++) out[i] = decodeItem(items[i], `${path}[${i}]`);
+  for (let i = 0; i < items.length; i++) out[i] = decodeItem(items[i], `${path}[${i}]`, context as C);
   return out;
 }
 
@@ -433,10 +437,12 @@ export class RecordDecoder {
     };
   };
 
-  private readonly usedIp = (value: unknown, path: string): UsedIpRecord => {
+  /** A usedIps item of the NIC of VM `vmInstanceUuid`. */
+  private readonly usedIp = (value: unknown, path: string, vmInstanceUuid: Uuid | null): UsedIpRecord => {
     const o = asObject(value, path);
     return {
       uuid: uuid(o, 'uuid', path),
+      vmInstanceUuid,
       ipRangeUuid: str(o, 'ipRangeUuid', path),
       l3NetworkUuid: str(o, 'l3NetworkUuid', path),
       ip: str(o, 'ip', path),
@@ -451,12 +457,16 @@ export class RecordDecoder {
     };
   };
 
-  /** A vmNics item or a VmNicInventory. */
-  readonly vmNic = (value: unknown, path = 'vmNic'): VmNicRecord => {
+  /**
+   * A vmNics item or a VmNicInventory. `vmInstanceUuid` is the VM the item came embedded in: the
+   * NIC's own `vmInstanceUuid` when the upstream leaves it out, and its used IPs' VM.
+   */
+  readonly vmNic = (value: unknown, path = 'vmNic', vmInstanceUuid: Uuid | null = null): VmNicRecord => {
     const o = asObject(value, path);
+    const vm = str(o, 'vmInstanceUuid', path) ?? vmInstanceUuid;
     return {
       uuid: uuid(o, 'uuid', path),
-      vmInstanceUuid: str(o, 'vmInstanceUuid', path),
+      vmInstanceUuid: vm,
       l3NetworkUuid: str(o, 'l3NetworkUuid', path),
       ip: str(o, 'ip', path),
       mac: str(o, 'mac', path),
@@ -472,7 +482,7 @@ export class RecordDecoder {
       deviceId: int(o, 'deviceId', path),
       createDate: this.date(o, 'createDate', path),
       lastOpDate: this.date(o, 'lastOpDate', path),
-      usedIps: list(o, 'usedIps', path, this.usedIp),
+      usedIps: list(o, 'usedIps', path, this.usedIp, vm),
       usedIpUuid: str(o, 'usedIpUuid', path),
     };
   };
@@ -506,11 +516,12 @@ export class RecordDecoder {
     };
   };
 
-  private readonly vmCdRom = (value: unknown, path: string): VmCdRomRecord => {
+  /** A vmCdRoms item of VM `vmInstanceUuid` (its own `vmInstanceUuid` when the upstream leaves it out). */
+  private readonly vmCdRom = (value: unknown, path: string, vmInstanceUuid: Uuid | null): VmCdRomRecord => {
     const o = asObject(value, path);
     return {
       uuid: uuid(o, 'uuid', path),
-      vmInstanceUuid: str(o, 'vmInstanceUuid', path),
+      vmInstanceUuid: str(o, 'vmInstanceUuid', path) ?? vmInstanceUuid,
       isoUuid: str(o, 'isoUuid', path),
       isoInstallPath: str(o, 'isoInstallPath', path),
       name: str(o, 'name', path),
@@ -523,8 +534,9 @@ export class RecordDecoder {
 
   readonly vmInstance = (value: unknown, path = 'vmInstance'): VmInstanceRecord => {
     const o = asObject(value, path);
+    const vm = uuid(o, 'uuid', path);
     return {
-      uuid: uuid(o, 'uuid', path),
+      uuid: vm,
       name: str(o, 'name', path),
       description: str(o, 'description', path),
       zoneUuid: str(o, 'zoneUuid', path),
@@ -547,9 +559,9 @@ export class RecordDecoder {
       lastOpDate: this.date(o, 'lastOpDate', path),
       state: str(o, 'state', path),
       guestOsType: str(o, 'guestOsType', path),
-      vmNics: list(o, 'vmNics', path, this.vmNic),
+      vmNics: list(o, 'vmNics', path, this.vmNic, vm),
       allVolumes: list(o, 'allVolumes', path, this.volume),
-      vmCdRoms: list(o, 'vmCdRoms', path, this.vmCdRom),
+      vmCdRoms: list(o, 'vmCdRoms', path, this.vmCdRom, vm),
     };
   };
 

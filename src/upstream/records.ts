@@ -210,6 +210,8 @@ export interface VolumeSnapshotGroupRecord {
 
 export interface UsedIpRecord {
   uuid: Uuid;
+  /** The VM of the NIC the address is allocated to: not on the wire, the decoder takes it from the NIC or its VM. */
+  vmInstanceUuid: Uuid | null;
   ipRangeUuid: Uuid | null;
   l3NetworkUuid: Uuid | null;
   ip: string | null;
