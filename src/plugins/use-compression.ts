@@ -44,10 +44,12 @@ export function useCompression(options: CompressionOptions = {}): Plugin {
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const contentType = response.headers.get('content-type') ?? '';
-      if (!response.body || !COMPRESSIBLE.test(contentType) || response.headers.has('content-encoding')) return;
-      const encoding = pickEncoding(request.headers.get('accept-encoding'));
+      if (!COMPRESSIBLE.test(contentType) || response.headers.has('content-encoding')) return;
       response.headers.append('vary', 'Accept-Encoding');
-      if (!encoding) return;
+      const encoding = pickEncoding(request.headers.get('accept-encoding'));
+      // Only now `response.body`: reading it makes the fetch ponyfill turn a string body into a
+      // stream over a copy of its bytes, which an answer sent as it is does not need.
+      if (!encoding || !response.body) return;
       const body = Buffer.from(await response.arrayBuffer());
       const headers = new fetchAPI.Headers(response.headers);
       if (body.byteLength < minBytes) {
