@@ -575,6 +575,12 @@ describe('decoding', () => {
     expect(group?.volumeSnapshotRefs[0]).toMatchObject({ deviceId: 1, snapshotDeleted: false, volumeName: null });
   });
 
+  it('lowers an upper-case uuid and keeps a lower-case one', () => {
+    expect(client.decoder.volume({ uuid: 'ABCDEF0123456789ABCDEF0123456789' }).uuid).toBe('abcdef0123456789abcdef0123456789');
+    expect(client.decoder.volume({ uuid: 'abcdef0123456789abcdef0123456789' }).uuid).toBe('abcdef0123456789abcdef0123456789');
+    expect(() => client.decoder.volume({ uuid: 'ABCDEF0123456789ABCDEF012345678' })).toThrow(/expected a uuid/);
+  });
+
   it("gives a VM's embedded NICs, used IPs and CD-ROMs the VM's uuid when the upstream leaves it out", () => {
     const U3 = '3'.repeat(32);
     const U4 = '4'.repeat(32);

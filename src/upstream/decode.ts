@@ -63,6 +63,7 @@ export class DecodeError extends Error {
 type Wire = Record<string, unknown>;
 
 const UUID = /^[0-9a-fA-F]{32}$/;
+const LOWER_CASE_UUID = /^[0-9a-f]{32}$/;
 const NUMERIC_TEXT = /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/;
 const HW_MONITOR_STATUSES: ReadonlySet<string> = new Set<HwMonitorStatus>(['Normal', 'Error', 'Unknown']);
 const CBT_TASK_STATUSES: ReadonlySet<string> = new Set<CbtTaskStatus>(['Created', 'Starting', 'Running', 'Stopped', 'Failed']);
@@ -137,7 +138,8 @@ function bool(o: Wire, key: string, path: string): boolean | null {
 }
 
 function uuidValue(v: unknown, path: string): Uuid {
-  if (typeof v === 'string' && UUID.test(v)) return v.toLowerCase();
+  // toLowerCase() copies even a string it leaves unchanged: uuids are mostly lower case already.
+  if (typeof v === 'string' && UUID.test(v)) return LOWER_CASE_UUID.test(v) ? v : v.toLowerCase();
   throw new DecodeError(path, `expected a uuid (32 hexadecimal characters), got ${describe(v)}`);
 }
 
