@@ -9,6 +9,7 @@ import { contextCacheSymbol } from '@pothos/core';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { JobManager } from './jobs/manager.js';
+import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
 import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
 /** The three credential headers of CONTRACT section 3, as the caller sent them. */
@@ -88,6 +89,9 @@ export function createContext(options: {
     signal: options.signal,
   };
 }
+
+// So that clearing a loader drops the records its last batch resolved too (see loader-batches.ts).
+releaseDispatchedBatchesOnClear();
 
 /**
  * Drops every record the context's DataLoaders hold. A request's loaders live as long as its

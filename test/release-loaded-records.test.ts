@@ -5,8 +5,10 @@
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, readCredentials, type GatewayContext } from '../src/context.js';
+import { createContext, forgetLoadedRecords, readCredentials, type GatewayContext } from '../src/context.js';
 import type { JobManager } from '../src/jobs/manager.js';
 import { useReleaseLoadedRecords } from '../src/plugins/use-release-loaded-records.js';
 import { schema } from '../src/schema/index.js';
@@ -85,6 +87,26 @@ describe('useReleaseLoadedRecords', () => {
     };
     const uuid = body.data.vmInstances.nodes[0]!.uuid;
     expect(await upstreamRequestsOf(() => VmInstanceRef.getDataloader(seen.context!).load(uuid))).toBe(0);
+  });
+
+  it("lets go of what the loaders' last batch loaded, though the finished request's context is still held", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { post, seen } = gateway([useReleaseLoadedRecords()]);
+    const body = (await (await post('{ vmInstances(first: 1) { nodes { uuid } } }')).json()) as {
+      data: { vmInstances: { nodes: { uuid: string }[] } };
+    };
+    const loader = VmInstanceRef.getDataloader(seen.context!);
+    // A load through the finished request's loader: one batch, whose record only it holds.
+    const record = new WeakRef(await loader.load(body.data.vmInstances.nodes[0]!.uuid));
+    forgetLoadedRecords(seen.context!);
+    // A WeakRef keeps its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    // DataLoader keeps its last dispatched batch (and through its promises the record) until the
+    // next load; clearing must drop it, or the record lives as long as the loader.
+    expect(record.deref()).toBeUndefined();
+    expect(seen.context).toBeDefined();
   });
 
   it('waits for the last part of an incremental answer before emptying them', async () => {
