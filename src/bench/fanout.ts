@@ -20,6 +20,8 @@ export interface FanoutResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Each measured round's own p99, in order: one slow round is enough to move the overall p99. */
+  roundP99Ms: number[];
   /** Gateway RSS growth per idle subscription, bytes. */
   rssPerSubscription: number;
   /** Gateway V8 heap growth per idle subscription (after GC), bytes. */
@@ -113,7 +115,7 @@ export async function measureFanout(options: {
     await sleep(2_000);
     const idle = await sampleMemory(gateway, options.heapFile);
 
-    const latencies = await timeRounds(options, async () => {
+    const timed = await timeRounds(options, async () => {
       const { id, sentAt } = await deliverOneJob(options, arrivals);
       return { sentAt, arrivals: arrivals.get(id)! };
     });
@@ -121,8 +123,8 @@ export async function measureFanout(options: {
       subscribers: options.subscribers,
       rounds: options.rounds,
       warmupRounds: Math.max(1, options.warmupRounds),
-      deliveries: latencies.length,
-      ...summarize(latencies),
+      deliveries: timed.latencies.length,
+      ...summarize(timed),
       rssPerSubscription: (idle.rss - baseline.rss) / options.subscribers,
       heapPerSubscription: (idle.heapUsed - baseline.heapUsed) / options.subscribers,
     };
@@ -196,6 +198,8 @@ export interface BroadcastFloorResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Each measured round's own p99, in order. */
+  roundP99Ms: number[];
 }
 
 /**
@@ -222,14 +226,14 @@ export async function measureBroadcastFloor(options: { broadcaster: Spawned; sub
   };
   try {
     await connectInBatches(options.subscribers, connect, sockets);
-    const latencies = await timeRounds(options, async () => {
+    const timed = await timeRounds(options, async () => {
       arrivals = [];
       const sentAt = performance.now();
       const response = await fetch(`${options.broadcaster.url}/broadcast`, { method: 'POST' });
       await response.arrayBuffer();
       return { sentAt, arrivals };
     });
-    return { subscribers: options.subscribers, rounds: options.rounds, ...summarize(latencies) };
+    return { subscribers: options.subscribers, rounds: options.rounds, ...summarize(timed) };
   } finally {
     for (const socket of sockets) socket.terminate();
   }
@@ -245,23 +249,30 @@ async function connectInBatches<T>(count: number, connect: () => Promise<T>, int
 /**
  * Runs the warm-up rounds (at least one: it confirms every subscriber is live, and the rest let V8
  * optimize the delivery path) and the measured rounds. `deliver` sends one event and answers when
- * it left and the list its arrivals are added to; answers the measured latencies, sorted.
+ * it left and the list its arrivals are added to; answers the measured latencies, sorted, and each
+ * measured round's p99.
  */
 async function timeRounds(
   counts: { subscribers: number; rounds: number; warmupRounds: number },
   deliver: () => Promise<{ sentAt: number; arrivals: readonly number[] }>,
-): Promise<number[]> {
+): Promise<{ latencies: number[]; roundP99Ms: number[] }> {
   const latencies: number[] = [];
+  const roundP99Ms: number[] = [];
   for (let round = 1 - Math.max(1, counts.warmupRounds); round <= counts.rounds; round++) {
     const { sentAt, arrivals } = await deliver();
     const deadline = Date.now() + 10_000;
     while (arrivals.length < counts.subscribers && Date.now() < deadline) await sleep(5);
-    if (round > 0) for (const at of arrivals) latencies.push(at - sentAt);
+    if (round > 0) {
+      const own = arrivals.map((at) => at - sentAt).sort((a, b) => a - b);
+      latencies.push(...own);
+      roundP99Ms.push(percentile(own, 0.99));
+    }
     await sleep(100);
   }
-  return latencies.sort((a, b) => a - b);
+  return { latencies: latencies.sort((a, b) => a - b), roundP99Ms };
 }
 
-function summarize(sorted: readonly number[]): { p50Ms: number; p99Ms: number; maxMs: number } {
-  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
+function summarize(timed: { latencies: readonly number[]; roundP99Ms: number[] }): { p50Ms: number; p99Ms: number; maxMs: number; roundP99Ms: number[] } {
+  const sorted = timed.latencies;
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN, roundP99Ms: timed.roundP99Ms };
 }
