@@ -125,6 +125,20 @@ describe('batching', () => {
     expect(sum).toBe([...small.simulator.store.vms.list(tenantId)].filter((vm) => vm.hostUuid !== null).length);
   });
 
+  it('aliases of a list with different pages share one upstream query, each cut to its own page', async () => {
+    type Groups = { totalCount: number; nodes: { uuid: string }[] };
+    const query = '{ vmInstances(first: 100) { nodes { none: snapshotGroups(first: 0) { totalCount nodes { uuid } } all: snapshotGroups(first: 50) { totalCount nodes { uuid } } } } }';
+    const read = await cost<{ vmInstances: { nodes: { none: Groups; all: Groups }[] } }>(small, query);
+    expect(read.kinds['QueryVolumeSnapshotGroup by vmInstanceUuid']).toBe(1);
+    const vms = read.data.vmInstances.nodes;
+    // Some VM has groups, so the empty page shows the cut.
+    expect(vms.some((vm) => vm.all.totalCount > 0)).toBe(true);
+    for (const vm of vms) {
+      expect(vm.none).toEqual({ totalCount: vm.all.totalCount, nodes: [] });
+      expect(vm.all.nodes).toHaveLength(vm.all.totalCount);
+    }
+  });
+
   it('snapshot groups with their VMs and volumes cost the same for 5 groups as for 40', async () => {
     const query = /* GraphQL */ `
       query ($first: Int) {
