@@ -151,17 +151,18 @@ function uuidShape(text: string): 0 | 1 | 2 {
   return upper ? 2 : 1;
 }
 
-function uuidValue(v: unknown, path: string): Uuid {
+/** A uuid at `path` (or at `path.key`, the path of the error built only when there is one). */
+function uuidValue(v: unknown, path: string, key?: string): Uuid {
   // toLowerCase() would copy even a string it leaves unchanged, and uuids are mostly lower case.
   const shape = typeof v === 'string' ? uuidShape(v) : 0;
   if (shape === 1) return v as string;
   if (shape === 2) return (v as string).toLowerCase();
-  throw new DecodeError(path, `expected a uuid (32 hexadecimal characters), got ${describe(v)}`);
+  throw new DecodeError(key === undefined ? path : `${path}.${key}`, `expected a uuid (32 hexadecimal characters), got ${describe(v)}`);
 }
 
 /** The record's own `uuid`: required and validated. */
 function uuid(v: unknown, key: string, path: string): Uuid {
-  return uuidValue(v, `${path}.${key}`);
+  return uuidValue(v, path, key);
 }
 
 function strList(v: unknown, key: string, path: string): string[] {
