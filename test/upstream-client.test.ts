@@ -760,6 +760,35 @@ describe('against a real socket', () => {
     await closed.close();
   });
 
+  it('refuses an answer over maxResponseBytes while it streams, and reads one under it whole', async () => {
+    const many = { inventories: Array.from({ length: 2000 }, (_, i) => ({ uuid: (i + 1).toString(16).padStart(32, '0'), name: `task-${i}` })) };
+    behave = (_n, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Chunked (no Content-Length), several chunks: only counting while reading can catch it.
+      const text = JSON.stringify(many);
+      for (let at = 0; at < text.length; at += 16 * 1024) res.write(text.slice(at, at + 16 * 1024));
+      res.end();
+    };
+    const small = realClient({ maxResponseBytes: 32 * 1024 });
+    const error = await failure(small.query(SESSION, 'cbtTasks', {}));
+    expect(error.code).toBe('UPSTREAM_PROTOCOL_ERROR');
+    expect(error.message).toMatch(/exceeds 32768 bytes/);
+    await small.close();
+    const large = realClient();
+    expect((await large.query(SESSION, 'cbtTasks', {})).inventories).toHaveLength(2000);
+    await large.close();
+  });
+
+  it('fails, instead of waiting, when the connection drops in the middle of the body', async () => {
+    behave = (_n, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"inventories": [', () => res.socket?.destroy());
+    };
+    const real = realClient({ retries: 0 });
+    expect((await failure(real.query(SESSION, 'cbtTasks', {}))).code).toBe('UPSTREAM_UNAVAILABLE');
+    await real.close();
+  });
+
   it('times out a server that answers headers but stalls the body', async () => {
     behave = (_n, res) => {
       res.writeHead(200, JSON_HEADERS);

@@ -4,6 +4,7 @@
  * maps every failure to one error class of `errors.ts` and decodes answers with `decode.ts`.
  * It knows nothing of GraphQL.
  */
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { DecodeError, RecordDecoder, asObject } from './decode.js';
 import {
@@ -581,17 +582,31 @@ function capacityParams(request: PrimaryStorageCapacityRequest): QueryParams {
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-async function readText(body: AsyncIterable<Buffer>, maxBytes: number, operation: string, status: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      throw new UpstreamProtocolError(`${operation}: the upstream answer exceeds ${maxBytes} bytes`, { operation, status });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+/**
+ * The answer's text, read from its stream's 'data' events: `for await` over the stream cost a
+ * promise and an iterator step per chunk, and made reading the 160 KB page of 50 VMs a third
+ * slower than undici's own `body.text()` (which has no size limit).
+ */
+function readText(body: Readable, maxBytes: number, operation: string, status: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.off('data', onData);
+        body.destroy();
+        reject(new UpstreamProtocolError(`${operation}: the upstream answer exceeds ${maxBytes} bytes`, { operation, status }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    body.on('data', onData);
+    body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    body.once('error', reject);
+    // Destroyed without an error: no 'end' will come (after 'end' or an error this changes nothing).
+    body.once('close', () => reject(new Error('the upstream answer closed before its end')));
+  });
 }
 
 function quote(text: string): string {
