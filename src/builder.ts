@@ -12,7 +12,8 @@ export interface GatewaySchemaTypes {
   Scalars: {
     ID: { Input: string; Output: string };
     Uuid: { Input: string; Output: string };
-    DateTime: { Input: Date; Output: Date };
+    // Records carry instants as epoch milliseconds (`Instant`); the scalar writes either as ISO 8601.
+    DateTime: { Input: Date; Output: Date | number };
     Long: { Input: number; Output: number };
     JSON: { Input: unknown; Output: unknown };
   };

@@ -31,6 +31,7 @@ import type {
   HostNicRecord,
   HostRecord,
   HwMonitorStatus,
+  Instant,
   InterfaceType,
   PrimaryStorageCapacityRecord,
   ScsiLunHostRefRecord,
@@ -224,17 +225,18 @@ export class RecordDecoder {
     this.parseTimestamp = createTimestampParser(timeZone);
   }
 
-  private date(v: unknown, key: string, path: string): Date | null {
+  private date(v: unknown, key: string, path: string): Instant | null {
     if (v === undefined || v === null) return null;
     if (typeof v === 'string') {
       const parsed = this.parseTimestamp(v);
       if (parsed !== null) return parsed;
     } else if (typeof v === 'number' && Number.isFinite(v)) {
       // Epoch milliseconds: what some service versions write for Timestamp fields.
-      return new Date(v);
+      return v;
     }
     throw new DecodeError(`${path}.${key}`, `expected a timestamp like "Jan 5, 2024 3:04:05 PM", got ${describe(v)}`);
   }
+
 
   readonly errorCode = (value: unknown, path = 'error'): ErrorCodeRecord => this.decodeErrorCode(value, path, 0);
 

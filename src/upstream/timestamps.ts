@@ -19,8 +19,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Parses Timestamp text into a `Date`; `null` when the text is not a valid timestamp. */
-export type TimestampParser = (text: string) => Date | null;
+/** Parses Timestamp text into the instant it names (epoch milliseconds); `null` when the text is not a valid timestamp. */
+export type TimestampParser = (text: string) => number | null;
 
 /**
  * Builds a parser for one zone. Throws `RangeError` at once for an unknown zone, so a bad
@@ -38,7 +38,7 @@ export function createTimestampParser(timeZone = 'UTC'): TimestampParser {
       if (instants.size >= MEMO_LIMIT) instants.clear();
       instants.set(text, instant);
     }
-    return instant === null ? null : new Date(instant);
+    return instant;
   };
 }
 
