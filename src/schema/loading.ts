@@ -3,6 +3,7 @@
  * into chunks of `maxBatchSize`, results matched to keys by key (never by position), a missing
  * key an error in its own slot only.
  */
+import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
@@ -17,6 +18,15 @@ import type {
 
 /** Largest page of either family used when loading every child of a set of parents. */
 const LOAD_PAGE_SIZE = 1000;
+
+/**
+ * A per-request DataLoader by uuid, from Pothos' own getter so that `clearAllDataLoaders` (see
+ * `useReleaseLoadedRecords`) empties it with the request's other loaders.
+ */
+export function requestLoader<V>(load: (keys: readonly string[], context: GatewayContext) => Promise<V[]>) {
+  // The getter is typed for any schema's context; ours is always a GatewayContext.
+  return dataloaderGetter<string, V, string>(undefined, (keys, context) => load(keys, context as GatewayContext), undefined, undefined);
+}
 
 /** A record the caller asked for by uuid that the upstream does not have (or does not show this caller). */
 export function notFound(typeName: string, uuid: string): GraphQLError {

@@ -2,7 +2,6 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
-import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -16,7 +15,7 @@ import type { QueryCondition } from '../upstream/types.js';
 import { OrderDirection } from './common.js';
 import { pageArgs, readPageSize, resolveListConnection, resolveQueryConnection } from './connections.js';
 import { HostRef, registerHostPrefetch } from './host.js';
-import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { VmInstanceRef } from './vm-instance.js';
 
@@ -113,14 +112,7 @@ async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: Gate
 }
 
 /** Every HBA device of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch. */
-// Through Pothos' own getter, so `clearAllDataLoaders` (see `useReleaseLoadedRecords`) empties it too.
-const hbaDevicesOfHost = dataloaderGetter<string, HbaDeviceRecord[], string>(
-  undefined,
-  // The getter is typed for any schema's context; ours is always a GatewayContext.
-  (hostUuids, context) => loadHbaDevicesOfHosts(hostUuids, context as GatewayContext),
-  undefined,
-  undefined,
-);
+const hbaDevicesOfHost = requestLoader(loadHbaDevicesOfHosts);
 
 // A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
 registerHostPrefetch('hbaDevices', (context, hostUuid) => {

@@ -4,15 +4,14 @@
  * relations the spec gives: host and last host, root volume, snapshot groups, attachable data
  * volumes, and `Host.vmInstances`.
  */
-import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
-import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord, VolumeSnapshotGroupRecord } from '../upstream/records.js';
+import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection } from './connections.js';
 import { HostRef, prefetchHostRelations } from './host.js';
-import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
@@ -98,22 +97,9 @@ async function loadVmsOfHosts(hostUuids: readonly string[], context: GatewayCont
 // field asks for: the field cuts its page from the whole list, so one batch serves every alias.
 // (Pothos' `t.loadable({ byPath: true })` made a loader per field path instead, and on each call
 // an async wrapper, the field's path as a string, and graphql-jit's resolve info: 4% of what a
-// dashboard allocated, for its 50 VMs' snapshot groups.) Through Pothos' own getter, so
-// `clearAllDataLoaders` (see `useReleaseLoadedRecords`) empties them too.
-const snapshotGroupsOfVm = dataloaderGetter<string, VolumeSnapshotGroupRecord[], string>(
-  undefined,
-  // The getter is typed for any schema's context; ours is always a GatewayContext.
-  (vmUuids, context) => loadSnapshotGroupsOfVms(vmUuids, context as GatewayContext),
-  undefined,
-  undefined,
-);
-
-const vmsOfHost = dataloaderGetter<string, VmInstanceRecord[], string>(
-  undefined,
-  (hostUuids, context) => loadVmsOfHosts(hostUuids, context as GatewayContext),
-  undefined,
-  undefined,
-);
+// dashboard allocated, for its 50 VMs' snapshot groups.)
+const snapshotGroupsOfVm = requestLoader(loadSnapshotGroupsOfVms);
+const vmsOfHost = requestLoader(loadVmsOfHosts);
 
 async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayContext): Promise<(VolumeRecord[] | Error)[]> {
   const credential = requireResourceCredential(context);
