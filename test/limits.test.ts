@@ -116,6 +116,45 @@ describe('operation limits and cost', () => {
     expect(cost.throttleStatus).toMatchObject({ maximumAvailable: 200_000, restoreRate: 5_000 });
   });
 
+  it('works out the cost of a repeated operation from the variables of each execution', async () => {
+    // One document text, so one parsed document: what is kept per operation must not keep the
+    // first execution's @include conditions or page size.
+    const query = `query ($n: Int, $names: Boolean!, $hbas: Boolean!) {
+      vmInstances(first: $n) { nodes { uuid host @include(if: $names) { name } host @include(if: $hbas) { hbaDevices(first: 2) { nodes { uuid } } } } }
+    }`;
+    type Node = { host?: { hbaDevices?: { nodes: unknown[] } } };
+    const costOf = async (variables: Record<string, unknown>) => {
+      const response = await harness.gql(query, variables);
+      expect(response.errors).toBeUndefined();
+      const nodes = (response.data as { vmInstances: { nodes: Node[] } }).vmInstances.nodes;
+      const hosts = nodes.filter((node) => node.host).length;
+      const hbas = nodes.reduce((sum, node) => sum + (node.host?.hbaDevices?.nodes.length ?? 0), 0);
+      return { ...(response.extensions?.cost as { requestedQueryCost: number; actualQueryCost: number }), hosts, hbas };
+    };
+    const names = await costOf({ n: 2, names: true, hbas: false });
+    const hbas = await costOf({ n: 3, names: false, hbas: true });
+    expect(names.hosts).toBeGreaterThan(0);
+    expect(hbas.hbas).toBeGreaterThan(0);
+    // The connection, its nodes, their hosts, and each host's HBA connection and devices.
+    expect(names.actualQueryCost).toBe(1 + 2 + names.hosts);
+    expect(hbas.actualQueryCost).toBe(1 + 3 + 2 * hbas.hosts + hbas.hbas);
+    expect(names.requestedQueryCost).toBe(1 + 2 * 2);
+    expect(hbas.requestedQueryCost).toBe(1 + 3 * (1 + 1 + 1 + 2));
+  });
+
+  it('works out an operation without variables from the data of each execution', async () => {
+    // The same document for two callers (the response cache is per credential, so both execute).
+    const query = '{ vmInstances(first: 4) { nodes { uuid host { name } } } }';
+    for (const headers of [harness.headers, harness.secondHeaders]) {
+      const response = await harness.gql(query, {}, headers);
+      const nodes = (response.data as { vmInstances: { nodes: { host: unknown }[] } }).vmInstances.nodes;
+      expect(response.extensions?.cost).toMatchObject({
+        requestedQueryCost: 1 + 4 * 2,
+        actualQueryCost: 1 + nodes.length + nodes.filter((node) => node.host).length,
+      });
+    }
+  });
+
   it('rejects a malformed Uuid with BAD_USER_INPUT and no upstream request', async () => {
     harness.resetStats();
     const response = await harness.gql('query ($u: Uuid!) { host(uuid: $u) { name } }', { u: 'ZZZ' });

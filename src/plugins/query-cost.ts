@@ -59,14 +59,21 @@ interface MergedField {
 export function requestedCost(input: CostInput, model: CostModel): number {
   const root = rootType(input.schema, input.operation);
   if (root === undefined) return 0;
-  return selectionCost(input, model, root, [input.operation.selectionSet], null);
+  // Without variables the document alone decides the cost: worked out once per operation.
+  const plan = input.operation.variableDefinitions?.length ? null : planOf(input);
+  const known = plan?.requested.get(model);
+  if (known !== undefined) return known;
+  const cost = selectionCost(input, model, root, [input.operation.selectionSet], null);
+  plan?.requested.set(model, cost);
+  return cost;
 }
 
 /** The actual cost of an operation, from the data it returned. */
 export function actualCost(input: CostInput, data: unknown): number {
   const root = rootType(input.schema, input.operation);
-  if (root === undefined || !isRecord(data)) return 0;
-  return dataCost(input, new Map(), root, [input.operation.selectionSet], data);
+  if (!root || !isRecord(data)) return 0;
+  const plan = planOf(input);
+  return dataCost(input, plan.fields, root, plan.root, data);
 }
 
 /** A selected field that returns records: its response key, its field and the type it returns. */
@@ -84,6 +91,59 @@ interface RecordField {
  * of a list.
  */
 type FieldCache = Map<readonly SelectionSetNode[], Map<GraphQLNamedType, RecordField[]>>;
+
+/** What is worked out once per operation: its record fields, and its requested cost when it has no variables. */
+interface CostPlan {
+  /** The operation's own selection set, as the stable first key of `fields`. */
+  root: readonly SelectionSetNode[];
+  fields: FieldCache;
+  requested: WeakMap<CostModel, number>;
+}
+
+/**
+ * Plans by schema and operation, so a document the parser cache hands out again is not walked
+ * again (a third of the cost's time per dashboard, profiled). Only operations whose
+ * `@skip`/`@include` use no variable share a plan: the record fields depend on those conditions.
+ */
+const plans = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, CostPlan | null>>();
+
+function planOf(input: CostInput): CostPlan {
+  let bySchema = plans.get(input.schema);
+  if (bySchema === undefined) {
+    bySchema = new WeakMap();
+    plans.set(input.schema, bySchema);
+  }
+  let plan = bySchema.get(input.operation);
+  if (plan === undefined) {
+    // null: this operation's plan depends on its variables, and is made for each execution.
+    plan = conditionsUseVariables(input) ? null : freshPlan(input);
+    bySchema.set(input.operation, plan);
+  }
+  return plan ?? freshPlan(input);
+}
+
+function freshPlan(input: CostInput): CostPlan {
+  return { root: [input.operation.selectionSet], fields: new Map(), requested: new WeakMap() };
+}
+
+/** Whether a `@skip`/`@include` in the operation or its fragments takes its condition from a variable. */
+function conditionsUseVariables(input: CostInput): boolean {
+  if (!input.operation.variableDefinitions?.length) return false;
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode): boolean =>
+    set.selections.some((selection) => {
+      if (selection.directives?.some((directive) => directive.arguments?.some((arg) => arg.value.kind === Kind.VARIABLE))) return true;
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = input.fragments[name];
+        if (fragment === undefined || seen.has(name)) return false;
+        seen.add(name);
+        return visit(fragment.selectionSet);
+      }
+      return selection.selectionSet !== undefined && visit(selection.selectionSet);
+    });
+  return visit(input.operation.selectionSet);
+}
 
 function rootType(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLNamedType | undefined {
   return schema.getRootType(operation.operation) ?? undefined;
