@@ -89,10 +89,23 @@ type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 type QueryParams = Array<readonly [string, string]>;
 type Headers = Record<string, string>;
 
+/** A configured base URL: its origin, and its path ending with `/`. */
+interface Base {
+  origin: string;
+  pathname: string;
+}
+
+/** Where a request goes: undici takes the origin and the path (with its query) apart. */
+interface Target {
+  origin: string;
+  /** Path and query, already percent-encoded. */
+  path: string;
+}
+
 interface RawRequest {
   operation: string;
   method: HttpMethod;
-  url: URL;
+  target: Target;
   headers: Headers;
   body?: string | undefined;
   /** false: never retried (writes, pings). */
@@ -144,6 +157,9 @@ function cursorDecoders(decoder: RecordDecoder): { readonly [K in CursorResource
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const upstreamBase = parseBase(options.upstreamUrl, 'upstreamUrl');
   const resourcesBase = parseBase(options.resourcesUrl ?? upstreamBase.origin, 'resourcesUrl');
+  // Read once: a URL's getters serialize on every read.
+  const upstreamRoot: Base = { origin: upstreamBase.origin, pathname: upstreamBase.pathname };
+  const resourcesRoot: Base = { origin: resourcesBase.origin, pathname: resourcesBase.pathname };
   const timeoutMs = positive(options.timeoutMs, 10_000);
   const maxResponseBytes = positive(options.maxResponseBytes, 256 * 1024 * 1024);
   const decoder = new RecordDecoder(options.timezone ?? 'UTC');
@@ -164,12 +180,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   let closed = false;
 
   /** `{base_url}/svc/v1/<relative>`; the base's own path prefix is kept. */
-  function resourceUrl(relative: string, params?: QueryParams | URLSearchParams): URL {
-    return buildUrl(upstreamBase, `svc/v1/${relative.replace(/^\/+/, '')}`, params);
+  function resourceUrl(relative: string, params?: QueryParams | URLSearchParams): Target {
+    return buildTarget(upstreamRoot, `svc/v1/${relative.replace(/^\/+/, '')}`, params);
   }
 
-  function cursorUrl(relative: string, params: QueryParams): URL {
-    return buildUrl(resourcesBase, `api/v1/resources/${relative}`, params);
+  function cursorUrl(relative: string, params: QueryParams): Target {
+    return buildTarget(resourcesRoot, `api/v1/resources/${relative}`, params);
   }
 
   /** Sends one request; resolves with any HTTP answer, rejects only when none came. */
@@ -192,10 +208,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     let release: (() => void) | undefined;
     try {
       // Waiting for a slot counts against the call's deadline, like the request itself.
-      release = await limiter.acquire(request.url.origin, deadline.signal);
+      release = await limiter.acquire(request.target.origin, deadline.signal);
       const response = await dispatcher.request({
-        origin: request.url.origin,
-        path: `${request.url.pathname}${request.url.search}`,
+        origin: request.target.origin,
+        path: request.target.path,
         method: request.method,
         headers,
         body: request.body ?? null,
@@ -268,7 +284,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
   /** Lets the call through its origin's breaker, or fails it at once while the upstream is away. */
   function admit(request: RawRequest): BreakerTicket {
-    const admission = breakers.for(request.url.origin).admit();
+    const admission = breakers.for(request.target.origin).admit();
     if (admission.admitted) return admission.ticket;
     const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
     throw new UpstreamUnavailableError(
@@ -309,12 +325,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   /** A synchronous GET of either family: 2xx JSON object, or the mapped error. */
   function get<T>(
     operation: string,
-    url: URL,
+    target: Target,
     headers: Headers,
     callOptions: CallOptions | undefined,
     decode: (body: Record<string, unknown>) => T,
   ): Promise<T> {
-    return call({ operation, method: 'GET', url, headers, retryable: true }, callOptions, (response) => {
+    return call({ operation, method: 'GET', target, headers, retryable: true }, callOptions, (response) => {
       const body = expectSuccess(operation, response);
       return decode(body);
     });
@@ -393,15 +409,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         headers['content-type'] = 'application/json;charset=UTF-8';
         body = JSON.stringify(request.body);
       }
-      const url = resourceUrl(request.path, request.query);
-      return call({ operation: request.operation, method: request.method, url, headers, body, retryable: false }, callOptions, (response) =>
+      const target = resourceUrl(request.path, request.query);
+      return call({ operation: request.operation, method: request.method, target, headers, body, retryable: false }, callOptions, (response) =>
         readAccepted(request.operation, request.jobUuid, response),
       );
     },
 
     async pollJob(location, pollOptions?: PollJobOptions) {
       const headers: Headers = pollOptions?.credential === undefined ? {} : resourceHeaders(pollOptions.credential);
-      return call({ operation: 'PollJob', method: 'GET', url: jobUrl(location), headers, retryable: true }, pollOptions, (response) =>
+      return call({ operation: 'PollJob', method: 'GET', target: jobTarget(location), headers, retryable: true }, pollOptions, (response) =>
         readJobPoll(response),
       );
     },
@@ -409,7 +425,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     async ping() {
       try {
         // Any HTTP answer, even a 404, proves the upstream is there.
-        await send({ operation: 'Ping', method: 'GET', url: upstreamBase, headers: {}, retryable: false, timeoutMs: Math.min(timeoutMs, 5000) }, undefined);
+        await send({ operation: 'Ping', method: 'GET', target: { origin: upstreamRoot.origin, path: upstreamRoot.pathname }, headers: {}, retryable: false, timeoutMs: Math.min(timeoutMs, 5000) }, undefined);
         return true;
       } catch {
         return false;
@@ -429,13 +445,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
   async function getCursorPage<K extends CursorResourceType>(
     operation: string,
-    url: URL,
+    target: Target,
     credential: CursorCredential,
     resourceType: K,
     callOptions: CallOptions | undefined,
   ): Promise<CursorPage<CursorResourceTypes[K]>> {
     const decodeItem = byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
-    return get(operation, url, cursorHeaders(credential), callOptions, (body) => {
+    return get(operation, target, cursorHeaders(credential), callOptions, (body) => {
       const items = body.items;
       if (!Array.isArray(items)) throw new DecodeError('body.items', 'the page has no items list');
       const nextCursor = body.nextCursor ?? null;
@@ -451,13 +467,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   /** A job's polling address, moved onto the configured base when it has the usual shape. */
-  function jobUrl(location: string): URL {
+  function jobTarget(location: string): Target {
     // The service writes its own idea of its address, which behind a proxy or NAT may not be
     // reachable from here; the job path on the configured base always is.
     const url = new URL(location, upstreamBase);
     const jobUuid = JOB_PATH.exec(url.pathname)?.[1];
     // The path segment is reused as the URL parser already encoded it.
-    return jobUuid === undefined ? url : resourceUrl(`api-jobs/${jobUuid}`);
+    return jobUuid === undefined ? { origin: url.origin, path: `${url.pathname}${url.search}` } : resourceUrl(`api-jobs/${jobUuid}`);
   }
 }
 
@@ -482,15 +498,14 @@ function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
 }
 
-/** `base` ends with `/`; `relative` has none in front. */
-function buildUrl(base: URL, relative: string, params?: QueryParams | URLSearchParams): URL {
-  const url = new URL(base.href);
-  url.pathname = `${base.pathname}${relative}`;
-  if (params !== undefined) {
-    const query = encodeParams(params instanceof URLSearchParams ? [...params] : params);
-    if (query !== '') url.search = `?${query}`;
-  }
-  return url;
+/**
+ * `base` ends with `/`; `relative` has none in front and is already encoded (constants and
+ * `segment`s). Built as text: a `URL` object re-parses on every setter, 1.5% of the gateway's CPU
+ * at 50 clients for four requests per dashboard (profiled).
+ */
+function buildTarget(base: Base, relative: string, params?: QueryParams | URLSearchParams): Target {
+  const query = params === undefined ? '' : encodeParams(params instanceof URLSearchParams ? [...params] : params);
+  return { origin: base.origin, path: query === '' ? `${base.pathname}${relative}` : `${base.pathname}${relative}?${query}` };
 }
 
 /**
