@@ -4,7 +4,6 @@
  * maps every failure to one error class of `errors.ts` and decodes answers with `decode.ts`.
  * It knows nothing of GraphQL.
  */
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { DecodeError, RecordDecoder, asObject } from './decode.js';
 import {
@@ -209,17 +208,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       // Waiting for a slot counts against the call's deadline, like the request itself.
       release = await limiter.acquire(request.target.origin, deadline.signal);
-      const response = await dispatcher.request({
-        origin: request.target.origin,
-        path: request.target.path,
-        method: request.method,
-        headers,
-        body: request.body ?? null,
-        signal: deadline.signal,
-        idempotent: request.retryable,
-      });
-      const text = await readText(response.body, maxResponseBytes, request.operation, response.statusCode);
-      return { status: response.statusCode, headers: response.headers, text };
+      return await exchange(
+        dispatcher,
+        {
+          origin: request.target.origin,
+          path: request.target.path,
+          method: request.method,
+          headers,
+          body: request.body ?? null,
+          idempotent: request.retryable,
+        },
+        deadline.signal,
+        maxResponseBytes,
+        request.operation,
+      );
     } catch (error) {
       if (error instanceof UpstreamRequestError) throw error;
       if (error instanceof QueueFullError) {
@@ -602,25 +604,75 @@ function capacityParams(request: PrimaryStorageCapacityRequest): QueryParams {
  * promise and an iterator step per chunk, and made reading the 160 KB page of 50 VMs a third
  * slower than undici's own `body.text()` (which has no size limit).
  */
-function readText(body: Readable, maxBytes: number, operation: string, status: number): Promise<string> {
+/**
+ * Sends one request through undici's `dispatch` and buffers its answer as text. Not
+ * `dispatcher.request()`: that wraps every answer in a Readable stream which the gateway only
+ * drains into one buffer, 0.17 ms of CPU per read of a 160 KB page (a fifth of it, measured).
+ * A body over `maxBytes` is refused while it arrives; `signal` aborts the request at any point;
+ * a connection lost mid-body fails the request.
+ */
+function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal,
+  maxBytes: number,
+  operation: string,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let controller: Dispatcher.DispatchController | null = null;
+    let status = 0;
+    let headers: RawResponse['headers'] = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        body.off('data', onData);
-        body.destroy();
-        reject(new UpstreamProtocolError(`${operation}: the upstream answer exceeds ${maxBytes} bytes`, { operation, status }));
-        return;
-      }
-      chunks.push(chunk);
+    let settled = false;
+    const onAbort = (): void => {
+      if (controller !== null) controller.abort(signal.reason as Error);
+      else fail(signal.reason);
     };
-    body.on('data', onData);
-    body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    body.once('error', reject);
-    // Destroyed without an error: no 'end' will come (after 'end' or an error this changes nothing).
-    body.once('close', () => reject(new Error('the upstream answer closed before its end')));
+    function fail(error: unknown): void {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      reject(error);
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        // 1xx answers are interim: the final one follows.
+        if (statusCode < 200) return;
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onResponseData(current, chunk) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          current.abort(new UpstreamProtocolError(`${operation}: the upstream answer exceeds ${maxBytes} bytes`, { operation, status }));
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve({ status, headers, text: Buffer.concat(chunks, size).toString('utf8') });
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      fail(error);
+    }
   });
 }
 
