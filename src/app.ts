@@ -41,6 +41,7 @@ import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
+import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
@@ -190,6 +191,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // Before the response cache, which wraps whatever executor is in place when it runs.
       ...(config.graphqlJit ? [useJit()] : []),
       useReleaseLoadedRecords(),
+      ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
       // Before the response cache: a hash-only request must have its query text by the time the
       // cache computes its key.
       usePersistedQueries(),

@@ -69,6 +69,8 @@ export interface GatewayConfig {
   readonly compressionMinBytes: number;
   /** Execute operations compiled by graphql-jit (those without `@defer`/`@stream`). @default true */
   readonly graphqlJit: boolean;
+  /** A query's upstream reads decode only the record fields the query selects (`useRecordDemand`). @default true */
+  readonly decodeSelectedFields: boolean;
   /** pino log level. @default 'info' */
   readonly logLevel: string;
   /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
@@ -111,6 +113,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   responseCacheMaxEntries: 1_000,
   compressionMinBytes: 1_024,
   graphqlJit: true,
+  decodeSelectedFields: true,
   logLevel: 'info',
   jobLeaseMs: 15_000,
   shutdownTimeoutMs: 25_000,
@@ -158,6 +161,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     responseCacheMaxEntries: readInteger(env, 'RESPONSE_CACHE_MAX_ENTRIES', defaultConfig.responseCacheMaxEntries, 1, 1_000_000),
     compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),
     graphqlJit: readBoolean(env, 'GRAPHQL_JIT', defaultConfig.graphqlJit),
+    decodeSelectedFields: readBoolean(env, 'DECODE_SELECTED_FIELDS', defaultConfig.decodeSelectedFields),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),

@@ -10,6 +10,7 @@ import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { JobManager } from './jobs/manager.js';
 import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
+import { FULL_DEMAND, type RecordDemand } from './upstream/demand.js';
 import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
 /** The three credential headers of CONTRACT section 3, as the caller sent them. */
@@ -36,6 +37,11 @@ export interface GatewayContext {
    * to its end as a job). Over WebSocket it never aborts: a subscription ends by `complete`.
    */
   readonly signal: AbortSignal | undefined;
+  /**
+   * The record fields the operation's upstream reads decode (`useRecordDemand`); undefined (every
+   * field) outside a query.
+   */
+  recordDemand: RecordDemand | undefined;
   /** The key of the request's DataLoaders in Pothos' context caches (see createContext). */
   readonly [contextCacheSymbol]: object;
 }
@@ -87,6 +93,7 @@ export function createContext(options: {
     jobs: options.jobs,
     mutationWaitMs: options.mutationWaitMs,
     signal: options.signal,
+    recordDemand: undefined,
   };
 }
 
@@ -103,9 +110,18 @@ export function forgetLoadedRecords(context: object): void {
   clearAllDataLoaders(context);
 }
 
-/** Options for an upstream read made for this request: its id, and its client's hang-up. */
+/** Options for an upstream read made for this request: its id, its client's hang-up, and the record fields its operation needs. */
 export function readOptions(context: GatewayContext): CallOptions {
-  return { requestId: context.requestId, signal: context.signal };
+  return { requestId: context.requestId, signal: context.signal, demand: context.recordDemand };
+}
+
+/**
+ * Narrows the context's reads to what its operation needs. A context that already ran an operation
+ * needing something else (one context is one operation, but nothing forbids more) decodes whole
+ * records from then on: its loaders may hold records decoded for either.
+ */
+export function setRecordDemand(context: GatewayContext, demand: RecordDemand): void {
+  context.recordDemand = context.recordDemand === undefined || context.recordDemand === demand ? demand : FULL_DEMAND;
 }
 
 /** The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call. */

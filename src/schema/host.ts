@@ -3,6 +3,7 @@
  * hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as fields
  * (network facts with bonds and NICs, block devices, sensors).
  */
+import { reads } from './record-fields.js';
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
@@ -43,7 +44,7 @@ export const HostRef = builder.loadableNode('Host', {
   id: { resolve: (host) => host.uuid },
   load: loadHosts,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', resolve: (host) => host.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', extensions: reads<HostRecord>('uuid'), resolve: (host) => host.uuid }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
     description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
     zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Data center (zone) the host belongs to. Since 0.6.' }),
@@ -80,6 +81,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: HostNetworkFactsRef,
       nullable: true,
       description: 'Bonds and NICs of the host (GetHostNetworkFacts: one upstream request per host). Since 3.5.0.',
+      extensions: reads<HostRecord>('uuid'),
       load: loadNetworkFacts,
       resolve: (host) => host.uuid,
     }),
@@ -87,6 +89,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
+      extensions: reads<HostRecord>('uuid'),
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.blockDevices ?? body;
@@ -96,6 +99,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
+      extensions: reads<HostRecord>('uuid'),
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.sensors ?? body;

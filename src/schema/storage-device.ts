@@ -2,6 +2,7 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
+import { reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -128,6 +129,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     description:
       'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Since 5.3.0.',
     args: { ...pageArgs },
+    extensions: reads<HostRecord>('uuid'),
     resolve: async (host: HostRecord, args, context) => {
       // A bad `first` fails before the upstream request rather than after it.
       readPageSize(args.first);

@@ -4,9 +4,10 @@
  * relations the spec gives: host and last host, root volume, snapshot groups, attachable data
  * volumes, and `Host.vmInstances`.
  */
+import { alsoReads, reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
-import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
+import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection } from './connections.js';
@@ -122,7 +123,7 @@ export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
 VmInstanceRef.implement({
   description: 'A virtual machine (VmInstanceInventory), with its NICs, volumes and CD-ROMs embedded. Since 0.6.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', resolve: (vm) => vm.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', extensions: reads<VmInstanceRecord>('uuid'), resolve: (vm) => vm.uuid }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
     description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
     zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Zone (data center) of the VM. Since 0.6.' }),
@@ -151,6 +152,7 @@ VmInstanceRef.implement({
       type: HostRef,
       nullable: true,
       description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Since 0.6.',
+      extensions: reads<VmInstanceRecord>('hostUuid'),
       resolve: (vm, _args, context, info) => {
         prefetchHostRelations(context, info, vm.hostUuid);
         return vm.hostUuid;
@@ -160,6 +162,7 @@ VmInstanceRef.implement({
       type: HostRef,
       nullable: true,
       description: 'Host the VM last ran on (`lastHostUuid`). Since 0.6.',
+      extensions: reads<VmInstanceRecord>('lastHostUuid'),
       resolve: (vm, _args, context, info) => {
         prefetchHostRelations(context, info, vm.lastHostUuid);
         return vm.lastHostUuid;
@@ -169,24 +172,28 @@ VmInstanceRef.implement({
       type: VolumeRef,
       nullable: true,
       description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Since 0.6.',
+      extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
       resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
     nics: t.field({
       type: [VmNicRef],
       nullable: false,
       description: 'NICs of the VM (`vmNics`). Items since 3.17.13.',
+      extensions: reads<VmInstanceRecord>('vmNics'),
       resolve: (vm) => vm.vmNics,
     }),
     volumes: t.field({
       type: [VolumeRef],
       nullable: false,
       description: 'Volumes attached to the VM, root volume included (`allVolumes`). Items since 3.17.13.',
+      extensions: reads<VmInstanceRecord>('allVolumes'),
       resolve: (vm) => vm.allVolumes,
     }),
     cdRoms: t.field({
       type: [VmCdRomRef],
       nullable: false,
       description: 'CD-ROM drives of the VM (`vmCdRoms`). Items since 3.17.13.',
+      extensions: reads<VmInstanceRecord>('vmCdRoms'),
       resolve: (vm) => vm.vmCdRoms,
     }),
     snapshotGroups: t.field({
@@ -195,6 +202,7 @@ VmInstanceRef.implement({
       description:
         'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Since 3.6.0.',
       args: { ...pageArgs },
+      extensions: reads<VmInstanceRecord>('uuid'),
       resolve: async (vm, args, context) => {
         // A bad `first` fails before the upstream request rather than after it.
         readPageSize(args.first);
@@ -207,6 +215,7 @@ VmInstanceRef.implement({
       nullable: { list: true, items: false },
       description:
         'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Since 0.6.',
+      extensions: reads<VmInstanceRecord>('uuid'),
       load: loadAttachableDataVolumes,
       resolve: (vm) => vm.uuid,
     }),
@@ -218,12 +227,13 @@ export const VmNicRef = builder.loadableNode('VmNic', {
   id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
   load: loadVmNics,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.', resolve: (nic) => nic.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.', extensions: reads<VmNicRecord>('uuid'), resolve: (nic) => nic.uuid }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the NIC belongs to. Since 3.9.0.' }),
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'VM the NIC belongs to. Since 3.9.0.',
+      extensions: reads<VmNicRecord>('vmInstanceUuid'),
       resolve: (nic) => nic.vmInstanceUuid,
     }),
     l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network the NIC is on. Since 3.9.0.' }),
@@ -237,6 +247,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
       type: NicDriverType,
       nullable: true,
       description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
+      extensions: reads<VmNicRecord>('driverType'),
       resolve: (nic) => toNicDriver(nic.driverType),
     }),
     internalName: t.exposeString('internalName', { description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
@@ -251,6 +262,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
       type: [UsedIpRef],
       nullable: false,
       description: 'IP addresses allocated to the NIC. Since 4.10.0.',
+      extensions: reads<VmNicRecord>('usedIps'),
       resolve: (nic) => nic.usedIps,
     }),
   }),
@@ -261,7 +273,7 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
   id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
   load: loadUsedIps,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.', resolve: (usedIp) => usedIp.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.', extensions: reads<UsedIpRecord>('uuid'), resolve: (usedIp) => usedIp.uuid }),
     ipRangeUuid: t.expose('ipRangeUuid', { type: 'Uuid', description: 'IP range the address comes from. Since 4.10.0.' }),
     l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network of the address. Since 4.10.0.' }),
     ip: t.exposeString('ip', { description: 'IP address. Since 4.10.0.' }),
@@ -281,12 +293,13 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
   load: loadVmCdRoms,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', resolve: (cdRom) => cdRom.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', extensions: reads<VmCdRomRecord>('uuid'), resolve: (cdRom) => cdRom.uuid }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the drive belongs to. Since 3.17.13.' }),
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'VM the drive belongs to. Since 3.17.13.',
+      extensions: reads<VmCdRomRecord>('vmInstanceUuid'),
       resolve: (cdRom) => cdRom.vmInstanceUuid,
     }),
     isoUuid: t.expose('isoUuid', { type: 'Uuid', description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
@@ -389,6 +402,8 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     description:
       'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Since 0.6.',
     args: { ...pageArgs },
+    // The host's VMs are grouped by their `hostUuid`.
+    extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid') },
     resolve: async (host, args, context) => {
       readPageSize(args.first);
       const vms = await vmsOfHost(context).load(host.uuid);

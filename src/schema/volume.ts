@@ -3,6 +3,7 @@
  * cursor family (resourceType `volume`), with the VM it is attached to and the VM it was last
  * attached to.
  */
+import { reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { VolumeRecord } from '../upstream/records.js';
@@ -26,7 +27,7 @@ export const VolumeRef = builder.loadableNodeRef('Volume', {
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', resolve: (volume) => volume.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', extensions: reads<VolumeRecord>('uuid'), resolve: (volume) => volume.uuid }),
     name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),
     description: t.exposeString('description', { description: 'Description. Since 3.17.13.' }),
     primaryStorageUuid: t.expose('primaryStorageUuid', { type: 'Uuid', description: 'Primary storage holding the volume. Since 3.17.13.' }),
@@ -35,6 +36,7 @@ VolumeRef.implement({
       type: VmInstanceRef,
       nullable: true,
       description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Since 3.17.13.',
+      extensions: reads<VolumeRecord>('vmInstanceUuid'),
       resolve: (volume) => volume.vmInstanceUuid,
     }),
     diskOfferingUuid: t.expose('diskOfferingUuid', { type: 'Uuid', description: 'Disk offering the volume was created from. Since 3.17.13.' }),
@@ -50,6 +52,7 @@ VolumeRef.implement({
       type: VmInstanceRef,
       nullable: true,
       description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Since 3.17.13.',
+      extensions: reads<VolumeRecord>('lastVmInstanceUuid'),
       resolve: (volume) => volume.lastVmInstanceUuid,
     }),
     size: t.expose('size', { type: 'Long', description: 'Virtual size in bytes. Since 3.17.13.' }),

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { DecodeError, RecordDecoder, asObject } from './decode.js';
+import type { RecordDemand } from './demand.js';
 import {
   UpstreamAuthenticationError,
   UpstreamBadRequestError,
@@ -132,6 +133,16 @@ const QUERY_PATHS: { readonly [C in QueryCollection]: { path: string; operation:
 
 type ItemDecoder<T> = (value: unknown, path: string) => T;
 
+interface Decoders {
+  readonly decoder: RecordDecoder;
+  readonly byCollection: { readonly [C in QueryCollection]: ItemDecoder<QueryCollections[C]> };
+  readonly byResourceType: { readonly [K in CursorResourceType]: ItemDecoder<CursorResourceTypes[K]> };
+}
+
+function decodersOf(decoder: RecordDecoder): Decoders {
+  return { decoder, byCollection: queryDecoders(decoder), byResourceType: cursorDecoders(decoder) };
+}
+
 function queryDecoders(decoder: RecordDecoder): { readonly [C in QueryCollection]: ItemDecoder<QueryCollections[C]> } {
   return {
     hbaDevices: decoder.hbaDevice,
@@ -162,8 +173,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const timeoutMs = positive(options.timeoutMs, 10_000);
   const maxResponseBytes = positive(options.maxResponseBytes, 256 * 1024 * 1024);
   const decoder = new RecordDecoder(options.timezone ?? 'UTC');
-  const byCollection = queryDecoders(decoder);
-  const byResourceType = cursorDecoders(decoder);
+  const fullDecoders = decodersOf(decoder);
+  // One decoder (and its tables) per demand: a query's demand is kept per operation, so this holds
+  // one entry per operation text in use, and lets it go with it.
+  const decodersByDemand = new WeakMap<RecordDemand, Decoders>();
+  const decodersFor = (callOptions: CallOptions | undefined): Decoders => {
+    const demand = callOptions?.demand;
+    if (demand === undefined) return fullDecoders;
+    let decoders = decodersByDemand.get(demand);
+    if (decoders === undefined) {
+      decoders = decodersOf(decoder.withDemand(demand));
+      decodersByDemand.set(demand, decoders);
+    }
+    return decoders;
+  };
   const { dispatcher, close } = createUpstreamDispatcher({
     connections: positive(options.connections, 32),
     timeoutMs,
@@ -345,7 +368,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const { path, operation } = QUERY_PATHS[collection];
       const params = queryParams(request);
       if (params === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
-      const decodeItem = byCollection[collection];
+      const decodeItem = decodersFor(callOptions).byCollection[collection];
       return get(operation, resourceUrl(path, params), resourceHeaders(credential), callOptions, (body) => ({
         inventories: decodeItems(body, 'inventories', decodeItem),
         total: optionalCount(body, 'total'),
@@ -398,7 +421,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         resourceUrl(`vm-instances/${segment(vmInstanceUuid, 'GetVmAttachableDataVolume')}/data-volume-candidates`),
         resourceHeaders(credential),
         callOptions,
-        (body) => decodeItems(body, 'inventories', decoder.volume),
+        (body) => decodeItems(body, 'inventories', decodersFor(callOptions).decoder.volume),
       );
     },
 
@@ -452,7 +475,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     resourceType: K,
     callOptions: CallOptions | undefined,
   ): Promise<CursorPage<CursorResourceTypes[K]>> {
-    const decodeItem = byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
+    const decoders = decodersFor(callOptions);
+    const decodeItem = decoders.byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
     return get(operation, target, cursorHeaders(credential), callOptions, (body) => {
       const items = body.items;
       if (!Array.isArray(items)) throw new DecodeError('body.items', 'the page has no items list');
@@ -464,7 +488,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       if (hasMore && nextCursor === null) throw new DecodeError('body.nextCursor', 'hasMore is true but nextCursor is null');
       const total = optionalCount(body, 'total');
       if (total === null) throw new DecodeError('body.total', 'the page has no total');
-      return { items: decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
+      return { items: decoders.decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
     });
   }
 

@@ -9,6 +9,8 @@
  *   the real service needs: numbers and booleans in String fields become text (the spec types
  *   some fields loosely, e.g. `username` "listed as Boolean, sent as text"), and numeric text in
  *   Integer/Long fields is read as a number. Integer fields accept `1.0` and reject `1.5`.
+ * - A field a decoder's demand leaves out (`demand.ts`: a query reads only what it selects) is
+ *   null, or an empty list, and is neither read nor checked; the uuid always is.
  * - Closed sets the spec names (HwMonitorStatus, CbtTaskStatus, interfaceType) decode an unknown
  *   value to `null` instead of failing: the spec lists values "seen", and one newer value must
  *   not fail a whole page of records. (The GraphQL enums could not carry it anyway.)
@@ -50,6 +52,7 @@ import type {
   VolumeSnapshotGroupRecord,
   VolumeSnapshotRefRecord,
 } from './records.js';
+import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import { createTimestampParser, type TimestampParser } from './timestamps.js';
 
 /** The wire JSON did not have the shape the spec gives. `path` names the offending value. */
@@ -221,8 +224,20 @@ export function normalizeInterfaceType(value: string | null): InterfaceType | nu
 export class RecordDecoder {
   private readonly parseTimestamp: TimestampParser;
 
-  constructor(timeZone = 'UTC') {
-    this.parseTimestamp = createTimestampParser(timeZone);
+  /**
+   * `demand` names the fields to decode of the large record types (`demand.ts`); the others are
+   * null (lists empty), neither read nor checked. By default every field is decoded.
+   */
+  constructor(
+    timeZone: string | TimestampParser = 'UTC',
+    readonly demand: RecordDemand = FULL_DEMAND,
+  ) {
+    this.parseTimestamp = typeof timeZone === 'string' ? createTimestampParser(timeZone) : timeZone;
+  }
+
+  /** A decoder of the same zone (and timestamp memo) that decodes only what `demand` names. */
+  withDemand(demand: RecordDemand): RecordDecoder {
+    return demand === this.demand ? this : new RecordDecoder(this.parseTimestamp, demand);
   }
 
   private date(v: unknown, key: string, path: string): Instant | null {
@@ -260,40 +275,41 @@ export class RecordDecoder {
 
   readonly host = (value: unknown, path = 'host'): HostRecord => {
     const o = asObject(value, path);
+    const want = this.demand.host;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      zoneUuid: str(o.zoneUuid, 'zoneUuid', path),
-      clusterUuid: str(o.clusterUuid, 'clusterUuid', path),
-      name: str(o.name, 'name', path),
-      description: str(o.description, 'description', path),
-      managementIp: str(o.managementIp, 'managementIp', path),
-      hypervisorType: str(o.hypervisorType, 'hypervisorType', path),
-      state: str(o.state, 'state', path),
-      status: str(o.status, 'status', path),
-      totalCpuCapacity: int(o.totalCpuCapacity, 'totalCpuCapacity', path),
-      availableCpuCapacity: int(o.availableCpuCapacity, 'availableCpuCapacity', path),
-      totalMemoryCapacity: int(o.totalMemoryCapacity, 'totalMemoryCapacity', path),
-      availableMemoryCapacity: int(o.availableMemoryCapacity, 'availableMemoryCapacity', path),
-      cpuSockets: int(o.cpuSockets, 'cpuSockets', path),
-      cpuNum: int(o.cpuNum, 'cpuNum', path),
-      ipmiAddress: str(o.ipmiAddress, 'ipmiAddress', path),
-      ipmiUsername: str(o.ipmiUsername, 'ipmiUsername', path),
-      ipmiPowerStatus: str(o.ipmiPowerStatus, 'ipmiPowerStatus', path),
-      ipmiPort: int(o.ipmiPort, 'ipmiPort', path),
-      architecture: str(o.architecture, 'architecture', path),
-      nqn: str(o.nqn, 'nqn', path),
-      hostname: str(o.hostname, 'hostname', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
-      cpuStatus: hwStatus(o.cpuStatus, 'cpuStatus', path),
-      memoryStatus: hwStatus(o.memoryStatus, 'memoryStatus', path),
-      diskStatus: hwStatus(o.diskStatus, 'diskStatus', path),
-      nicStatus: hwStatus(o.nicStatus, 'nicStatus', path),
-      gpuStatus: hwStatus(o.gpuStatus, 'gpuStatus', path),
-      powerSupplyStatus: hwStatus(o.powerSupplyStatus, 'powerSupplyStatus', path),
-      fanStatus: hwStatus(o.fanStatus, 'fanStatus', path),
-      raidStatus: hwStatus(o.raidStatus, 'raidStatus', path),
-      temperatureStatus: hwStatus(o.temperatureStatus, 'temperatureStatus', path),
+      zoneUuid: want.zoneUuid ? str(o.zoneUuid, 'zoneUuid', path) : null,
+      clusterUuid: want.clusterUuid ? str(o.clusterUuid, 'clusterUuid', path) : null,
+      name: want.name ? str(o.name, 'name', path) : null,
+      description: want.description ? str(o.description, 'description', path) : null,
+      managementIp: want.managementIp ? str(o.managementIp, 'managementIp', path) : null,
+      hypervisorType: want.hypervisorType ? str(o.hypervisorType, 'hypervisorType', path) : null,
+      state: want.state ? str(o.state, 'state', path) : null,
+      status: want.status ? str(o.status, 'status', path) : null,
+      totalCpuCapacity: want.totalCpuCapacity ? int(o.totalCpuCapacity, 'totalCpuCapacity', path) : null,
+      availableCpuCapacity: want.availableCpuCapacity ? int(o.availableCpuCapacity, 'availableCpuCapacity', path) : null,
+      totalMemoryCapacity: want.totalMemoryCapacity ? int(o.totalMemoryCapacity, 'totalMemoryCapacity', path) : null,
+      availableMemoryCapacity: want.availableMemoryCapacity ? int(o.availableMemoryCapacity, 'availableMemoryCapacity', path) : null,
+      cpuSockets: want.cpuSockets ? int(o.cpuSockets, 'cpuSockets', path) : null,
+      cpuNum: want.cpuNum ? int(o.cpuNum, 'cpuNum', path) : null,
+      ipmiAddress: want.ipmiAddress ? str(o.ipmiAddress, 'ipmiAddress', path) : null,
+      ipmiUsername: want.ipmiUsername ? str(o.ipmiUsername, 'ipmiUsername', path) : null,
+      ipmiPowerStatus: want.ipmiPowerStatus ? str(o.ipmiPowerStatus, 'ipmiPowerStatus', path) : null,
+      ipmiPort: want.ipmiPort ? int(o.ipmiPort, 'ipmiPort', path) : null,
+      architecture: want.architecture ? str(o.architecture, 'architecture', path) : null,
+      nqn: want.nqn ? str(o.nqn, 'nqn', path) : null,
+      hostname: want.hostname ? str(o.hostname, 'hostname', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
+      cpuStatus: want.cpuStatus ? hwStatus(o.cpuStatus, 'cpuStatus', path) : null,
+      memoryStatus: want.memoryStatus ? hwStatus(o.memoryStatus, 'memoryStatus', path) : null,
+      diskStatus: want.diskStatus ? hwStatus(o.diskStatus, 'diskStatus', path) : null,
+      nicStatus: want.nicStatus ? hwStatus(o.nicStatus, 'nicStatus', path) : null,
+      gpuStatus: want.gpuStatus ? hwStatus(o.gpuStatus, 'gpuStatus', path) : null,
+      powerSupplyStatus: want.powerSupplyStatus ? hwStatus(o.powerSupplyStatus, 'powerSupplyStatus', path) : null,
+      fanStatus: want.fanStatus ? hwStatus(o.fanStatus, 'fanStatus', path) : null,
+      raidStatus: want.raidStatus ? hwStatus(o.raidStatus, 'raidStatus', path) : null,
+      temperatureStatus: want.temperatureStatus ? hwStatus(o.temperatureStatus, 'temperatureStatus', path) : null,
     };
   };
 
@@ -458,20 +474,21 @@ export class RecordDecoder {
   /** A usedIps item of the NIC of VM `vmInstanceUuid`. */
   private readonly usedIp = (value: unknown, path: string, vmInstanceUuid: Uuid | null): UsedIpRecord => {
     const o = asObject(value, path);
+    const want = this.demand.usedIp;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
       vmInstanceUuid,
-      ipRangeUuid: str(o.ipRangeUuid, 'ipRangeUuid', path),
-      l3NetworkUuid: str(o.l3NetworkUuid, 'l3NetworkUuid', path),
-      ip: str(o.ip, 'ip', path),
-      netmask: str(o.netmask, 'netmask', path),
-      gateway: str(o.gateway, 'gateway', path),
-      usedFor: str(o.usedFor, 'usedFor', path),
-      vmNicUuid: str(o.vmNicUuid, 'vmNicUuid', path),
-      ipVersion: int(o.ipVersion, 'ipVersion', path),
-      ipInLong: int(o.ipInLong, 'ipInLong', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
+      ipRangeUuid: want.ipRangeUuid ? str(o.ipRangeUuid, 'ipRangeUuid', path) : null,
+      l3NetworkUuid: want.l3NetworkUuid ? str(o.l3NetworkUuid, 'l3NetworkUuid', path) : null,
+      ip: want.ip ? str(o.ip, 'ip', path) : null,
+      netmask: want.netmask ? str(o.netmask, 'netmask', path) : null,
+      gateway: want.gateway ? str(o.gateway, 'gateway', path) : null,
+      usedFor: want.usedFor ? str(o.usedFor, 'usedFor', path) : null,
+      vmNicUuid: want.vmNicUuid ? str(o.vmNicUuid, 'vmNicUuid', path) : null,
+      ipVersion: want.ipVersion ? int(o.ipVersion, 'ipVersion', path) : null,
+      ipInLong: want.ipInLong ? int(o.ipInLong, 'ipInLong', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
     };
   };
 
@@ -481,105 +498,110 @@ export class RecordDecoder {
    */
   readonly vmNic = (value: unknown, path = 'vmNic', vmInstanceUuid: Uuid | null = null): VmNicRecord => {
     const o = asObject(value, path);
-    const vm = str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid;
+    const want = this.demand.vmNic;
+    // An embedded NIC's VM is its parent: its own copy is read only when asked for.
+    const vm = vmInstanceUuid !== null && !want.vmInstanceUuid ? vmInstanceUuid : (str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid);
     return {
       uuid: uuid(o.uuid, 'uuid', path),
       vmInstanceUuid: vm,
-      l3NetworkUuid: str(o.l3NetworkUuid, 'l3NetworkUuid', path),
-      ip: str(o.ip, 'ip', path),
-      mac: str(o.mac, 'mac', path),
-      hypervisorType: str(o.hypervisorType, 'hypervisorType', path),
-      netmask: str(o.netmask, 'netmask', path),
-      gateway: str(o.gateway, 'gateway', path),
-      metaData: str(o.metaData, 'metaData', path),
-      driverType: str(o.driverType, 'driverType', path),
-      internalName: str(o.internalName, 'internalName', path),
-      type: str(o.type, 'type', path),
-      state: str(o.state, 'state', path),
-      ipVersion: int(o.ipVersion, 'ipVersion', path),
-      deviceId: int(o.deviceId, 'deviceId', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
-      usedIps: list(o.usedIps, 'usedIps', path, this.usedIp, vm),
-      usedIpUuid: str(o.usedIpUuid, 'usedIpUuid', path),
+      l3NetworkUuid: want.l3NetworkUuid ? str(o.l3NetworkUuid, 'l3NetworkUuid', path) : null,
+      ip: want.ip ? str(o.ip, 'ip', path) : null,
+      mac: want.mac ? str(o.mac, 'mac', path) : null,
+      hypervisorType: want.hypervisorType ? str(o.hypervisorType, 'hypervisorType', path) : null,
+      netmask: want.netmask ? str(o.netmask, 'netmask', path) : null,
+      gateway: want.gateway ? str(o.gateway, 'gateway', path) : null,
+      metaData: want.metaData ? str(o.metaData, 'metaData', path) : null,
+      driverType: want.driverType ? str(o.driverType, 'driverType', path) : null,
+      internalName: want.internalName ? str(o.internalName, 'internalName', path) : null,
+      type: want.type ? str(o.type, 'type', path) : null,
+      state: want.state ? str(o.state, 'state', path) : null,
+      ipVersion: want.ipVersion ? int(o.ipVersion, 'ipVersion', path) : null,
+      deviceId: want.deviceId ? int(o.deviceId, 'deviceId', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
+      usedIps: want.usedIps ? list(o.usedIps, 'usedIps', path, this.usedIp, vm) : [],
+      usedIpUuid: want.usedIpUuid ? str(o.usedIpUuid, 'usedIpUuid', path) : null,
     };
   };
 
   /** An allVolumes item, a generic-family volume, or an attachable data volume. */
   readonly volume = (value: unknown, path = 'volume'): VolumeRecord => {
     const o = asObject(value, path);
+    const want = this.demand.volume;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      name: str(o.name, 'name', path),
-      description: str(o.description, 'description', path),
-      primaryStorageUuid: str(o.primaryStorageUuid, 'primaryStorageUuid', path),
-      vmInstanceUuid: str(o.vmInstanceUuid, 'vmInstanceUuid', path),
-      diskOfferingUuid: str(o.diskOfferingUuid, 'diskOfferingUuid', path),
-      rootImageUuid: str(o.rootImageUuid, 'rootImageUuid', path),
-      installPath: str(o.installPath, 'installPath', path),
-      type: str(o.type, 'type', path),
-      format: str(o.format, 'format', path),
-      state: str(o.state, 'state', path),
-      status: str(o.status, 'status', path),
-      volumeQos: str(o.volumeQos, 'volumeQos', path),
-      lastVmInstanceUuid: str(o.lastVmInstanceUuid, 'lastVmInstanceUuid', path),
-      size: int(o.size, 'size', path),
-      actualSize: int(o.actualSize, 'actualSize', path),
-      deviceId: int(o.deviceId, 'deviceId', path),
-      isShareable: bool(o.isShareable, 'isShareable', path),
-      lastDetachDate: this.date(o.lastDetachDate, 'lastDetachDate', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
-      encrypted: bool(o.encrypted, 'encrypted', path),
+      name: want.name ? str(o.name, 'name', path) : null,
+      description: want.description ? str(o.description, 'description', path) : null,
+      primaryStorageUuid: want.primaryStorageUuid ? str(o.primaryStorageUuid, 'primaryStorageUuid', path) : null,
+      vmInstanceUuid: want.vmInstanceUuid ? str(o.vmInstanceUuid, 'vmInstanceUuid', path) : null,
+      diskOfferingUuid: want.diskOfferingUuid ? str(o.diskOfferingUuid, 'diskOfferingUuid', path) : null,
+      rootImageUuid: want.rootImageUuid ? str(o.rootImageUuid, 'rootImageUuid', path) : null,
+      installPath: want.installPath ? str(o.installPath, 'installPath', path) : null,
+      type: want.type ? str(o.type, 'type', path) : null,
+      format: want.format ? str(o.format, 'format', path) : null,
+      state: want.state ? str(o.state, 'state', path) : null,
+      status: want.status ? str(o.status, 'status', path) : null,
+      volumeQos: want.volumeQos ? str(o.volumeQos, 'volumeQos', path) : null,
+      lastVmInstanceUuid: want.lastVmInstanceUuid ? str(o.lastVmInstanceUuid, 'lastVmInstanceUuid', path) : null,
+      size: want.size ? int(o.size, 'size', path) : null,
+      actualSize: want.actualSize ? int(o.actualSize, 'actualSize', path) : null,
+      deviceId: want.deviceId ? int(o.deviceId, 'deviceId', path) : null,
+      isShareable: want.isShareable ? bool(o.isShareable, 'isShareable', path) : null,
+      lastDetachDate: want.lastDetachDate ? this.date(o.lastDetachDate, 'lastDetachDate', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
+      encrypted: want.encrypted ? bool(o.encrypted, 'encrypted', path) : null,
     };
   };
 
   /** A vmCdRoms item of VM `vmInstanceUuid` (its own `vmInstanceUuid` when the upstream leaves it out). */
   private readonly vmCdRom = (value: unknown, path: string, vmInstanceUuid: Uuid | null): VmCdRomRecord => {
     const o = asObject(value, path);
+    const want = this.demand.vmCdRom;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      vmInstanceUuid: str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid,
-      isoUuid: str(o.isoUuid, 'isoUuid', path),
-      isoInstallPath: str(o.isoInstallPath, 'isoInstallPath', path),
-      name: str(o.name, 'name', path),
-      description: str(o.description, 'description', path),
-      deviceId: int(o.deviceId, 'deviceId', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
+      vmInstanceUuid: vmInstanceUuid !== null && !want.vmInstanceUuid ? vmInstanceUuid : (str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid),
+      isoUuid: want.isoUuid ? str(o.isoUuid, 'isoUuid', path) : null,
+      isoInstallPath: want.isoInstallPath ? str(o.isoInstallPath, 'isoInstallPath', path) : null,
+      name: want.name ? str(o.name, 'name', path) : null,
+      description: want.description ? str(o.description, 'description', path) : null,
+      deviceId: want.deviceId ? int(o.deviceId, 'deviceId', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
     };
   };
 
   readonly vmInstance = (value: unknown, path = 'vmInstance'): VmInstanceRecord => {
     const o = asObject(value, path);
+    const want = this.demand.vmInstance;
     const vm = uuid(o.uuid, 'uuid', path);
     return {
       uuid: vm,
-      name: str(o.name, 'name', path),
-      description: str(o.description, 'description', path),
-      zoneUuid: str(o.zoneUuid, 'zoneUuid', path),
-      clusterUuid: str(o.clusterUuid, 'clusterUuid', path),
-      imageUuid: str(o.imageUuid, 'imageUuid', path),
-      hostUuid: str(o.hostUuid, 'hostUuid', path),
-      lastHostUuid: str(o.lastHostUuid, 'lastHostUuid', path),
-      instanceOfferingUuid: str(o.instanceOfferingUuid, 'instanceOfferingUuid', path),
-      rootVolumeUuid: str(o.rootVolumeUuid, 'rootVolumeUuid', path),
-      defaultL3NetworkUuid: str(o.defaultL3NetworkUuid, 'defaultL3NetworkUuid', path),
-      platform: str(o.platform, 'platform', path),
-      architecture: str(o.architecture, 'architecture', path),
-      type: str(o.type, 'type', path),
-      hypervisorType: str(o.hypervisorType, 'hypervisorType', path),
-      memorySize: int(o.memorySize, 'memorySize', path),
-      cpuNum: int(o.cpuNum, 'cpuNum', path),
-      cpuSpeed: int(o.cpuSpeed, 'cpuSpeed', path),
-      allocatorStrategy: str(o.allocatorStrategy, 'allocatorStrategy', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
-      state: str(o.state, 'state', path),
-      guestOsType: str(o.guestOsType, 'guestOsType', path),
-      vmNics: list(o.vmNics, 'vmNics', path, this.vmNic, vm),
-      allVolumes: list(o.allVolumes, 'allVolumes', path, this.volume),
-      vmCdRoms: list(o.vmCdRoms, 'vmCdRoms', path, this.vmCdRom, vm),
+      name: want.name ? str(o.name, 'name', path) : null,
+      description: want.description ? str(o.description, 'description', path) : null,
+      zoneUuid: want.zoneUuid ? str(o.zoneUuid, 'zoneUuid', path) : null,
+      clusterUuid: want.clusterUuid ? str(o.clusterUuid, 'clusterUuid', path) : null,
+      imageUuid: want.imageUuid ? str(o.imageUuid, 'imageUuid', path) : null,
+      hostUuid: want.hostUuid ? str(o.hostUuid, 'hostUuid', path) : null,
+      lastHostUuid: want.lastHostUuid ? str(o.lastHostUuid, 'lastHostUuid', path) : null,
+      instanceOfferingUuid: want.instanceOfferingUuid ? str(o.instanceOfferingUuid, 'instanceOfferingUuid', path) : null,
+      rootVolumeUuid: want.rootVolumeUuid ? str(o.rootVolumeUuid, 'rootVolumeUuid', path) : null,
+      defaultL3NetworkUuid: want.defaultL3NetworkUuid ? str(o.defaultL3NetworkUuid, 'defaultL3NetworkUuid', path) : null,
+      platform: want.platform ? str(o.platform, 'platform', path) : null,
+      architecture: want.architecture ? str(o.architecture, 'architecture', path) : null,
+      type: want.type ? str(o.type, 'type', path) : null,
+      hypervisorType: want.hypervisorType ? str(o.hypervisorType, 'hypervisorType', path) : null,
+      memorySize: want.memorySize ? int(o.memorySize, 'memorySize', path) : null,
+      cpuNum: want.cpuNum ? int(o.cpuNum, 'cpuNum', path) : null,
+      cpuSpeed: want.cpuSpeed ? int(o.cpuSpeed, 'cpuSpeed', path) : null,
+      allocatorStrategy: want.allocatorStrategy ? str(o.allocatorStrategy, 'allocatorStrategy', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
+      state: want.state ? str(o.state, 'state', path) : null,
+      guestOsType: want.guestOsType ? str(o.guestOsType, 'guestOsType', path) : null,
+      vmNics: want.vmNics ? list(o.vmNics, 'vmNics', path, this.vmNic, vm) : [],
+      allVolumes: want.allVolumes ? list(o.allVolumes, 'allVolumes', path, this.volume) : [],
+      vmCdRoms: want.vmCdRoms ? list(o.vmCdRoms, 'vmCdRoms', path, this.vmCdRom, vm) : [],
     };
   };
 

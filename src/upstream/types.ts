@@ -6,6 +6,7 @@
  * `UpstreamRequestError` subclass from `errors.ts`, each with a stable `code`.
  */
 import type { RecordDecoder } from './decode.js';
+import type { RecordDemand } from './demand.js';
 import type {
   DirectoryRecord,
   ErrorCodeRecord,
@@ -40,6 +41,11 @@ export interface CallOptions {
   /** Sent upstream as `X-Request-ID` so upstream logs can be correlated. */
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Which fields of the large record types to decode (`demand.ts`): a read made for a query
+   * passes what the query selects. Omitted, every field is decoded.
+   */
+  demand?: RecordDemand | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
