@@ -41,6 +41,9 @@ const RECORD_OF_TYPE: Readonly<Record<string, DemandedRecord>> = {
   Volume: 'volume',
   VmCdRom: 'vmCdRom',
   Host: 'host',
+  HbaDevice: 'hbaDevice',
+  VolumeSnapshotGroup: 'volumeSnapshotGroup',
+  VolumeSnapshotRef: 'volumeSnapshotRef',
 };
 
 /** An embedded record type, and the list of its parent that holds it. */
@@ -50,6 +53,7 @@ const EMBEDDED_IN: ReadonlyArray<readonly [DemandedRecord, DemandedRecord, strin
   ['vmNic', 'vmInstance', 'vmNics'],
   ['vmCdRom', 'vmInstance', 'vmCdRoms'],
   ['volume', 'vmInstance', 'allVolumes'],
+  ['volumeSnapshotRef', 'volumeSnapshotGroup', 'volumeSnapshotRefs'],
 ];
 
 export function useRecordDemand(): Plugin<GatewayContext> {

@@ -2,7 +2,7 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
-import { reads } from './record-fields.js';
+import { alsoReads, reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -49,13 +49,14 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   id: { resolve: (device) => device.uuid },
   load: loadHbaDevices,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.', resolve: (device) => device.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.', extensions: reads<HbaDeviceRecord>('uuid'), resolve: (device) => device.uuid }),
     name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the HBA is installed in. Since 5.3.0.' }),
     host: t.field({
       type: HostRef,
       nullable: true,
       description: 'Host the HBA is installed in (read through the generic cursor family). Since 5.3.0.',
+      extensions: reads<HbaDeviceRecord>('hostUuid'),
       resolve: (device) => device.hostUuid,
     }),
     portName: t.exposeString('portName', { description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
@@ -129,7 +130,8 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     description:
       'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Since 5.3.0.',
     args: { ...pageArgs },
-    extensions: reads<HostRecord>('uuid'),
+    // The ports are grouped by their host's uuid.
+    extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('hbaDevice', 'hostUuid') },
     resolve: async (host: HostRecord, args, context) => {
       // A bad `first` fails before the upstream request rather than after it.
       readPageSize(args.first);

@@ -202,7 +202,8 @@ VmInstanceRef.implement({
       description:
         'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Since 3.6.0.',
       args: { ...pageArgs },
-      extensions: reads<VmInstanceRecord>('uuid'),
+      // The groups are grouped by their VM's uuid.
+      extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid') },
       resolve: async (vm, args, context) => {
         // A bad `first` fails before the upstream request rather than after it.
         readPageSize(args.first);

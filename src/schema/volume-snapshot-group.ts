@@ -2,6 +2,7 @@
  * Volume snapshot groups: VolumeSnapshotGroupInventory read through QueryVolumeSnapshotGroup,
  * with the VM they were taken of and, for each snapshot reference, the volume it snapshots.
  */
+import { reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
@@ -29,7 +30,7 @@ export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGro
 VolumeSnapshotGroupRef.implement({
   description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.', resolve: (group) => group.uuid }),
+    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.', extensions: reads<VolumeSnapshotGroupRecord>('uuid'), resolve: (group) => group.uuid }),
     name: t.exposeString('name', { description: 'Name. Since 3.6.0.' }),
     description: t.exposeString('description', { description: 'Description. Since 3.6.0.' }),
     snapshotCount: t.exposeInt('snapshotCount', { description: 'How many snapshots the group holds. Since 3.6.0.' }),
@@ -38,6 +39,7 @@ VolumeSnapshotGroupRef.implement({
       type: VmInstanceRef,
       nullable: true,
       description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Since 3.6.0.',
+      extensions: reads<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
       resolve: (group) => group.vmInstanceUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.6.0.' }),
@@ -46,6 +48,7 @@ VolumeSnapshotGroupRef.implement({
       type: [VolumeSnapshotRefRef],
       nullable: false,
       description: 'One reference per volume snapshot of the group. Since 3.6.0.',
+      extensions: reads<VolumeSnapshotGroupRecord>('volumeSnapshotRefs'),
       resolve: (group) => group.volumeSnapshotRefs,
     }),
   }),
@@ -60,6 +63,7 @@ VolumeSnapshotRefRef.implement({
       type: 'Uuid',
       nullable: false,
       description: 'The volume snapshot. Since 3.6.0.',
+      extensions: reads<VolumeSnapshotRefRecord>('volumeSnapshotUuid'),
       resolve: (ref) => ref.volumeSnapshotUuid,
     }),
     volumeSnapshotGroupUuid: t.expose('volumeSnapshotGroupUuid', { type: 'Uuid', description: 'Group the snapshot belongs to. Since 3.6.0.' }),
@@ -68,6 +72,7 @@ VolumeSnapshotRefRef.implement({
       type: VolumeRef,
       nullable: true,
       description: 'Volume the snapshot was taken of (`volumeUuid`); null with an error when it no longer exists. Since 3.6.0.',
+      extensions: reads<VolumeSnapshotRefRecord>('volumeUuid'),
       resolve: (ref) => ref.volumeUuid,
     }),
     volumeName: t.exposeString('volumeName', { description: 'Name of the volume when the snapshot was taken. Since 3.6.0.' }),

@@ -371,19 +371,20 @@ export class RecordDecoder {
 
   readonly hbaDevice = (value: unknown, path = 'hbaDevice'): HbaDeviceRecord => {
     const o = asObject(value, path);
+    const want = this.demand.hbaDevice;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      name: str(o.name, 'name', path),
-      hostUuid: str(o.hostUuid, 'hostUuid', path),
-      portName: str(o.portName, 'portName', path),
-      portState: str(o.portState, 'portState', path),
-      hbaType: str(o.hbaType, 'hbaType', path),
-      speed: str(o.speed, 'speed', path),
-      supportedSpeeds: str(o.supportedSpeeds, 'supportedSpeeds', path),
-      symbolicName: str(o.symbolicName, 'symbolicName', path),
-      supportedClasses: str(o.supportedClasses, 'supportedClasses', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
+      name: want.name ? str(o.name, 'name', path) : null,
+      hostUuid: want.hostUuid ? str(o.hostUuid, 'hostUuid', path) : null,
+      portName: want.portName ? str(o.portName, 'portName', path) : null,
+      portState: want.portState ? str(o.portState, 'portState', path) : null,
+      hbaType: want.hbaType ? str(o.hbaType, 'hbaType', path) : null,
+      speed: want.speed ? str(o.speed, 'speed', path) : null,
+      supportedSpeeds: want.supportedSpeeds ? str(o.supportedSpeeds, 'supportedSpeeds', path) : null,
+      symbolicName: want.symbolicName ? str(o.symbolicName, 'symbolicName', path) : null,
+      supportedClasses: want.supportedClasses ? str(o.supportedClasses, 'supportedClasses', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
     };
   };
 
@@ -442,32 +443,34 @@ export class RecordDecoder {
 
   private readonly volumeSnapshotRef = (value: unknown, path: string): VolumeSnapshotRefRecord => {
     const o = asObject(value, path);
+    const want = this.demand.volumeSnapshotRef;
     return {
       volumeSnapshotUuid: requiredStr(o.volumeSnapshotUuid, 'volumeSnapshotUuid', path),
-      volumeSnapshotGroupUuid: str(o.volumeSnapshotGroupUuid, 'volumeSnapshotGroupUuid', path),
-      volumeUuid: str(o.volumeUuid, 'volumeUuid', path),
-      volumeName: str(o.volumeName, 'volumeName', path),
-      volumeType: str(o.volumeType, 'volumeType', path),
-      volumeSnapshotInstallPath: str(o.volumeSnapshotInstallPath, 'volumeSnapshotInstallPath', path),
-      volumeSnapshotName: str(o.volumeSnapshotName, 'volumeSnapshotName', path),
-      deviceId: int(o.deviceId, 'deviceId', path),
-      snapshotDeleted: bool(o.snapshotDeleted, 'snapshotDeleted', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
+      volumeSnapshotGroupUuid: want.volumeSnapshotGroupUuid ? str(o.volumeSnapshotGroupUuid, 'volumeSnapshotGroupUuid', path) : null,
+      volumeUuid: want.volumeUuid ? str(o.volumeUuid, 'volumeUuid', path) : null,
+      volumeName: want.volumeName ? str(o.volumeName, 'volumeName', path) : null,
+      volumeType: want.volumeType ? str(o.volumeType, 'volumeType', path) : null,
+      volumeSnapshotInstallPath: want.volumeSnapshotInstallPath ? str(o.volumeSnapshotInstallPath, 'volumeSnapshotInstallPath', path) : null,
+      volumeSnapshotName: want.volumeSnapshotName ? str(o.volumeSnapshotName, 'volumeSnapshotName', path) : null,
+      deviceId: want.deviceId ? int(o.deviceId, 'deviceId', path) : null,
+      snapshotDeleted: want.snapshotDeleted ? bool(o.snapshotDeleted, 'snapshotDeleted', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
     };
   };
 
   readonly volumeSnapshotGroup = (value: unknown, path = 'volumeSnapshotGroup'): VolumeSnapshotGroupRecord => {
     const o = asObject(value, path);
+    const want = this.demand.volumeSnapshotGroup;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      name: str(o.name, 'name', path),
-      description: str(o.description, 'description', path),
-      snapshotCount: int(o.snapshotCount, 'snapshotCount', path),
-      vmInstanceUuid: str(o.vmInstanceUuid, 'vmInstanceUuid', path),
-      createDate: this.date(o.createDate, 'createDate', path),
-      lastOpDate: this.date(o.lastOpDate, 'lastOpDate', path),
-      volumeSnapshotRefs: list(o.volumeSnapshotRefs, 'volumeSnapshotRefs', path, this.volumeSnapshotRef),
+      name: want.name ? str(o.name, 'name', path) : null,
+      description: want.description ? str(o.description, 'description', path) : null,
+      snapshotCount: want.snapshotCount ? int(o.snapshotCount, 'snapshotCount', path) : null,
+      vmInstanceUuid: want.vmInstanceUuid ? str(o.vmInstanceUuid, 'vmInstanceUuid', path) : null,
+      createDate: want.createDate ? this.date(o.createDate, 'createDate', path) : null,
+      lastOpDate: want.lastOpDate ? this.date(o.lastOpDate, 'lastOpDate', path) : null,
+      volumeSnapshotRefs: want.volumeSnapshotRefs ? list(o.volumeSnapshotRefs, 'volumeSnapshotRefs', path, this.volumeSnapshotRef) : [],
     };
   };
 

@@ -2,17 +2,28 @@
  * Record demand: which fields of the large record types a read has to decode.
  *
  * A page of 50 VMs carries about 500 records (the VMs and their NICs, used IPs, volumes and
- * CD-ROMs), most of their fields unselected by any given query. Decoding every field made them
+ * CD-ROMs; then their hosts, HBA ports and snapshot groups), most of their fields unselected by any given query. Decoding every field made them
  * all, kept every string they point at alive while the operation waited on the upstream, and cost
  * the gateway about a seventh of its CPU per dashboard (README, Performance). A read made for a
  * query can therefore say which fields it needs; the others are left null (lists empty) without
  * being read or checked.
  *
- * What is always decoded whatever the demand: `uuid` (ids, the key loaders prime by), and an
- * embedded record's VM (`vmInstanceUuid`, taken from its parent). A demand only ever narrows the
+ * What is always decoded whatever the demand: `uuid` (ids, the key loaders prime by), a snapshot
+ * reference's `volumeSnapshotUuid` (its identity), and an embedded record's VM (`vmInstanceUuid`,
+ * taken from its parent). A demand only ever narrows the
  * record types listed here; every other record is decoded whole.
  */
-import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from './records.js';
+import type {
+  HbaDeviceRecord,
+  HostRecord,
+  UsedIpRecord,
+  VmCdRomRecord,
+  VmInstanceRecord,
+  VmNicRecord,
+  VolumeRecord,
+  VolumeSnapshotGroupRecord,
+  VolumeSnapshotRefRecord,
+} from './records.js';
 
 /** Whether each field of a record type is decoded. */
 export type FieldMask<R> = { readonly [K in keyof R]-?: boolean };
@@ -24,6 +35,9 @@ export interface RecordDemand {
   readonly volume: FieldMask<VolumeRecord>;
   readonly vmCdRom: FieldMask<VmCdRomRecord>;
   readonly host: FieldMask<HostRecord>;
+  readonly hbaDevice: FieldMask<HbaDeviceRecord>;
+  readonly volumeSnapshotGroup: FieldMask<VolumeSnapshotGroupRecord>;
+  readonly volumeSnapshotRef: FieldMask<VolumeSnapshotRefRecord>;
 }
 
 export type DemandedRecord = keyof RecordDemand;
@@ -61,6 +75,17 @@ export const RECORD_FIELDS = {
     'createDate', 'lastOpDate', 'cpuStatus', 'memoryStatus', 'diskStatus', 'nicStatus', 'gpuStatus',
     'powerSupplyStatus', 'fanStatus', 'raidStatus', 'temperatureStatus',
   ]),
+  hbaDevice: fieldsOf<HbaDeviceRecord>()([
+    'uuid', 'name', 'hostUuid', 'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName',
+    'supportedClasses', 'createDate', 'lastOpDate',
+  ]),
+  volumeSnapshotGroup: fieldsOf<VolumeSnapshotGroupRecord>()([
+    'uuid', 'name', 'description', 'snapshotCount', 'vmInstanceUuid', 'createDate', 'lastOpDate', 'volumeSnapshotRefs',
+  ]),
+  volumeSnapshotRef: fieldsOf<VolumeSnapshotRefRecord>()([
+    'volumeSnapshotUuid', 'volumeSnapshotGroupUuid', 'volumeUuid', 'volumeName', 'volumeType',
+    'volumeSnapshotInstallPath', 'volumeSnapshotName', 'deviceId', 'snapshotDeleted', 'createDate', 'lastOpDate',
+  ]),
 } as const;
 
 /** Every field of every type: what reads outside a query (writes, events) decode. */
@@ -90,6 +115,9 @@ function buildDemand(want: (type: DemandedRecord, field: string) => boolean): Re
     volume: mask('volume'),
     vmCdRom: mask('vmCdRom'),
     host: mask('host'),
+    hbaDevice: mask('hbaDevice'),
+    volumeSnapshotGroup: mask('volumeSnapshotGroup'),
+    volumeSnapshotRef: mask('volumeSnapshotRef'),
   };
 }
 
