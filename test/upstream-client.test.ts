@@ -611,6 +611,11 @@ describe('decoding', () => {
     expect(page.items[0]).toMatchObject({ cpuStatus: 'Normal', fanStatus: 'Error', gpuStatus: null, raidStatus: null, state: 'Enabled' });
   });
 
+  it("decodes a NIC's driverType in lower case, and one outside the spec's set to null", () => {
+    const drivers = ['virtio', 'E1000', 'Rtl8139', 'ne2k_pci', undefined].map((driverType) => client.decoder.vmNic({ uuid: U2, driverType }).driverType);
+    expect(drivers).toEqual(['virtio', 'e1000', 'rtl8139', null, null]);
+  });
+
   function dates(zone: string, texts: string[]): Promise<Array<string | undefined>> {
     const zoned = makeClient({ timezone: zone });
     capture(UP, 200, { inventories: texts.map((createDate, i) => ({ uuid: String(i + 1).repeat(32), createDate })) });

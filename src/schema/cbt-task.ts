@@ -37,7 +37,7 @@ export const CbtTaskRef = builder.loadableNode('CbtTask', {
   id: { resolve: (task) => task.uuid },
   load: loadCbtTasks,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.', resolve: (task) => task.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
     name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),
     description: t.exposeString('description', { description: 'Description. Since 4.10.10.' }),
     status: t.expose('status', { type: CbtTaskStatus, description: 'Lifecycle status. Since 4.10.10.' }),

@@ -4,9 +4,8 @@
 import { builder } from '../builder.js';
 
 builder.globalConnectionField('totalCount', (t) =>
-  t.int({
+  t.exposeInt('totalCount', {
     nullable: false,
     description: 'How many records the whole collection holds (with these filters), as the upstream counts them now.',
-    resolve: (connection) => connection.totalCount,
   }),
 );

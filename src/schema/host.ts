@@ -44,7 +44,7 @@ export const HostRef = builder.loadableNode('Host', {
   id: { resolve: (host) => host.uuid },
   load: loadHosts,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', extensions: reads<HostRecord>('uuid'), resolve: (host) => host.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
     description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
     zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Data center (zone) the host belongs to. Since 0.6.' }),
@@ -175,7 +175,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
   id: { resolve: (bond) => embeddedId(bond.hostUuid, bond.uuid) },
   load: loadBondings,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier.', resolve: (bond) => bond.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the bond is on.' }),
     host: t.field({
       type: HostRef,
@@ -213,7 +213,7 @@ export const HostNicRef = builder.loadableNode('HostNic', {
   id: { resolve: (nic) => embeddedId(nic.hostUuid, nic.uuid) },
   load: loadHostNics,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier.', resolve: (nic) => nic.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the NIC is in.' }),
     host: t.field({ type: HostRef, nullable: true, description: 'Host the NIC is in.', resolve: (nic) => nic.hostUuid }),
     bondingUuid: t.expose('bondingUuid', { type: 'Uuid', description: 'Bond this NIC is a slave of, if any.' }),

@@ -49,7 +49,7 @@ export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPla
   id: { resolve: (platform) => platform.uuid },
   load: loadPlatforms,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 2.3.', resolve: (platform) => platform.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 2.3.' }),
     name: t.exposeString('name', { description: 'Name. Since 2.3.' }),
     description: t.exposeString('description', { description: 'Description. Since 2.3.' }),
     type: t.exposeString('type', { description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open. Since 2.3.' }),
@@ -121,7 +121,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
   id: { resolve: (endpoint) => endpoint.uuid },
   load: loadEndpoints,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 5.0.0.', resolve: (endpoint) => endpoint.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.0.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 5.0.0.' }),
     description: t.exposeString('description', { description: 'Description. Since 5.0.0.' }),
     type: t.field({
@@ -224,7 +224,7 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   id: { resolve: (address) => address.uuid },
   load: loadEmailAddresses,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.7.0.', resolve: (address) => address.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.7.0.' }),
     emailAddress: t.exposeString('emailAddress', { description: 'The email address. Since 3.7.0.' }),
     endpointUuid: t.expose('endpointUuid', { type: 'Uuid', description: 'The Email endpoint the address belongs to. Since 3.7.0.' }),
     endpoint: t.field({

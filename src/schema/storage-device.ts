@@ -49,7 +49,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   id: { resolve: (device) => device.uuid },
   load: loadHbaDevices,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.', extensions: reads<HbaDeviceRecord>('uuid'), resolve: (device) => device.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.' }),
     name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the HBA is installed in. Since 5.3.0.' }),
     host: t.field({
@@ -190,7 +190,7 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   id: { resolve: (lun) => lun.uuid },
   load: loadFiberChannelLuns,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.', resolve: (lun) => lun.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.1.0.' }),
     fiberChannelStorageUuid: t.expose('fiberChannelStorageUuid', { type: 'Uuid', description: 'The FC SAN storage the LUN belongs to. Since 3.1.0.' }),
     wwid: t.exposeString('wwid', { description: 'World wide identifier of the disk. Since 3.1.0.' }),

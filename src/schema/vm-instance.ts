@@ -17,14 +17,6 @@ import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-ki
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
 
-const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
-type NicDriver = (typeof NIC_DRIVER_TYPES)[number];
-
-function toNicDriver(value: string | null): NicDriver | null {
-  const lowered = value?.toLowerCase();
-  return NIC_DRIVER_TYPES.find((driver) => driver === lowered) ?? null;
-}
-
 export const NicDriverType = builder.enumType('NicDriverType', {
   description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
   values: {
@@ -123,7 +115,7 @@ export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
 VmInstanceRef.implement({
   description: 'A virtual machine (VmInstanceInventory), with its NICs, volumes and CD-ROMs embedded. Since 0.6.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.', extensions: reads<VmInstanceRecord>('uuid'), resolve: (vm) => vm.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
     description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
     zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Zone (data center) of the VM. Since 0.6.' }),
@@ -228,7 +220,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
   id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
   load: loadVmNics,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.', extensions: reads<VmNicRecord>('uuid'), resolve: (nic) => nic.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the NIC belongs to. Since 3.9.0.' }),
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -244,12 +236,10 @@ export const VmNicRef = builder.loadableNode('VmNic', {
     netmask: t.exposeString('netmask', { description: 'Netmask. Since 3.9.0.' }),
     gateway: t.exposeString('gateway', { description: 'Gateway. Since 3.9.0.' }),
     metaData: t.exposeString('metaData', { description: 'Metadata text. Since 3.9.0.' }),
-    driverType: t.field({
+    driverType: t.expose('driverType', {
       type: NicDriverType,
       nullable: true,
       description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
-      extensions: reads<VmNicRecord>('driverType'),
-      resolve: (nic) => toNicDriver(nic.driverType),
     }),
     internalName: t.exposeString('internalName', { description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
     type: t.exposeString('type', { description: 'NIC type, e.g. `VNIC`. Since 4.7.13.' }),
@@ -274,7 +264,7 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
   id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
   load: loadUsedIps,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.', extensions: reads<UsedIpRecord>('uuid'), resolve: (usedIp) => usedIp.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.' }),
     ipRangeUuid: t.expose('ipRangeUuid', { type: 'Uuid', description: 'IP range the address comes from. Since 4.10.0.' }),
     l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network of the address. Since 4.10.0.' }),
     ip: t.exposeString('ip', { description: 'IP address. Since 4.10.0.' }),
@@ -294,7 +284,7 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
   load: loadVmCdRoms,
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', extensions: reads<VmCdRomRecord>('uuid'), resolve: (cdRom) => cdRom.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the drive belongs to. Since 3.17.13.' }),
     vmInstance: t.field({
       type: VmInstanceRef,

@@ -30,7 +30,7 @@ export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGro
 VolumeSnapshotGroupRef.implement({
   description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.', extensions: reads<VolumeSnapshotGroupRecord>('uuid'), resolve: (group) => group.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.6.0.' }),
     description: t.exposeString('description', { description: 'Description. Since 3.6.0.' }),
     snapshotCount: t.exposeInt('snapshotCount', { description: 'How many snapshots the group holds. Since 3.6.0.' }),

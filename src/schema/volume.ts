@@ -27,7 +27,7 @@ export const VolumeRef = builder.loadableNodeRef('Volume', {
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',
   fields: (t) => ({
-    uuid: t.field({ type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.', extensions: reads<VolumeRecord>('uuid'), resolve: (volume) => volume.uuid }),
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),
     description: t.exposeString('description', { description: 'Description. Since 3.17.13.' }),
     primaryStorageUuid: t.expose('primaryStorageUuid', { type: 'Uuid', description: 'Primary storage holding the volume. Since 3.17.13.' }),

@@ -11,7 +11,7 @@
  *   Integer/Long fields is read as a number. Integer fields accept `1.0` and reject `1.5`.
  * - A field a decoder's demand leaves out (`demand.ts`: a query reads only what it selects) is
  *   null, or an empty list, and is neither read nor checked; the uuid always is.
- * - Closed sets the spec names (HwMonitorStatus, CbtTaskStatus, interfaceType) decode an unknown
+ * - Closed sets the spec names (HwMonitorStatus, CbtTaskStatus, interfaceType, a NIC's driverType) decode an unknown
  *   value to `null` instead of failing: the spec lists values "seen", and one newer value must
  *   not fail a whole page of records. (The GraphQL enums could not carry it anyway.)
  *
@@ -35,6 +35,7 @@ import type {
   HwMonitorStatus,
   Instant,
   InterfaceType,
+  NicDriver,
   PrimaryStorageCapacityRecord,
   ScsiLunHostRefRecord,
   ScsiLunVmInstanceRefRecord,
@@ -70,6 +71,7 @@ type Wire = Record<string, unknown>;
 
 const NUMERIC_TEXT = /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/;
 const HW_MONITOR_STATUSES: ReadonlySet<string> = new Set<HwMonitorStatus>(['Normal', 'Error', 'Unknown']);
+const NIC_DRIVERS: ReadonlySet<string> = new Set<NicDriver>(['virtio', 'e1000', 'rtl8139']);
 const CBT_TASK_STATUSES: ReadonlySet<string> = new Set<CbtTaskStatus>(['Created', 'Starting', 'Running', 'Stopped', 'Failed']);
 const INTERFACE_TYPES: Readonly<Record<string, InterfaceType>> = {
   nomaster: 'noMaster',
@@ -202,6 +204,14 @@ function decodeList<T, C = undefined>(items: readonly unknown[], path: string, d
 function hwStatus(value: unknown, key: string, path: string): HwMonitorStatus | null {
   const v = str(value, key, path);
   return v !== null && HW_MONITOR_STATUSES.has(v) ? (v as HwMonitorStatus) : null;
+}
+
+/** `virtio`, `e1000`, `rtl8139` in any case; another value is null (the schema's enum could not carry it). */
+function nicDriver(value: unknown, key: string, path: string): NicDriver | null {
+  const v = str(value, key, path);
+  if (v === null) return null;
+  const lowered = NIC_DRIVERS.has(v) ? v : v.toLowerCase();
+  return NIC_DRIVERS.has(lowered) ? (lowered as NicDriver) : null;
 }
 
 function cbtStatus(value: unknown, key: string, path: string): CbtTaskStatus | null {
@@ -514,7 +524,7 @@ export class RecordDecoder {
       netmask: want.netmask ? str(o.netmask, 'netmask', path) : null,
       gateway: want.gateway ? str(o.gateway, 'gateway', path) : null,
       metaData: want.metaData ? str(o.metaData, 'metaData', path) : null,
-      driverType: want.driverType ? str(o.driverType, 'driverType', path) : null,
+      driverType: want.driverType ? nicDriver(o.driverType, 'driverType', path) : null,
       internalName: want.internalName ? str(o.internalName, 'internalName', path) : null,
       type: want.type ? str(o.type, 'type', path) : null,
       state: want.state ? str(o.state, 'state', path) : null,

@@ -36,6 +36,9 @@ export interface ErrorCodeRecord {
 
 export type HwMonitorStatus = 'Normal' | 'Error' | 'Unknown';
 
+/** A VM NIC's emulated device model: the spec's closed set (`driverType`), in lower case. */
+export type NicDriver = 'virtio' | 'e1000' | 'rtl8139';
+
 export interface HostRecord {
   uuid: Uuid;
   zoneUuid: Uuid | null;
@@ -243,7 +246,8 @@ export interface VmNicRecord {
   netmask: string | null;
   gateway: string | null;
   metaData: string | null;
-  driverType: string | null;
+  /** Lower-cased; null for a value outside the spec's set. */
+  driverType: NicDriver | null;
   internalName: string | null;
   type: string | null;
   state: string | null;
