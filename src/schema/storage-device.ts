@@ -14,7 +14,7 @@ import type {
 } from '../upstream/records.js';
 import type { QueryCondition } from '../upstream/types.js';
 import { OrderDirection } from './common.js';
-import { pageArgs, readPageSize, resolveListConnection, resolveQueryConnection } from './connections.js';
+import { loadListConnection, pageArgs, resolveQueryConnection } from './connections.js';
 import { HostRef, registerHostPrefetch } from './host.js';
 import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
@@ -132,12 +132,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     args: { ...pageArgs },
     // The ports are grouped by their host's uuid.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('hbaDevice', 'hostUuid') },
-    resolve: async (host: HostRecord, args, context) => {
-      // A bad `first` fails before the upstream request rather than after it.
-      readPageSize(args.first);
-      const devices = await hbaDevicesOfHost(context).load(host.uuid);
-      return resolveListConnection(devices, args, ['Host.hbaDevices', host.uuid]);
-    },
+    resolve: (host: HostRecord, args, context) => loadListConnection(hbaDevicesOfHost(context), host.uuid, args, 'Host.hbaDevices'),
   }),
 );
 

@@ -10,7 +10,7 @@ import { readOptions, requireResourceCredential, type GatewayContext } from '../
 import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
-import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection } from './connections.js';
+import { loadListConnection, pageArgs, resolveCursorConnection } from './connections.js';
 import { HostRef, prefetchHostRelations } from './host.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
@@ -196,12 +196,7 @@ VmInstanceRef.implement({
       args: { ...pageArgs },
       // The groups are grouped by their VM's uuid.
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid') },
-      resolve: async (vm, args, context) => {
-        // A bad `first` fails before the upstream request rather than after it.
-        readPageSize(args.first);
-        const groups = await snapshotGroupsOfVm(context).load(vm.uuid);
-        return resolveListConnection(groups, args, ['VmInstance.snapshotGroups', vm.uuid]);
-      },
+      resolve: (vm, args, context) => loadListConnection(snapshotGroupsOfVm(context), vm.uuid, args, 'VmInstance.snapshotGroups'),
     }),
     attachableDataVolumes: t.loadableList({
       type: VolumeRef,
@@ -395,11 +390,7 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     args: { ...pageArgs },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid') },
-    resolve: async (host, args, context) => {
-      readPageSize(args.first);
-      const vms = await vmsOfHost(context).load(host.uuid);
-      return resolveListConnection(vms, args, ['Host.vmInstances', host.uuid]);
-    },
+    resolve: (host, args, context) => loadListConnection(vmsOfHost(context), host.uuid, args, 'Host.vmInstances'),
   }),
 );
 
