@@ -3,7 +3,6 @@
  * hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as fields
  * (network facts with bonds and NICs, block devices, sensors).
  */
-import { reads } from './record-fields.js';
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
@@ -13,6 +12,7 @@ import { addContainsFilter, addEqualsFilter, addInFilter, embeddedId, OrderDirec
 import { pageArgs, resolveCursorConnection } from './connections.js';
 import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf } from './mutation-kit.js';
+import { reads } from './record-fields.js';
 
 export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
   description: 'State reported by a host hardware monitor. Since 4.10.0.',

@@ -2,7 +2,6 @@
  * Fibre-channel storage devices of the resource family: HBA ports (QueryHBADevice) and LUNs
  * (QueryFiberChannelLun), the hosts and VMs a LUN is mapped to, and `Host.hbaDevices`.
  */
-import { alsoReads, reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type {
@@ -18,6 +17,7 @@ import { loadListConnection, pageArgs, resolveQueryConnection } from './connecti
 import { HostRef, registerHostPrefetch } from './host.js';
 import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
+import { alsoReads, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /**

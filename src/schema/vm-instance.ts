@@ -4,7 +4,6 @@
  * relations the spec gives: host and last host, root volume, snapshot groups, attachable data
  * volumes, and `Host.vmInstances`.
  */
-import { alsoReads, reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
@@ -14,6 +13,7 @@ import { loadListConnection, pageArgs, resolveCursorConnection } from './connect
 import { HostRef, prefetchHostRelations } from './host.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
+import { alsoReads, reads } from './record-fields.js';
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
 

@@ -2,7 +2,6 @@
  * Volume snapshot groups: VolumeSnapshotGroupInventory read through QueryVolumeSnapshotGroup,
  * with the VM they were taken of and, for each snapshot reference, the volume it snapshots.
  */
-import { reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
@@ -13,6 +12,7 @@ import { UpstreamErrorRef } from './errors.js';
 import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
+import { reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 

@@ -3,7 +3,6 @@
  * cursor family (resourceType `volume`), with the VM it is attached to and the VM it was last
  * attached to.
  */
-import { reads } from './record-fields.js';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { VolumeRecord } from '../upstream/records.js';
@@ -11,6 +10,7 @@ import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, OrderDirection } from './common.js';
 import { pageArgs, resolveCursorConnection } from './connections.js';
 import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /** Loads volumes by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */

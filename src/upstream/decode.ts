@@ -206,6 +206,16 @@ function hwStatus(value: unknown, key: string, path: string): HwMonitorStatus | 
   return v !== null && HW_MONITOR_STATUSES.has(v) ? (v as HwMonitorStatus) : null;
 }
 
+/**
+ * The VM of an item embedded in VM `parent` (a NIC, a CD-ROM): the item's own `vmInstanceUuid`,
+ * read only when the demand asks for it or there is no parent; otherwise, or when it is absent, the
+ * parent's.
+ */
+function vmOf(value: unknown, asked: boolean, parent: Uuid | null, path: string): Uuid | null {
+  if (parent !== null && !asked) return parent;
+  return str(value, 'vmInstanceUuid', path) ?? parent;
+}
+
 /** `virtio`, `e1000`, `rtl8139` in any case; another value is null (the schema's enum could not carry it). */
 function nicDriver(value: unknown, key: string, path: string): NicDriver | null {
   const v = str(value, key, path);
@@ -512,8 +522,7 @@ export class RecordDecoder {
   readonly vmNic = (value: unknown, path = 'vmNic', vmInstanceUuid: Uuid | null = null): VmNicRecord => {
     const o = asObject(value, path);
     const want = this.demand.vmNic;
-    // An embedded NIC's VM is its parent: its own copy is read only when asked for.
-    const vm = vmInstanceUuid !== null && !want.vmInstanceUuid ? vmInstanceUuid : (str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid);
+    const vm = vmOf(o.vmInstanceUuid, want.vmInstanceUuid, vmInstanceUuid, path);
     return {
       uuid: uuid(o.uuid, 'uuid', path),
       vmInstanceUuid: vm,
@@ -573,7 +582,7 @@ export class RecordDecoder {
     const want = this.demand.vmCdRom;
     return {
       uuid: uuid(o.uuid, 'uuid', path),
-      vmInstanceUuid: vmInstanceUuid !== null && !want.vmInstanceUuid ? vmInstanceUuid : (str(o.vmInstanceUuid, 'vmInstanceUuid', path) ?? vmInstanceUuid),
+      vmInstanceUuid: vmOf(o.vmInstanceUuid, want.vmInstanceUuid, vmInstanceUuid, path),
       isoUuid: want.isoUuid ? str(o.isoUuid, 'isoUuid', path) : null,
       isoInstallPath: want.isoInstallPath ? str(o.isoInstallPath, 'isoInstallPath', path) : null,
       name: want.name ? str(o.name, 'name', path) : null,

@@ -2,16 +2,16 @@
  * Record demand: which fields of the large record types a read has to decode.
  *
  * A page of 50 VMs carries about 500 records (the VMs and their NICs, used IPs, volumes and
- * CD-ROMs; then their hosts, HBA ports and snapshot groups), most of their fields unselected by any given query. Decoding every field made them
- * all, kept every string they point at alive while the operation waited on the upstream, and cost
- * the gateway about a seventh of its CPU per dashboard (README, Performance). A read made for a
- * query can therefore say which fields it needs; the others are left null (lists empty) without
- * being read or checked.
+ * CD-ROMs; then their hosts, HBA ports and snapshot groups), most of their fields unselected by
+ * any given query. Decoding every field made them all, kept every string they point at alive while
+ * the operation waited on the upstream, and cost the gateway about a seventh of its CPU per
+ * dashboard (README, Performance). A read made for a query can therefore say which fields it
+ * needs; the others are left null (lists empty) without being read or checked.
  *
  * What is always decoded whatever the demand: `uuid` (ids, the key loaders prime by), a snapshot
  * reference's `volumeSnapshotUuid` (its identity), and an embedded record's VM (`vmInstanceUuid`,
- * taken from its parent). A demand only ever narrows the
- * record types listed here; every other record is decoded whole.
+ * taken from its parent). A demand only ever narrows the record types listed here; every other
+ * record is decoded whole.
  */
 import type {
   HbaDeviceRecord,
@@ -91,9 +91,9 @@ export const RECORD_FIELDS = {
 /** Every field of every type: what reads outside a query (writes, events) decode. */
 export const FULL_DEMAND: RecordDemand = buildDemand(() => true);
 
-
 /**
- * A demand from the fields wanted per type (of a type absent from `wanted`, only the uuid). Masks have their type's one shape, so decoders read them monomorphically.
+ * A demand from the fields wanted per type (of a type absent from `wanted`, only the uuid). Masks
+ * have their type's one shape, so decoders read them monomorphically.
  */
 export function demandOf(wanted: Partial<Record<DemandedRecord, ReadonlySet<string> | 'all'>>): RecordDemand {
   return buildDemand((type, field) => {
