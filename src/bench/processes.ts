@@ -111,7 +111,7 @@ export async function cpuMilliseconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-export async function startSimulator(options: { vms: number; hosts: number; latencyMs: number; asyncDelayMs?: number }): Promise<SimulatorProcess> {
+export async function startSimulator(options: { vms: number; hosts: number; latencyMs: number; asyncDelayMs?: number; nodeArgs?: string[] }): Promise<SimulatorProcess> {
   const { child, announced } = await spawnAnnounced(
     'src/simulator/main.ts',
     {
@@ -125,6 +125,7 @@ export async function startSimulator(options: { vms: number; hosts: number; late
       if (!line.startsWith('{')) return null;
       return JSON.parse(line) as { url: string } & Credentials;
     },
+    options.nodeArgs,
   );
   const credentials: Credentials = { session: announced.session, token: announced.token, tenantId: announced.tenantId };
   return {
