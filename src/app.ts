@@ -106,7 +106,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   const admission = createAdmission({
     max: config.maxConcurrentOperations,
     maxQueued: config.maxQueuedOperations,
-    targetLagMs: config.admissionTargetLagMs,
+    targetUtilization: config.admissionTargetUtilization,
     onShed: () => metrics.operationsShed.inc(),
   });
   metrics.observeAdmission(() => admission.control.snapshot());

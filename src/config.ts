@@ -59,8 +59,11 @@ export interface GatewayConfig {
   readonly maxConcurrentOperations: number;
   /** Operations waiting for admission; more are refused with 503 OVERLOADED. @default 1000 */
   readonly maxQueuedOperations: number;
-  /** Event-loop delay the admission limit aims under; 0 keeps the limit at `maxConcurrentOperations`. @default 15 */
-  readonly admissionTargetLagMs: number;
+  /**
+   * Share of each interval the event loop may be busy before the admission limit shrinks (its
+   * utilization, 0 to 1); 0 keeps the limit at `maxConcurrentOperations`. @default 0.9
+   */
+  readonly admissionTargetUtilization: number;
   /** Life of a cached answer whose types set no shorter TTL; 0 turns the response cache off. @default 30000 */
   readonly responseCacheTtlMs: number;
   /** Most answers the response cache keeps. @default 1000 */
@@ -108,7 +111,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   upstreamMaxQueued: 1_000,
   maxConcurrentOperations: 256,
   maxQueuedOperations: 1_000,
-  admissionTargetLagMs: 15,
+  admissionTargetUtilization: 0.9,
   responseCacheTtlMs: 30_000,
   responseCacheMaxEntries: 1_000,
   compressionMinBytes: 1_024,
@@ -156,7 +159,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamMaxQueued: readInteger(env, 'UPSTREAM_MAX_QUEUED', defaultConfig.upstreamMaxQueued, 0, 1_000_000),
     maxConcurrentOperations: readInteger(env, 'MAX_CONCURRENT_OPERATIONS', defaultConfig.maxConcurrentOperations, 1, 100_000),
     maxQueuedOperations: readInteger(env, 'MAX_QUEUED_OPERATIONS', defaultConfig.maxQueuedOperations, 0, 1_000_000),
-    admissionTargetLagMs: readInteger(env, 'ADMISSION_TARGET_LAG_MS', defaultConfig.admissionTargetLagMs, 0, 10_000),
+    admissionTargetUtilization: readFraction(env, 'ADMISSION_TARGET_UTILIZATION', defaultConfig.admissionTargetUtilization),
     responseCacheTtlMs: readInteger(env, 'RESPONSE_CACHE_TTL_MS', defaultConfig.responseCacheTtlMs, 0, 86_400_000),
     responseCacheMaxEntries: readInteger(env, 'RESPONSE_CACHE_MAX_ENTRIES', defaultConfig.responseCacheMaxEntries, 1, 1_000_000),
     compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),
@@ -180,6 +183,14 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
+  return value;
+}
+
+function readFraction(env: Env, name: string, fallback: number): number {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new ConfigError(`${name} must be a number from 0 to 1, got "${raw}"`);
   return value;
 }
 

@@ -119,7 +119,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     operationsShed,
     observeAdmission(snapshot) {
       const gauges = [
-        ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop delay, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
+        ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
         ['gateway_operations_running', 'GraphQL operations over HTTP running now (SSE subscriptions not counted).', 'active'],
         ['gateway_operations_waiting', 'GraphQL operations over HTTP waiting for admission.', 'queued'],
       ] as const;

@@ -1,10 +1,11 @@
 /**
  * Admission control: operations beyond the limit wait first come first served, beyond the queue
- * they are refused with 503 OVERLOADED, and the limit follows the event loop's delay.
+ * they are refused with 503 OVERLOADED, and the limit follows the event loop's utilization.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConcurrencyGate } from '../src/concurrency-gate.js';
-import { AdmissionControl, OverloadedError } from '../src/plugins/use-admission.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { AdmissionControl, createAdmission, OverloadedError } from '../src/plugins/use-admission.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 
 /** Settles pending promise callbacks. */
@@ -42,37 +43,88 @@ describe('AdmissionControl', () => {
     expect(control.snapshot()).toEqual({ limit: 1, active: 1, queued: 0 });
   });
 
-  it('shrinks the limit while the event loop lags, down to the floor, and grows it back only while operations wait', async () => {
+  it('shrinks the limit while the event loop is saturated, down to the floor, and grows it back only while operations wait', async () => {
     const control = new AdmissionControl({ max: 20, min: 2, maxQueued: 100 });
     const limits: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      control.adjust(40, 15);
+    for (let i = 0; i < 16; i++) {
+      control.adjust(0.97, 0.9);
       limits.push(control.limit);
     }
-    expect(limits).toEqual([16, 12, 9, 7, 5, 4, 3, 2, 2, 2, 2, 2]);
+    expect(limits).toEqual([18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3, 2, 2, 2, 2]);
 
-    // No lag and nobody waiting: the limit is not binding, so it stays where it is.
-    control.adjust(0, 15);
+    // A loop with room and nobody waiting: the limit is not binding, so it stays where it is.
+    control.adjust(0.5, 0.9);
     expect(control.limit).toBe(2);
 
     // Two running, three waiting: each calm interval raises the limit and admits the waiting ones.
     await control.acquire();
     await control.acquire();
     const waiting = [control.acquire(), control.acquire(), control.acquire()];
-    control.adjust(0, 15);
+    control.adjust(0.5, 0.9);
     expect(control.snapshot()).toEqual({ limit: 3, active: 3, queued: 2 });
-    control.adjust(0, 15);
-    control.adjust(0, 15);
+    control.adjust(0.5, 0.9);
+    control.adjust(0.5, 0.9);
     expect(control.snapshot()).toEqual({ limit: 5, active: 5, queued: 0 });
     await Promise.all(waiting);
     // The queue emptied during that interval, so the next calm one does not grow the limit further.
-    control.adjust(0, 15);
+    control.adjust(0.5, 0.9);
     expect(control.limit).toBe(5);
     for (let i = 0; i < 30; i++) {
       void control.acquire();
-      control.adjust(0, 15);
+      control.adjust(0.5, 0.9);
     }
     expect(control.limit).toBe(20);
+  });
+});
+
+describe('createAdmission', () => {
+  /** Waits until `done()` holds, turning the event loop meanwhile, for at most 10 s. */
+  async function until(done: () => boolean, turn: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (!done() && Date.now() < deadline) await turn();
+  }
+
+  /** One turn of the event loop that keeps it running code for 5 ms first. */
+  function busyTurn(): Promise<void> {
+    const end = performance.now() + 5;
+    while (performance.now() < end);
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('measures the event loop: a saturated loop shrinks the limit to its floor, an idle one lets waiting operations in', async () => {
+    const admission = createAdmission({ max: 64, min: 4, maxQueued: 10, targetUtilization: 0.9, intervalMs: 20 });
+    const { control } = admission;
+    try {
+      // An idle loop with nobody waiting: several intervals pass and the limit stays.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(control.limit).toBe(64);
+
+      await until(() => control.limit === 4, busyTurn);
+      expect(control.limit).toBe(4);
+
+      // Four running and three waiting on an idle loop: the limit grows until all three run.
+      const releases = await Promise.all([control.acquire(), control.acquire(), control.acquire(), control.acquire()]);
+      const waiting = [control.acquire(), control.acquire(), control.acquire()];
+      expect(control.snapshot()).toEqual({ limit: 4, active: 4, queued: 3 });
+      await until(() => control.snapshot().queued === 0, () => new Promise((resolve) => setTimeout(resolve, 10)));
+      expect(control.snapshot()).toMatchObject({ active: 7, queued: 0 });
+      expect(control.limit).toBeGreaterThanOrEqual(7);
+      for (const release of [...releases, ...(await Promise.all(waiting))]) release();
+    } finally {
+      admission.close();
+    }
+  });
+});
+
+describe('ADMISSION_TARGET_UTILIZATION', () => {
+  it('is a share from 0 to 1, 0.9 when unset', () => {
+    expect(loadConfig({}).admissionTargetUtilization).toBe(0.9);
+    expect(loadConfig({ ADMISSION_TARGET_UTILIZATION: '0.75' }).admissionTargetUtilization).toBe(0.75);
+    expect(loadConfig({ ADMISSION_TARGET_UTILIZATION: '0' }).admissionTargetUtilization).toBe(0);
+    for (const wrong of ['90', '-0.1', 'busy']) {
+      expect(() => loadConfig({ ADMISSION_TARGET_UTILIZATION: wrong })).toThrow(ConfigError);
+      expect(() => loadConfig({ ADMISSION_TARGET_UTILIZATION: wrong })).toThrow(`ADMISSION_TARGET_UTILIZATION must be a number from 0 to 1, got "${wrong}"`);
+    }
   });
 });
 
@@ -104,7 +156,7 @@ describe('admission over HTTP', () => {
   beforeAll(async () => {
     // One operation at a time, one waiting, a fixed limit: the queue is easy to fill on purpose.
     harness = await startHarness({
-      config: { maxConcurrentOperations: 1, maxQueuedOperations: 1, admissionTargetLagMs: 0, responseCacheTtlMs: 0 },
+      config: { maxConcurrentOperations: 1, maxQueuedOperations: 1, admissionTargetUtilization: 0, responseCacheTtlMs: 0 },
     });
   });
 

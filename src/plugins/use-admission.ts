@@ -1,23 +1,25 @@
 /**
  * Admission control: how many GraphQL operations run at once, adapted to how busy the process is.
  *
- * Node runs every operation on one thread. Once the CPU is the bottleneck, admitting more
- * operations only interleaves more of them on it: each takes longer, the slowest much longer
- * (under a 50-client overload, p99 was 2-3.6x p50). So operations beyond the limit wait, first come
- * first served, before their body is even read, and the admitted ones finish sooner.
+ * Node runs every operation on one thread. Once that thread is saturated, admitting more
+ * operations only interleaves more of them on it: each takes longer, the slowest much longer, and
+ * each holds its answers, records and results in memory all that time, which the garbage
+ * collector copies at every young-generation collection. So operations beyond the limit wait,
+ * first come first served, before their body is even read, and the admitted ones finish sooner.
  *
- * The limit follows the event loop's delay, the process's own sign of CPU saturation, and not
- * operation latency, which mostly measures the upstream: every `intervalMs` the delay's p90 is
- * read; above `targetLagMs` the limit shrinks by a fifth (not below `min`); at or below it, and if
- * operations had to wait, it grows by a tenth (not above `max`). A slow upstream with an idle CPU
- * therefore never caps concurrency, and a saturated CPU settles near the floor.
+ * The limit follows the event loop's utilization (the share of the time it was running code), not
+ * operation latency, which mostly measures the upstream: every `intervalMs`, at or above
+ * `targetUtilization` the limit shrinks by a tenth (not below `min`); below it, if operations had
+ * to wait, it grows by a tenth (not above `max`). So it settles near the fewest operations that
+ * keep the thread busy: a slow upstream with an idle thread never caps concurrency, and a
+ * saturated thread settles near the floor.
  *
  * Beyond `maxQueued` waiting, an operation is refused at once: 503 `OVERLOADED` with
  * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
  * SSE subscriptions are not counted (they last as long as the client wants); WebSocket operations
  * never pass through here.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import type { Plugin } from 'graphql-yoga';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 
@@ -25,14 +27,15 @@ export interface AdmissionOptions {
   /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
   max: number;
   /**
-   * Floor of the limit. Not lower: a CPU starved by something else also lags, and with a slow
-   * upstream a tiny limit would cap throughput. @default 8 (or `max` when smaller)
+   * Floor of the limit. Not lower: a thread slowed by something else (a neighbour on the CPU, a
+   * long collection) also looks busy, and the operations admitted must still cover their waits on
+   * the upstream. @default 12 (or `max` when smaller)
    */
   min?: number;
   /** Operations waiting once the limit is reached; more are refused with 503 (`MAX_QUEUED_OPERATIONS`). */
   maxQueued: number;
-  /** Event-loop delay (p90, beyond the sampling interval) the limit aims under (`ADMISSION_TARGET_LAG_MS`); 0 keeps the limit at `max`. */
-  targetLagMs: number;
+  /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `max`. */
+  targetUtilization: number;
   /** How often the limit is adjusted. @default 100 */
   intervalMs?: number;
   /** Hears every refusal. */
@@ -50,7 +53,7 @@ export class OverloadedError extends Error {
   override name = 'OverloadedError';
 }
 
-/** The limit, the operations running and the queue; `adjust` is fed the measured delay. */
+/** The limit, the operations running and the queue; `adjust` is fed the measured utilization. */
 export class AdmissionControl {
   private readonly gate: ConcurrencyGate;
   /** Someone waited since the last adjustment: the limit was binding. */
@@ -60,7 +63,7 @@ export class AdmissionControl {
 
   constructor(options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued'>) {
     this.max = Math.max(1, Math.floor(options.max));
-    this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? 8)));
+    this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? 12)));
     this.gate = new ConcurrencyGate(
       this.max,
       options.maxQueued,
@@ -81,11 +84,11 @@ export class AdmissionControl {
     return this.gate.acquire(signal);
   }
 
-  /** Feeds the event loop's delay over the last interval (ms beyond the sampling interval). */
-  adjust(lagMs: number, targetLagMs: number): void {
+  /** Feeds the event loop's utilization over the last interval (0 to 1). */
+  adjust(utilization: number, targetUtilization: number): void {
     const limit = this.gate.limit;
-    if (lagMs > targetLagMs) {
-      this.gate.limit = Math.max(this.min, Math.floor(limit * 0.8));
+    if (utilization >= targetUtilization) {
+      this.gate.limit = Math.max(this.min, Math.floor(limit * 0.9));
     } else if (this.waited) {
       // Raising the limit admits that many more of the waiting operations at once.
       this.gate.limit = Math.min(this.max, limit + Math.max(1, Math.floor(limit * 0.1)));
@@ -109,18 +112,13 @@ export interface Admission {
 export function createAdmission(options: AdmissionOptions): Admission {
   const control = new AdmissionControl(options);
   const intervalMs = options.intervalMs ?? 100;
-  let histogram: IntervalHistogram | undefined;
   let timer: NodeJS.Timeout | undefined;
-  if (options.targetLagMs > 0) {
-    const resolution = 10;
-    histogram = monitorEventLoopDelay({ resolution });
-    histogram.enable();
-    const sampled = histogram;
+  if (options.targetUtilization > 0) {
+    let since = performance.eventLoopUtilization();
     timer = setInterval(() => {
-      // The histogram records each sampling interval's length: its resolution is the baseline.
-      const lagMs = Math.max(0, sampled.percentile(90) / 1e6 - resolution);
-      sampled.reset();
-      control.adjust(lagMs, options.targetLagMs);
+      const now = performance.eventLoopUtilization();
+      control.adjust(performance.eventLoopUtilization(now, since).utilization, options.targetUtilization);
+      since = now;
     }, intervalMs);
     timer.unref();
   }
@@ -154,7 +152,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
     plugin,
     close() {
       clearInterval(timer);
-      histogram?.disable();
     },
   };
 }
