@@ -246,6 +246,8 @@ async function connectInBatches<T>(count: number, connect: () => Promise<T>, int
   }
 }
 
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 /**
  * Runs the warm-up rounds (at least one: it confirms every subscriber is live, and the rest let V8
  * optimize the delivery path) and the measured rounds. `deliver` sends one event and answers when
@@ -259,6 +261,10 @@ async function timeRounds(
   const latencies: number[] = [];
   const roundP99Ms: number[] = [];
   for (let round = 1 - Math.max(1, counts.warmupRounds); round <= counts.rounds; round++) {
+    // The clients live in this process: its own collection, if it fell inside a round, would
+    // hold up their arrival stamps. So it collects between rounds (`npm run bench` exposes gc).
+    collectGarbage?.();
+    await sleep(20);
     const { sentAt, arrivals } = await deliver();
     const deadline = Date.now() + 10_000;
     while (arrivals.length < counts.subscribers && Date.now() < deadline) await sleep(5);
