@@ -3,6 +3,7 @@
  * process (tests) never share counters. The yoga side lives in `plugins/use-metrics.ts`; the
  * upstream client, the job store, the webhook receiver and the DataLoader batches report here.
  */
+import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStore } from './jobs/store.js';
 import type { UpstreamRequestEvent } from './upstream/client.js';
@@ -76,6 +77,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
     registers,
   });
+  let utilizationSince = performance.eventLoopUtilization();
+  new Gauge({
+    name: 'gateway_event_loop_utilization',
+    help: 'Share of the time since the last scrape the event loop ran code (0 to 1): the admission limit shrinks while it is at ADMISSION_TARGET_UTILIZATION or more.',
+    registers,
+    collect() {
+      const now = performance.eventLoopUtilization();
+      this.set(performance.eventLoopUtilization(now, utilizationSince).utilization);
+      utilizationSince = now;
+    },
+  });
+
   const openSubscriptions = new Gauge({
     name: 'gateway_subscriptions_open',
     help: 'GraphQL subscriptions open on this replica (graphql-ws and SSE).',

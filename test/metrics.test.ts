@@ -143,6 +143,15 @@ describe('operations', () => {
     expect(moved('gateway_upstream_requests_total', { operation: 'UpdateHostNqn', status: '202' })).toBe(1);
   });
 
+  it('gauges the event loop utilization since the last scrape, as the admission control reads it', async () => {
+    await scrape();
+    const end = performance.now() + 300;
+    while (performance.now() < end);
+    expect(total(await scrape(), 'gateway_event_loop_utilization')).toBeGreaterThan(0.5);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(total(await scrape(), 'gateway_event_loop_utilization')).toBeLessThan(0.5);
+  });
+
   it('gauges open subscriptions', async () => {
     const gauge = async (): Promise<number> => total(await scrape(), 'gateway_subscriptions_open');
     const before = await gauge();
