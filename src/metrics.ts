@@ -77,6 +77,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
     registers,
   });
+
   let utilizationSince = performance.eventLoopUtilization();
   new Gauge({
     name: 'gateway_event_loop_utilization',
