@@ -7,6 +7,7 @@ import { ConcurrencyGate } from '../src/concurrency-gate.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { AdmissionControl, createAdmission, OverloadedError } from '../src/plugins/use-admission.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+import { eventually } from './support/process.js';
 
 /** Settles pending promise callbacks. */
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -78,12 +79,6 @@ describe('AdmissionControl', () => {
 });
 
 describe('createAdmission', () => {
-  /** Waits until `done()` holds, turning the event loop meanwhile, for at most 10 s. */
-  async function until(done: () => boolean, turn: () => Promise<unknown>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!done() && Date.now() < deadline) await turn();
-  }
-
   /** One turn of the event loop that keeps it running code for 5 ms first. */
   function busyTurn(): Promise<void> {
     const end = performance.now() + 5;
@@ -99,14 +94,15 @@ describe('createAdmission', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(control.limit).toBe(64);
 
-      await until(() => control.limit === 4, busyTurn);
+      const deadline = Date.now() + 10_000;
+      while (control.limit > 4 && Date.now() < deadline) await busyTurn();
       expect(control.limit).toBe(4);
 
       // Four running and three waiting on an idle loop: the limit grows until all three run.
       const releases = await Promise.all([control.acquire(), control.acquire(), control.acquire(), control.acquire()]);
       const waiting = [control.acquire(), control.acquire(), control.acquire()];
       expect(control.snapshot()).toEqual({ limit: 4, active: 4, queued: 3 });
-      await until(() => control.snapshot().queued === 0, () => new Promise((resolve) => setTimeout(resolve, 10)));
+      await eventually(() => control.snapshot().queued === 0, 'the waiting operations to be admitted', 1_000, 10);
       expect(control.snapshot()).toMatchObject({ active: 7, queued: 0 });
       expect(control.limit).toBeGreaterThanOrEqual(7);
       for (const release of [...releases, ...(await Promise.all(waiting))]) release();
