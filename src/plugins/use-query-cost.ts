@@ -29,6 +29,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { CostBudget, type ThrottleStatus } from './cost-budget.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
+import { credentialsIdentity } from '../upstream/credentials.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
 
 export interface QueryCostOptions {
@@ -59,19 +60,22 @@ export interface CostExtension {
   throttleStatus?: ThrottleStatus;
 }
 
-/** Budget keys by credential headers, so that a caller's requests do not each hash them twice. */
+/** Budget keys by credential identity, so that a caller's requests do not each hash it twice. */
 const budgetKeys = new Map<string, string>();
 const MAX_BUDGET_KEYS = 10_000;
 
-/** The budget key of a caller: a digest of the three credential headers (the same headers, the same budget). */
+/**
+ * The budget key of a caller: a digest of its credentials as the upstream reads them, so that
+ * `oauth <s>` and `OAuth  <s> ` (one session upstream) draw on one budget.
+ */
 export function budgetKeyOf(context: GatewayContext): string {
   const { resource, cursor } = context.credentials;
-  const headers = JSON.stringify([resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null]);
-  let key = budgetKeys.get(headers);
+  const identity = credentialsIdentity(resource, cursor);
+  let key = budgetKeys.get(identity);
   if (key === undefined) {
-    key = createHash('sha256').update(headers).digest('base64url');
+    key = createHash('sha256').update(identity).digest('base64url');
     if (budgetKeys.size >= MAX_BUDGET_KEYS) budgetKeys.clear();
-    budgetKeys.set(headers, key);
+    budgetKeys.set(identity, key);
   }
   return key;
 }

@@ -9,6 +9,7 @@ import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/cor
 import { builder, type GatewaySchemaTypes } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
+import { resourceIdentity } from '../upstream/credentials.js';
 import type { ErrorCodeRecord } from '../upstream/records.js';
 import type { ResourceCredential } from '../upstream/types.js';
 import { UpstreamErrorRef } from './errors.js';
@@ -51,9 +52,12 @@ export interface WriteMutationSpec<Fields extends InputFieldMap> {
 /** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
 const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
 
-/** Digest of a credential: who a job belongs to, without keeping the credential itself. */
+/**
+ * Digest of a credential as the upstream reads it: who a job belongs to, without keeping the
+ * credential itself (the same session in another spelling owns the same jobs).
+ */
 export function ownerOf(credential: ResourceCredential): string {
-  return createHash('sha256').update(credential.authorization).digest('hex');
+  return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
 }
 
 /** The success body of a finished job, or null (running, or failed). */

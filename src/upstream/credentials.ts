@@ -1,0 +1,43 @@
+/**
+ * The credential as the upstream reads it: the one place that decides when two spellings of a
+ * credential are the same caller. The service takes `Authorization: <scheme> <token>` with the
+ * scheme in any case and whitespace around and between the two ignored (`OAuth  s `, `oauth s`
+ * and `OAuth s` are one session), so budgets, job ownership, the rejected-credential memory and
+ * every other per-caller key use `credentialIdentity`, never the header text.
+ */
+import type { CursorCredential, ResourceCredential } from './types.js';
+
+const SCHEME_AND_TOKEN = /^(\S+)\s+(\S+)$/;
+
+/**
+ * `<scheme in lower case> <token>`, or null when the value has no token the upstream could read
+ * (empty, a scheme alone, or more than two words): the upstream answers such a header as if no
+ * credential came.
+ */
+export function readableAuthorization(authorization: string): string | null {
+  const match = SCHEME_AND_TOKEN.exec(authorization.trim());
+  return match === null ? null : `${match[1]!.toLowerCase()} ${match[2]!}`;
+}
+
+/** The authorization as the upstream reads it, or its trimmed text when it reads none from it. */
+function normalizedAuthorization(authorization: string): string {
+  return readableAuthorization(authorization) ?? authorization.trim();
+}
+
+/** Who a resource-family credential is to the upstream: equal for every spelling of one session. */
+export function resourceIdentity(credential: ResourceCredential): string {
+  return `svc ${normalizedAuthorization(credential.authorization)}`;
+}
+
+/** Who a generic-family credential is to the upstream: its token as read, and its tenant. */
+export function cursorIdentity(credential: CursorCredential): string {
+  return `res ${normalizedAuthorization(credential.authorization)}\u0000${credential.tenantId?.trim() ?? ''}`;
+}
+
+/**
+ * One text for a caller's whole set of credentials (either may be missing): the key of budgets
+ * and caches that span both families.
+ */
+export function credentialsIdentity(resource: ResourceCredential | undefined, cursor: CursorCredential | undefined): string {
+  return `${resource === undefined ? '' : resourceIdentity(resource)}\u0001${cursor === undefined ? '' : cursorIdentity(cursor)}`;
+}
