@@ -13,6 +13,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import { createClientAddressResolver } from './client-address.js';
 import type { GatewayConfig } from './config.js';
 import {
   connectionParamsSource,
@@ -71,6 +72,8 @@ export interface AppOptions {
 /** What yoga receives besides the request: `connectionParams` for WebSocket operations. */
 interface ServerContext {
   connectionParams?: Readonly<Record<string, unknown>> | undefined;
+  /** The node:http request (yoga's node adapter passes it; the WebSocket path passes the upgrade request). */
+  req?: IncomingMessage | undefined;
 }
 
 const GRAPHQL_PATH = '/graphql';
@@ -103,6 +106,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   let url = '';
 
   const operationMetrics = createOperationMetrics({ metrics });
+  const resolveClientAddress = createClientAddressResolver(config.trustedProxies);
+  const clientAddressOf = (remoteAddress: string | undefined, forwardedFor: string | string[] | undefined): string | undefined =>
+    resolveClientAddress(remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor);
   const admission = createAdmission({
     max: config.maxConcurrentOperations,
     maxQueued: config.maxQueuedOperations,
@@ -210,7 +216,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // After every request parser has registered (as yoga places its own), so it limits the chosen one.
       useRequestBodyLimit(config.maxBodyBytes),
     ],
-    context: ({ request, connectionParams }) => {
+    context: ({ request, connectionParams, req }) => {
       if (!upstream) throw new GraphQLError('The upstream is not configured yet.', { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
       const source: CredentialSource = connectionParams
         ? connectionParamsSource(connectionParams)
@@ -225,6 +231,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         // Over HTTP it aborts when the client hangs up. WebSocket operations get a request of their
         // own (onSubscribe below), whose signal never aborts.
         signal: request.signal,
+        clientAddress: clientAddressOf(req?.socket.remoteAddress, req?.headers['x-forwarded-for']),
       });
       return withBatchObserver(context, metrics);
     },
@@ -296,6 +303,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       onSubscribe: async (ctx, id, payload) => {
         const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           connectionParams: ctx.connectionParams,
+          req: ctx.extra.request,
           request: new Request(`http://localhost${GRAPHQL_PATH}`),
           params: payload,
         });
@@ -393,6 +401,12 @@ function buildClient(config: GatewayConfig, upstreamUrl: string, metrics: Gatewa
       state === 'open' ? logger.warn({ origin }, 'upstream circuit breaker opened: calls fail fast') : logger.info({ origin, state }, 'upstream circuit breaker state'),
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
+    credentialGate: {
+      rejectedTtlMs: config.rejectedCredentialTtlMs,
+      maxRemembered: config.rememberedCredentials,
+      unverifiedCallsPerAddress: config.unverifiedCallsPerAddress,
+      unverifiedCallsPerMinute: config.unverifiedCallsPerMinute,
+    },
   });
 }
 

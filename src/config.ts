@@ -1,6 +1,7 @@
 /**
  * The gateway's configuration: the only reader of `process.env`. Fails fast on a bad value.
  */
+import { parseTrustedProxy } from './client-address.js';
 
 export interface GatewayConfig {
   /** Where the gateway listens. @default 4000 */
@@ -49,6 +50,18 @@ export interface GatewayConfig {
   readonly costBudget: number;
   /** Cost points a credential's budget regains per second. @default 5000 */
   readonly costBudgetRefill: number;
+  /** Cost points of each upstream call a field may cause (per id of `nodes`, per parent of a relation with no batch form). @default 10 */
+  readonly upstreamCallCost: number;
+  /** How long calls under a credential the upstream rejected fail without asking it again, in ms; 0 remembers none. @default 60000 */
+  readonly rejectedCredentialTtlMs: number;
+  /** Credentials remembered as accepted, and as rejected, at most (least recently used forgotten first). @default 10000 */
+  readonly rememberedCredentials: number;
+  /** Upstream calls a client address may make in a burst under credentials the upstream has not accepted yet; 0 turns this budget off. @default 20 */
+  readonly unverifiedCallsPerAddress: number;
+  /** Such calls an address regains per minute. @default 60 */
+  readonly unverifiedCallsPerMinute: number;
+  /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client address; empty: the socket's peer is the client. @default [] */
+  readonly trustedProxies: readonly string[];
   /** Upstream calls failing in a row (per origin) that open the circuit breaker. @default 5 */
   readonly upstreamBreakerThreshold: number;
   /** How long an open circuit breaker fails calls before it probes the upstream again. @default 5000 */
@@ -106,6 +119,12 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   maxCost: 100_000,
   costBudget: 200_000,
   costBudgetRefill: 5_000,
+  upstreamCallCost: 10,
+  rejectedCredentialTtlMs: 60_000,
+  rememberedCredentials: 10_000,
+  unverifiedCallsPerAddress: 20,
+  unverifiedCallsPerMinute: 60,
+  trustedProxies: Object.freeze([]) as readonly string[],
   upstreamBreakerThreshold: 5,
   upstreamBreakerOpenMs: 5_000,
   upstreamMaxQueued: 1_000,
@@ -154,6 +173,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
     costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),
     costBudgetRefill: readInteger(env, 'COST_BUDGET_REFILL', defaultConfig.costBudgetRefill, 1, 1_000_000_000),
+    upstreamCallCost: readInteger(env, 'UPSTREAM_CALL_COST', defaultConfig.upstreamCallCost, 0, 1_000_000),
+    rejectedCredentialTtlMs: readInteger(env, 'REJECTED_CREDENTIAL_TTL_MS', defaultConfig.rejectedCredentialTtlMs, 0, 86_400_000),
+    rememberedCredentials: readInteger(env, 'REMEMBERED_CREDENTIALS', defaultConfig.rememberedCredentials, 1, 10_000_000),
+    unverifiedCallsPerAddress: readInteger(env, 'UNVERIFIED_CALLS_PER_ADDRESS', defaultConfig.unverifiedCallsPerAddress, 0, 1_000_000),
+    unverifiedCallsPerMinute: readInteger(env, 'UNVERIFIED_CALLS_PER_MINUTE', defaultConfig.unverifiedCallsPerMinute, 0, 1_000_000),
+    trustedProxies: readTrustedProxies(env, 'TRUSTED_PROXIES') ?? defaultConfig.trustedProxies,
     upstreamBreakerThreshold: readInteger(env, 'UPSTREAM_BREAKER_THRESHOLD', defaultConfig.upstreamBreakerThreshold, 1, 1_000_000),
     upstreamBreakerOpenMs: readInteger(env, 'UPSTREAM_BREAKER_OPEN_MS', defaultConfig.upstreamBreakerOpenMs, 0, 3_600_000),
     upstreamMaxQueued: readInteger(env, 'UPSTREAM_MAX_QUEUED', defaultConfig.upstreamMaxQueued, 0, 1_000_000),
@@ -247,6 +272,16 @@ function readOrigins(env: Env, name: string): readonly string[] | undefined {
     }
   }
   return Object.freeze(origins);
+}
+
+/** Comma-separated addresses or CIDR ranges of proxies (`10.0.0.7, 10.1.0.0/16`). */
+function readTrustedProxies(env: Env, name: string): readonly string[] | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  const proxies = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = proxies.find((entry) => !parseTrustedProxy(entry));
+  if (bad !== undefined) throw new ConfigError(`${name} must list IP addresses or CIDR ranges (10.0.0.0/8), got "${bad}"`);
+  return Object.freeze(proxies);
 }
 
 function readTimezone(env: Env, name: string): string | undefined {

@@ -37,6 +37,8 @@ export interface GatewayContext {
    * to its end as a job). Over WebSocket it never aborts: a subscription ends by `complete`.
    */
   readonly signal: AbortSignal | undefined;
+  /** The caller's address (`client-address.ts`): calls under a credential not yet accepted upstream draw on its budget. */
+  readonly clientAddress: string | undefined;
   /**
    * The record fields the operation's upstream reads decode (`useRecordDemand`); undefined (every
    * field) outside a query.
@@ -79,6 +81,7 @@ export function createContext(options: {
   mutationWaitMs: number;
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
+  clientAddress?: string | undefined;
 }): GatewayContext {
   return {
     // The key of the request's DataLoaders in Pothos' context caches, its own object so that a copy
@@ -93,6 +96,7 @@ export function createContext(options: {
     jobs: options.jobs,
     mutationWaitMs: options.mutationWaitMs,
     signal: options.signal,
+    clientAddress: options.clientAddress,
     recordDemand: undefined,
   };
 }
@@ -110,9 +114,9 @@ export function forgetLoadedRecords(context: object): void {
   clearAllDataLoaders(context);
 }
 
-/** Options for an upstream read made for this request: its id, its client's hang-up, and the record fields its operation needs. */
+/** Options for an upstream read made for this request: its id, its client's hang-up and address, and the record fields its operation needs. */
 export function readOptions(context: GatewayContext): CallOptions {
-  return { requestId: context.requestId, signal: context.signal, demand: context.recordDemand };
+  return { requestId: context.requestId, signal: context.signal, demand: context.recordDemand, clientAddress: context.clientAddress };
 }
 
 /**

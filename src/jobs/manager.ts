@@ -40,6 +40,8 @@ export interface StartJob {
   input: Record<string, unknown>;
   request: Omit<SubmitRequest, 'jobUuid' | 'webHook'>;
   requestId?: string | undefined;
+  /** The caller's address, for the budget of calls under credentials not yet accepted upstream. */
+  clientAddress?: string | undefined;
 }
 
 export interface JobManager {
@@ -145,7 +147,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     try {
       const accepted = await options
         .upstream()
-        .submit(request.credential, { ...request.request, jobUuid: id, webHook }, { requestId: request.requestId });
+        .submit(request.credential, { ...request.request, jobUuid: id, webHook }, { requestId: request.requestId, clientAddress: request.clientAddress });
       if (accepted.result) {
         await finish(id, { success: true, body: accepted.result }, 'submit');
       } else {

@@ -5,7 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
-import { isUpstreamRequestError } from '../upstream/errors.js';
+import { isUpstreamRequestError, UpstreamRateLimitedError } from '../upstream/errors.js';
 import type { ErrorCodeRecord } from '../upstream/records.js';
 
 export const UpstreamErrorRef = builder.objectRef<ErrorCodeRecord>('UpstreamError');
@@ -52,6 +52,7 @@ export function upstreamToGraphQLError(error: unknown): GraphQLError | null {
       operation: error.operation,
       ...(error.status === undefined ? {} : { upstreamStatus: error.status }),
       ...(error.errorCode === undefined ? {} : { upstream: errorCodeToJson(error.errorCode) }),
+      ...(error instanceof UpstreamRateLimitedError ? { retryAfter: error.retryAfterSeconds } : {}),
     },
   });
 }

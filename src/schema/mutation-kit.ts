@@ -124,6 +124,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
           owner: ownerOf(credential),
           input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>,
           requestId: context.requestId,
+          clientAddress: context.clientAddress,
           request: {
             operation: spec.operation,
             method: request.method,

@@ -19,6 +19,8 @@ import {
   UpstreamUnavailableError,
 } from './errors.js';
 import { CircuitBreakers, type BreakerState, type BreakerTicket } from './breaker.js';
+import { CredentialGate, type CredentialGateOptions, type CredentialVerdict, type GatePass } from './credential-gate.js';
+import { cursorIdentity, readableAuthorization, resourceIdentity } from './credentials.js';
 import { createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
@@ -83,6 +85,8 @@ export interface UpstreamClientOptions {
   onBreakerStateChange?: ((state: BreakerState, origin: string) => void) | undefined;
   /** Calls waiting per origin once `connections` calls are in flight; more fail at once with `UPSTREAM_UNAVAILABLE` (`UPSTREAM_MAX_QUEUED`). @default 1000 */
   maxQueued?: number | undefined;
+  /** What the client learns of credentials from the upstream's answers, and the budget of unknown ones (see `credential-gate.ts`). */
+  credentialGate?: CredentialGateOptions | undefined;
 }
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -110,6 +114,8 @@ interface RawRequest {
   body?: string | undefined;
   /** false: never retried (writes, pings). */
   retryable: boolean;
+  /** Who the upstream takes the call for (`credentials.ts`); undefined for calls that need no credential. */
+  identity?: string | undefined;
   timeoutMs?: number | undefined;
 }
 
@@ -199,6 +205,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     onStateChange: options.onBreakerStateChange,
   });
   const limiter = new OriginLimiter({ maxConcurrent: positive(options.connections, 32), maxQueued: options.maxQueued });
+  const credentialGate = new CredentialGate(options.credentialGate);
   let closed = false;
 
   /** `{base_url}/svc/v1/<relative>`; the base's own path prefix is kept. */
@@ -285,16 +292,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const started = performance.now();
     let status: number | null = null;
     let ticket: BreakerTicket | undefined;
+    let pass: GatePass | undefined;
     try {
+      if (request.identity !== undefined) pass = await credentialGate.enter(request.identity, callOptions?.clientAddress, request.operation, callOptions?.signal);
       ticket = admit(request);
       const response = await send(request, callOptions);
       status = response.status;
       const result = handle(response);
       ticket.success();
+      pass?.settle('accepted', true);
       report(request, status, started);
       return result;
     } catch (error) {
       if (ticket !== undefined) settle(ticket, error, callOptions);
+      pass?.settle(verdictOf(request, status, error), ticket !== undefined && wasSent(error));
       report(request, status, started, error);
       if (error instanceof DecodeError) {
         throw new UpstreamProtocolError(`${request.operation}: unexpected answer: ${error.message}`, {
@@ -316,6 +327,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       `${request.operation}: the upstream is failing; the gateway stops calling it for a while (circuit breaker open, next try in about ${seconds} s)`,
       { operation: request.operation },
     );
+  }
+
+  /** What a failed call's answer says about its credential. */
+  function verdictOf(request: RawRequest, status: number | null, error: unknown): CredentialVerdict {
+    // No answer, or the service away (5xx without an ErrorCode): nothing learnt.
+    if (status === null || (error instanceof UpstreamRequestError && error.code === 'UPSTREAM_UNAVAILABLE')) return 'unknown';
+    if (error instanceof UpstreamRequestError && error.code === 'UNAUTHENTICATED') return 'rejected';
+    // The service answers 400 to a request it reads no credential from (UPSTREAM-NOTES).
+    if (status === 400 && readableAuthorization(request.headers.authorization ?? '') === null) return 'rejected';
+    // Any other answer came after the service had taken the credential.
+    return 'accepted';
   }
 
   /** Tells the breaker what a failed call says about the upstream. */
@@ -351,11 +373,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   function get<T>(
     operation: string,
     target: Target,
-    headers: Headers,
+    [identity, headers]: readonly [string, Headers],
     callOptions: CallOptions | undefined,
     decode: (body: Record<string, unknown>) => T,
   ): Promise<T> {
-    return call({ operation, method: 'GET', target, headers, retryable: true }, callOptions, (response) => {
+    return call({ operation, method: 'GET', target, headers, retryable: true, identity }, callOptions, (response) => {
       const body = expectSuccess(operation, response);
       return decode(body);
     });
@@ -369,7 +391,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const params = queryParams(request);
       if (params === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
       const decodeItem = decodersFor(callOptions).byCollection[collection];
-      return get(operation, resourceUrl(path, params), resourceHeaders(credential), callOptions, (body) => ({
+      return get(operation, resourceUrl(path, params), resourceCall(credential), callOptions, (body) => ({
         inventories: decodeItems(body, 'inventories', decodeItem),
         total: optionalCount(body, 'total'),
       }));
@@ -391,25 +413,25 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return get(
         'GetHostNetworkFacts',
         resourceUrl(`hosts/network-facts/${segment(hostUuid, 'GetHostNetworkFacts')}`),
-        resourceHeaders(credential),
+        resourceCall(credential),
         callOptions,
         (body) => decoder.hostNetworkFacts(body, 'body'),
       );
     },
 
     async getHostBlockDevices(credential, hostUuid, callOptions) {
-      return get('GetHostBlockDevices', resourceUrl(`hosts/${segment(hostUuid, 'GetHostBlockDevices')}/get-block-devices`), resourceHeaders(credential), callOptions, withoutEnvelope);
+      return get('GetHostBlockDevices', resourceUrl(`hosts/${segment(hostUuid, 'GetHostBlockDevices')}/get-block-devices`), resourceCall(credential), callOptions, withoutEnvelope);
     },
 
     async getHostSensors(credential, hostUuid, callOptions) {
-      return get('GetHostSensors', resourceUrl(`hosts/${segment(hostUuid, 'GetHostSensors')}/get-sensors`), resourceHeaders(credential), callOptions, withoutEnvelope);
+      return get('GetHostSensors', resourceUrl(`hosts/${segment(hostUuid, 'GetHostSensors')}/get-sensors`), resourceCall(credential), callOptions, withoutEnvelope);
     },
 
     async getPrimaryStorageCapacity(credential, request, callOptions) {
       return get(
         'GetPrimaryStorageCapacity',
         resourceUrl('primary-storage/capacities', capacityParams(request)),
-        resourceHeaders(credential),
+        resourceCall(credential),
         callOptions,
         (body) => decoder.primaryStorageCapacity(body, 'body'),
       );
@@ -419,7 +441,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return get(
         'GetVmAttachableDataVolume',
         resourceUrl(`vm-instances/${segment(vmInstanceUuid, 'GetVmAttachableDataVolume')}/data-volume-candidates`),
-        resourceHeaders(credential),
+        resourceCall(credential),
         callOptions,
         (body) => decodeItems(body, 'inventories', decodersFor(callOptions).decoder.volume),
       );
@@ -435,7 +457,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         body = JSON.stringify(request.body);
       }
       const target = resourceUrl(request.path, request.query);
-      return call({ operation: request.operation, method: request.method, target, headers, body, retryable: false }, callOptions, (response) =>
+      return call({ operation: request.operation, method: request.method, target, headers, body, retryable: false, identity: resourceIdentity(credential) }, callOptions, (response) =>
         readAccepted(request.operation, request.jobUuid, response),
       );
     },
@@ -477,7 +499,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   ): Promise<CursorPage<CursorResourceTypes[K]>> {
     const decoders = decodersFor(callOptions);
     const decodeItem = decoders.byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
-    return get(operation, target, cursorHeaders(credential), callOptions, (body) => {
+    return get(operation, target, [cursorIdentity(credential), cursorHeaders(credential)], callOptions, (body) => {
       const items = body.items;
       if (!Array.isArray(items)) throw new DecodeError('body.items', 'the page has no items list');
       const nextCursor = body.nextCursor ?? null;
@@ -552,6 +574,11 @@ function segment(value: string, operation: string): string {
 
 function resourceHeaders(credential: ResourceCredential): Headers {
   return { authorization: credential.authorization };
+}
+
+/** Who a resource-family read is made for, and its headers. */
+function resourceCall(credential: ResourceCredential): readonly [string, Headers] {
+  return [resourceIdentity(credential), resourceHeaders(credential)];
 }
 
 function cursorHeaders(credential: CursorCredential): Headers {
@@ -824,6 +851,11 @@ function readJobPoll(response: RawResponse): JobPoll {
     return { status: 'succeeded', body: asObject(parsed, 'body') };
   }
   throw errorFromResponse(operation, response, parsed);
+}
+
+/** Whether a failed call may have reached the upstream: an answer came, or none came after sending. */
+function wasSent(error: unknown): boolean {
+  return !(error instanceof UpstreamRequestError) || error.status !== undefined || error.mayHaveBeenDelivered;
 }
 
 /** Failures that happen before a request leaves the gateway: the upstream surely did not see it. */

@@ -21,7 +21,9 @@ export type UpstreamErrorCode =
   /** No answer within the configured timeout. */
   | 'UPSTREAM_TIMEOUT'
   /** The upstream answered something the decoder cannot read. */
-  | 'UPSTREAM_PROTOCOL_ERROR';
+  | 'UPSTREAM_PROTOCOL_ERROR'
+  /** Not sent: the client's address spent its calls under credentials the upstream has not accepted yet. */
+  | 'RATE_LIMITED';
 
 export interface UpstreamErrorDetails {
   /** The spec operation name, e.g. `QueryFiberChannelLun`. */
@@ -108,6 +110,16 @@ export class UpstreamTimeoutError extends UpstreamRequestError {
 export class UpstreamProtocolError extends UpstreamRequestError {
   constructor(message: string, details: UpstreamErrorDetails) {
     super('UPSTREAM_PROTOCOL_ERROR', message, details);
+  }
+}
+
+/** A call the gateway did not make: see `credential-gate.ts`. */
+export class UpstreamRateLimitedError extends UpstreamRequestError {
+  /** When the address may make such a call again. */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, details: UpstreamErrorDetails & { retryAfterSeconds: number }) {
+    super('RATE_LIMITED', message, details);
+    this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }
 

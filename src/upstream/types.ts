@@ -46,6 +46,11 @@ export interface CallOptions {
    * passes what the query selects. Omitted, every field is decoded.
    */
   demand?: RecordDemand | undefined;
+  /**
+   * The address of the client the call is made for. A call under a credential the upstream has
+   * not accepted yet draws on this address's budget; undefined: a call of the gateway's own.
+   */
+  clientAddress?: string | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
