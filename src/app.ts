@@ -120,6 +120,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     maxCost: config.maxCost,
     budget: config.costBudget,
     budgetRefillPerSecond: config.costBudgetRefill,
+    upstreamCallCost: config.upstreamCallCost,
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
   });

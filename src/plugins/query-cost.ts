@@ -4,19 +4,29 @@
  * or the default page, for each connection) and the **actual** cost (after execution, from the
  * records really returned), so the two compare and the difference can be refunded.
  *
- * - a scalar or enum field costs 0; introspection fields (`__schema`, `__type`, `__typename`) too;
+ * - a scalar or enum field costs 0 (`__typename` too);
  * - an object field costs 1 plus its selection;
  * - a connection's `edges` and `nodes` count `first` items (the default page when omitted);
  * - any other list counts the length of its `ids` argument when it has one (`nodes(ids:)`),
  *   else `listSize` items;
+ * - a field that may cause upstream calls of its own (`schema/upstream-calls.ts`: a relation the
+ *   spec gives no batch form, per parent; `node`/`nodes`, per id) adds `upstreamCallCost` points
+ *   per call, scalar or not;
+ * - introspection (`__schema`, `__type`) costs what it returns: each object 1, each list of the
+ *   introspection types the schema's own average length (`__Schema.types` as many as the schema
+ *   has types, `__Type.fields` the fields per type, ...);
  * - fragments count as if their fields were selected directly (an upper bound for unions).
  *
  * Nested connections multiply: `first: 100` three levels deep requests about a million records.
  */
 import {
   getNamedType,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
   getNullableType,
   isAbstractType,
+  isEnumType,
+  isInputObjectType,
   isInterfaceType,
   isLeafType,
   isListType,
@@ -31,6 +41,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { UPSTREAM_CALLS_EXTENSION, type UpstreamCallsHint } from '../schema/upstream-calls.js';
 
 export interface CostModel {
   /** Items assumed for a connection's page when `first` is omitted. */
@@ -39,6 +50,8 @@ export interface CostModel {
   maxPageSize: number;
   /** Items assumed for a plain list (a list embedded in a record). */
   listSize: number;
+  /** Points per upstream call a field may cause of its own (see `UpstreamCallsHint`). */
+  upstreamCallCost: number;
 }
 
 export interface CostInput {
@@ -68,19 +81,26 @@ export function requestedCost(input: CostInput, model: CostModel): number {
   return cost;
 }
 
-/** The actual cost of an operation, from the data it returned. */
-export function actualCost(input: CostInput, data: unknown): number {
+/**
+ * The actual cost of an operation, from the data it returned (and the upstream calls its fields
+ * may have made: every field that resolved counts its calls, whatever it answered).
+ */
+export function actualCost(input: CostInput, data: unknown, model: Pick<CostModel, 'upstreamCallCost'>): number {
   const root = rootType(input.schema, input.operation);
   if (!root || !isRecord(data)) return 0;
   const plan = planOf(input);
-  return dataCost(input, plan.fields, root, plan.root, data);
+  return dataCost(input, plan.fields, root, plan.root, data, model.upstreamCallCost);
 }
 
-/** A selected field that returns records: its response key, its field and the type it returns. */
+/**
+ * A selected field that returns records or causes upstream calls of its own: its response key,
+ * its field, the type it returns (null for a leaf) and its calls per resolution.
+ */
 interface RecordField {
   key: string;
   field: MergedField;
-  named: GraphQLNamedType;
+  named: GraphQLNamedType | null;
+  calls: number;
 }
 
 /**
@@ -167,13 +187,18 @@ function selectionCost(
   for (const field of collectFields(input, selectionSets).values()) {
     const definition = fieldDefinition(input.schema, parent, field.node.name.value);
     if (definition === undefined) continue;
+    const hint = callsHint(definition);
     const named = getNamedType(definition.type);
-    if (isLeafType(named)) continue;
+    if (isLeafType(named) && hint === undefined) continue;
     const args = argumentValues(field.node, input.variables);
+    total += upstreamCalls(hint, args) * model.upstreamCallCost;
+    if (isLeafType(named)) continue;
     const items = isListType(getNullableType(definition.type))
       ? pageSize !== null && (field.node.name.value === 'edges' || field.node.name.value === 'nodes')
         ? pageSize
-        : listLength(args, model)
+        : isIntrospectionType(parent)
+          ? introspectionListSize(input.schema, parent.name, field.node.name.value)
+          : listLength(args, model)
       : 1;
     const childPage = isConnection(named) ? pageSizeOf(args, model) : null;
     total += items * (1 + selectionCost(input, model, named, field.selections, childPage));
@@ -187,10 +212,13 @@ function dataCost(
   parent: GraphQLNamedType,
   selectionSets: readonly SelectionSetNode[],
   data: Record<string, unknown>,
+  callCost: number,
 ): number {
   let total = 0;
-  for (const { key, field, named } of recordFields(input, cache, parent, selectionSets)) {
-    total += recordsCost(input, cache, named, field, data[key]);
+  for (const { key, field, named, calls } of recordFields(input, cache, parent, selectionSets)) {
+    if (!(key in data)) continue;
+    total += calls * callCost;
+    if (named !== null) total += recordsCost(input, cache, named, field, data[key], callCost);
   }
   return total;
 }
@@ -208,7 +236,9 @@ function recordFields(input: CostInput, cache: FieldCache, parent: GraphQLNamedT
       const definition = fieldDefinition(input.schema, parent, field.node.name.value);
       if (definition === undefined) continue;
       const named = getNamedType(definition.type);
-      if (!isLeafType(named)) fields.push({ key, field, named });
+      const hint = callsHint(definition);
+      const calls = hint === undefined ? 0 : upstreamCalls(hint, argumentValues(field.node, input.variables));
+      if (!isLeafType(named) || calls > 0) fields.push({ key, field, named: isLeafType(named) ? null : named, calls });
     }
     byType.set(parent, fields);
   }
@@ -216,15 +246,15 @@ function recordFields(input: CostInput, cache: FieldCache, parent: GraphQLNamedT
 }
 
 /** Cost of the record(s) a field returned, walking nested lists without copying them. */
-function recordsCost(input: CostInput, cache: FieldCache, named: GraphQLNamedType, field: MergedField, value: unknown): number {
+function recordsCost(input: CostInput, cache: FieldCache, named: GraphQLNamedType, field: MergedField, value: unknown, callCost: number): number {
   if (Array.isArray(value)) {
     let total = 0;
-    for (const item of value) total += recordsCost(input, cache, named, field, item);
+    for (const item of value) total += recordsCost(input, cache, named, field, item, callCost);
     return total;
   }
   if (!isRecord(value)) return 0;
   // An abstract field's records are costed against the fields their own type declares.
-  return 1 + dataCost(input, cache, concreteType(input.schema, named, value), field.selections, value);
+  return 1 + dataCost(input, cache, concreteType(input.schema, named, value), field.selections, value, callCost);
 }
 
 function concreteType(schema: GraphQLSchema, named: GraphQLNamedType, record: Record<string, unknown>): GraphQLNamedType {
@@ -233,7 +263,13 @@ function concreteType(schema: GraphQLSchema, named: GraphQLNamedType, record: Re
 }
 
 function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType, name: string): GraphQLField<unknown, unknown> | undefined {
-  if (name.startsWith('__')) return undefined;
+  if (name.startsWith('__')) {
+    // The introspection roots (answered by graphql-js itself, so absent from the Query type's fields).
+    if (parent !== schema.getQueryType()) return undefined;
+    if (name === '__schema') return SchemaMetaFieldDef;
+    if (name === '__type') return TypeMetaFieldDef;
+    return undefined;
+  }
   if (isObjectType(parent)) return parent.getFields()[name];
   if (!isAbstractType(parent)) return undefined;
   const own = isInterfaceType(parent) ? parent.getFields()[name] : undefined;
@@ -306,6 +342,73 @@ function literal(node: ValueNode, variables: Readonly<Record<string, unknown>>):
     default:
       return undefined;
   }
+}
+
+function callsHint(definition: GraphQLField<unknown, unknown>): UpstreamCallsHint | undefined {
+  return (definition.extensions as { [UPSTREAM_CALLS_EXTENSION]?: UpstreamCallsHint } | undefined)?.[UPSTREAM_CALLS_EXTENSION];
+}
+
+/** The upstream calls one resolution of a field may cause, by its hint and its arguments. */
+function upstreamCalls(hint: UpstreamCallsHint | undefined, args: Record<string, unknown>): number {
+  if (hint === undefined) return 0;
+  let calls = hint.perParent ?? 0;
+  if (hint.perValueOf !== undefined) {
+    const value = args[hint.perValueOf];
+    calls += Array.isArray(value) ? value.length : value === undefined || value === null ? 0 : 1;
+  }
+  return calls;
+}
+
+function isIntrospectionType(type: GraphQLNamedType): boolean {
+  return type.name.startsWith('__');
+}
+
+/** Average lengths of the introspection types' lists in one schema: what a selection of them returns, on the whole. */
+type IntrospectionSizes = ReadonlyMap<string, number>;
+
+const introspectionSizes = new WeakMap<GraphQLSchema, IntrospectionSizes>();
+
+function introspectionListSize(schema: GraphQLSchema, parent: string, field: string): number {
+  let sizes = introspectionSizes.get(schema);
+  if (sizes === undefined) {
+    sizes = measureIntrospection(schema);
+    introspectionSizes.set(schema, sizes);
+  }
+  return sizes.get(`${parent}.${field}`) ?? 1;
+}
+
+function measureIntrospection(schema: GraphQLSchema): IntrospectionSizes {
+  const types = Object.values(schema.getTypeMap());
+  const directives = schema.getDirectives();
+  let fields = 0;
+  let fieldArgs = 0;
+  let interfaces = 0;
+  let possibleTypes = 0;
+  let enumValues = 0;
+  let inputFields = 0;
+  for (const type of types) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      const own = Object.values(type.getFields());
+      fields += own.length;
+      for (const field of own) fieldArgs += field.args.length;
+      interfaces += type.getInterfaces().length;
+    }
+    if (isAbstractType(type)) possibleTypes += schema.getPossibleTypes(type).length;
+    if (isEnumType(type)) enumValues += type.getValues().length;
+    if (isInputObjectType(type)) inputFields += Object.keys(type.getFields()).length;
+  }
+  const average = (total: number, count: number): number => (count === 0 ? 0 : Math.ceil(total / count));
+  return new Map([
+    ['__Schema.types', types.length],
+    ['__Schema.directives', directives.length],
+    ['__Type.fields', average(fields, types.length)],
+    ['__Type.interfaces', average(interfaces, types.length)],
+    ['__Type.possibleTypes', average(possibleTypes, types.length)],
+    ['__Type.enumValues', average(enumValues, types.length)],
+    ['__Type.inputFields', average(inputFields, types.length)],
+    ['__Field.args', average(fieldArgs, fields)],
+    ['__Directive.args', average(directives.reduce((sum, directive) => sum + directive.args.length, 0), directives.length)],
+  ]);
 }
 
 function pageSizeOf(args: Record<string, unknown>, model: CostModel): number {

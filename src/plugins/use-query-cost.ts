@@ -45,6 +45,8 @@ export interface QueryCostOptions {
   maxPageSize?: number | undefined;
   /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default 1 */
   listSize?: number | undefined;
+  /** Points per upstream call a field may cause of its own (per id of `nodes`, per parent of a relation with no batch form). @default 10 */
+  upstreamCallCost?: number | undefined;
   /** Extra points for each mutation field: a write starts an upstream job. @default 10 */
   mutationCost?: number | undefined;
   /** Budgets kept at most (least recently used forgotten first). @default 10000 */
@@ -103,6 +105,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     defaultPageSize: options.defaultPageSize ?? 20,
     maxPageSize: options.maxPageSize ?? 100,
     listSize: options.listSize ?? 1,
+    upstreamCallCost: options.upstreamCallCost ?? 10,
   };
   const mutationCost = options.mutationCost ?? 10;
   const budget =
@@ -175,7 +178,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
           charged.delete(args.contextValue as object);
           // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
           if (Symbol.asyncIterator in result) return;
-          let actual = actualCost(admitted.input, result.data);
+          let actual = actualCost(admitted.input, result.data, model);
           if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(result.data ?? {}).length;
           actual = Math.min(actual, admitted.cost);
           const throttle = budget === null ? undefined : budget.refund(admitted.key, admitted.cost - actual);

@@ -13,6 +13,7 @@ import { pageArgs, resolveCursorConnection } from './connections.js';
 import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf } from './mutation-kit.js';
 import { reads } from './record-fields.js';
+import { callsPerParent } from './upstream-calls.js';
 
 export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
   description: 'State reported by a host hardware monitor. Since 4.10.0.',
@@ -81,7 +82,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: HostNetworkFactsRef,
       nullable: true,
       description: 'Bonds and NICs of the host (GetHostNetworkFacts: one upstream request per host). Since 3.5.0.',
-      extensions: reads<HostRecord>('uuid'),
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       load: loadNetworkFacts,
       resolve: (host) => host.uuid,
     }),
@@ -89,7 +90,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
-      extensions: reads<HostRecord>('uuid'),
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.blockDevices ?? body;
@@ -99,7 +100,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
-      extensions: reads<HostRecord>('uuid'),
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, readOptions(context));
         return body.sensors ?? body;

@@ -14,6 +14,7 @@ import { HostRef, prefetchHostRelations } from './host.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { alsoReads, reads } from './record-fields.js';
+import { callsPerParent } from './upstream-calls.js';
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
 
@@ -203,7 +204,7 @@ VmInstanceRef.implement({
       nullable: { list: true, items: false },
       description:
         'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Since 0.6.',
-      extensions: reads<VmInstanceRecord>('uuid'),
+      extensions: { ...reads<VmInstanceRecord>('uuid'), ...callsPerParent() },
       load: loadAttachableDataVolumes,
       resolve: (vm) => vm.uuid,
     }),
