@@ -6,7 +6,6 @@ import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from './context.js';
-import { callsPerValueOf } from './schema/upstream-calls.js';
 
 export interface GatewaySchemaTypes {
   Context: GatewayContext;
@@ -51,16 +50,10 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     },
     pageInfoTypeOptions: { description: 'Forward pagination state of a connection.' },
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
-    nodeQueryOptions: {
-      description: 'Any record by its global `id`; null (with an error) if it does not exist.',
-      extensions: callsPerValueOf('id'),
-      args: { id: { description: 'A global id, as any record\'s `id` field returns it.' } },
-    },
-    nodesQueryOptions: {
-      description: 'Records by their global ids, in the order given; each missing one is null.',
-      extensions: callsPerValueOf('ids'),
-      args: { ids: { description: 'Global ids, as records\' `id` fields return them.' } },
-    },
+    // `node` and `nodes` are schema/node.ts's own: the plugin's decode every id before resolving,
+    // so one bad id would fail the whole field instead of its own slot.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
     mutationInputArgOptions: { description: 'The mutation input.' },
     defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).' },
     defaultEdgeTypeOptions: { description: 'A record and its cursor.' },

@@ -8,9 +8,9 @@ import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
+import { addContainsFilter, addEqualsFilter, addInFilter, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { pageArgs, resolveCursorConnection } from './connections.js';
-import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { embeddedLoadError, loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf } from './mutation-kit.js';
 import { reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
@@ -158,7 +158,7 @@ async function loadFromNetworkFacts<T extends { uuid: string }>(
   return parsed.map((id, index) => {
     if (!id) return notFound(typeName, ids[index]!);
     const hostFacts = byHost.get(id.parentUuid);
-    if (hostFacts instanceof Error) return hostFacts;
+    if (hostFacts instanceof Error) return embeddedLoadError(hostFacts, typeName, id.uuid);
     return (hostFacts && pick(hostFacts).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
   });
 }
@@ -174,6 +174,7 @@ function loadHostNics(ids: string[], context: GatewayContext): Promise<(HostNicR
 export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', {
   description: 'A bond of host NICs (HostNetworkBondingInventory). Since 4.7.0; network facts carry bonds since 3.5.0.',
   id: { resolve: (bond) => embeddedId(bond.hostUuid, bond.uuid) },
+  extensions: EMBEDDED_GLOBAL_ID,
   load: loadBondings,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
@@ -212,6 +213,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
 export const HostNicRef = builder.loadableNode('HostNic', {
   description: 'A physical NIC of a host: a plain NIC or a bond slave (network facts record; slave record of the bond inventory). Since 3.5.0.',
   id: { resolve: (nic) => embeddedId(nic.hostUuid, nic.uuid) },
+  extensions: EMBEDDED_GLOBAL_ID,
   load: loadHostNics,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),

@@ -8,6 +8,7 @@ import './errors.js';
 import './connection-fields.js';
 import './mutation-kit.js';
 import './job.js';
+import './node.js';
 import './host.js';
 import './storage-device.js';
 import './vm-instance.js';

@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
 import { observeBatch } from '../metrics.js';
+import { isUpstreamRequestError } from '../upstream/errors.js';
 import type {
   CursorFilter,
   CursorResourceType,
@@ -31,6 +32,24 @@ export function requestLoader<V>(load: (keys: readonly string[], context: Gatewa
 /** A record the caller asked for by uuid that the upstream does not have (or does not show this caller). */
 export function notFound(typeName: string, uuid: string): GraphQLError {
   return new GraphQLError(`No ${typeName} with uuid ${uuid}.`, { extensions: { code: 'NOT_FOUND', uuid, type: typeName } });
+}
+
+/**
+ * The error of a record embedded in a parent that failed to load (a VM's NIC when the VM could
+ * not be read): `NOT_FOUND` of the record itself when the parent does not exist, else a copy of
+ * the parent's error. Never the parent's error object itself: Pothos brands the value of each
+ * `nodes` slot with its type, and one object shared by a VmNic and a UsedIp slot cannot carry
+ * two brands.
+ */
+export function embeddedLoadError(parentError: Error, typeName: string, uuid: string): Error {
+  if (isMissingRecordError(parentError)) return notFound(typeName, uuid);
+  return new GraphQLError(parentError.message, { originalError: parentError });
+}
+
+function isMissingRecordError(error: Error): boolean {
+  if (error instanceof GraphQLError) return error.extensions.code === 'NOT_FOUND';
+  // A per-record GET of a uuid the upstream does not know answers SYS.1003 (or 404).
+  return isUpstreamRequestError(error) && (error.code === 'UPSTREAM_NOT_FOUND' || error.errorCode?.code === 'SYS.1003');
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {

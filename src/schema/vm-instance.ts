@@ -8,10 +8,10 @@ import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
+import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { loadListConnection, pageArgs, resolveCursorConnection } from './connections.js';
 import { HostRef, prefetchHostRelations } from './host.js';
-import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
+import { embeddedLoadError, groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
 import { alsoReads, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
@@ -55,7 +55,7 @@ async function loadFromVms<T extends { uuid: string }>(
   const found = await loadParentVms(ids, context);
   return found.map((entry, index) => {
     if (!entry) return notFound(typeName, ids[index]!);
-    if (entry.vm instanceof Error) return entry.vm;
+    if (entry.vm instanceof Error) return embeddedLoadError(entry.vm, typeName, entry.id.uuid);
     return (entry.vm && pick(entry.vm).find((record) => record.uuid === entry.id.uuid)) ?? notFound(typeName, entry.id.uuid);
   });
 }
@@ -214,6 +214,7 @@ VmInstanceRef.implement({
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (vmNics item / VmNicInventory). Items since 3.17.13; VmNicInventory since 3.9.0.',
   id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
+  extensions: EMBEDDED_GLOBAL_ID,
   load: loadVmNics,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.' }),
@@ -258,6 +259,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
 export const UsedIpRef = builder.loadableNode('UsedIp', {
   description: 'An IP address allocated to a VM NIC (usedIps item). Since 4.10.0.',
   id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
+  extensions: EMBEDDED_GLOBAL_ID,
   load: loadUsedIps,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.' }),
@@ -278,6 +280,7 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
 export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   description: 'A CD-ROM drive of a VM (vmCdRoms item). Since 3.17.13.',
   id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
+  extensions: EMBEDDED_GLOBAL_ID,
   load: loadVmCdRoms,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
