@@ -82,8 +82,8 @@ const CbtTaskOrder = builder.inputType('CbtTaskOrder', {
 builder.queryFields((t) => ({
   cbtTasks: t.field({
     type: CbtTaskConnection,
-    nullable: false,
-    description: 'CBT tasks (QueryCbtTask). Since 4.10.10.',
+    nullable: true,
+    description: 'CBT tasks (QueryCbtTask). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 4.10.10.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: CbtTaskFilter, description: 'Conditions the tasks must meet.' }),
@@ -106,7 +106,7 @@ builder.queryFields((t) => ({
   cbtTask: t.field({
     type: CbtTaskRef,
     nullable: true,
-    description: 'One CBT task by uuid; null with a `NOT_FOUND` error when it does not exist. Since 4.10.10.',
+    description: 'One CBT task by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 4.10.10.',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The task\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),

@@ -81,7 +81,7 @@ export const HostRef = builder.loadableNode('Host', {
     networkFacts: t.loadable({
       type: HostNetworkFactsRef,
       nullable: true,
-      description: 'Bonds and NICs of the host (GetHostNetworkFacts: one upstream request per host). Since 3.5.0.',
+      description: 'Bonds and NICs of the host (GetHostNetworkFacts: one upstream request per host). Null when they cannot be read (with an error). Since 3.5.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       load: loadNetworkFacts,
       resolve: (host) => host.uuid,
@@ -89,7 +89,7 @@ export const HostRef = builder.loadableNode('Host', {
     blockDevices: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
+      description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, readOptions(context));
@@ -99,7 +99,7 @@ export const HostRef = builder.loadableNode('Host', {
     sensors: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Since 4.10.0.',
+      description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
         const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, readOptions(context));
@@ -182,7 +182,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
     host: t.field({
       type: HostRef,
       nullable: true,
-      description: 'Host the bond is on.',
+      description: 'Host the bond is on. Null when it cannot be read (with an error).',
       resolve: (bond) => bond.hostUuid,
     }),
     bondingName: t.exposeString('bondingName', { description: 'Bond name, e.g. `bond0`.' }),
@@ -218,7 +218,7 @@ export const HostNicRef = builder.loadableNode('HostNic', {
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the NIC is in.' }),
-    host: t.field({ type: HostRef, nullable: true, description: 'Host the NIC is in.', resolve: (nic) => nic.hostUuid }),
+    host: t.field({ type: HostRef, nullable: true, description: 'Host the NIC is in. Null when it cannot be read (with an error).', resolve: (nic) => nic.hostUuid }),
     bondingUuid: t.expose('bondingUuid', { type: 'Uuid', description: 'Bond this NIC is a slave of, if any.' }),
     interfaceName: t.exposeString('interfaceName', { description: 'Interface name, e.g. `eth0`.' }),
     interfaceType: t.expose('interfaceType', { type: InterfaceType, description: 'How the NIC is attached (spellings normalized).' }),
@@ -273,9 +273,8 @@ export const HostConnection = builder.connectionObject({ type: HostRef, name: 'H
 builder.queryFields((t) => ({
   hosts: t.field({
     type: HostConnection,
-    // Nullable: one failing root field must not wipe its siblings' data.
     nullable: true,
-    description: 'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`).',
+    description: 'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: HostFilter, description: 'Conditions the hosts must meet.' }),
@@ -303,7 +302,7 @@ builder.queryFields((t) => ({
   host: t.field({
     type: HostRef,
     nullable: true,
-    description: 'One host by uuid; null with a `NOT_FOUND` error when it does not exist.',
+    description: 'One host by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The host\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),

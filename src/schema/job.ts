@@ -34,7 +34,8 @@ builder.queryField('job', (t) =>
   t.field({
     type: JobRef,
     nullable: true,
-    description: 'A job started by one of your mutations, by id.',
+    description:
+      'A job started by one of your mutations, by id; null when there is none (with a `NOT_FOUND` error), it was started with another credential (`FORBIDDEN`) or it cannot be read (e.g. `UNAUTHENTICATED`).',
     args: { id: t.arg.id({ required: true, description: 'The job id (`job { id }` of a mutation payload).' }) },
     resolve: (_root, args, context) => readOwnJob(context, String(args.id)),
   }),

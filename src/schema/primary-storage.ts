@@ -35,7 +35,7 @@ builder.queryField('primaryStorageCapacity', (t) =>
     type: PrimaryStorageCapacityRef,
     nullable: true,
     description:
-      'Capacity summed over primary storages (GetPrimaryStorageCapacity): those named in `primaryStorageUuids`, else those in the given zones and clusters, else every one when `all` is true. The upstream rejects a call that selects nothing (null with the upstream error). Since 0.6.',
+      'Capacity summed over primary storages (GetPrimaryStorageCapacity): those named in `primaryStorageUuids`, else those in the given zones and clusters, else every one when `all` is true. Null when it cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`), the upstream failing, or a call that selects nothing (the upstream rejects it). Since 0.6.',
     args: {
       zoneUuids: t.arg({ type: ['Uuid'], description: 'Primary storages of these zones. Since 0.6.' }),
       clusterUuids: t.arg({ type: ['Uuid'], description: 'Primary storages attached to these clusters. Since 0.6.' }),

@@ -134,7 +134,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     platform: t.field({
       type: SnsApplicationPlatformRef,
       nullable: true,
-      description: 'The platform the endpoint belongs to. Since 5.0.0.',
+      description: 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.',
       resolve: (endpoint) => endpoint.platformUuid,
     }),
     state: t.exposeString('state', { description: 'Endpoint state; `Enabled` is seen, other values are open. Since 5.0.0.' }),
@@ -196,7 +196,7 @@ builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
     type: SnsApplicationEndpointConnection,
     nullable: true,
     byPath: true,
-    description: 'The endpoints of this platform (one upstream query for all platforms of a page). Since 5.0.0.',
+    description: 'The endpoints of this platform (one upstream query for all platforms of a page). Null when they cannot be read (with an error). Since 5.0.0.',
     args: { ...pageArgs },
     load: async (platformUuids: string[], context, args) => {
       // A bad `first` fails before the upstream request rather than after it.
@@ -230,7 +230,7 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
     endpoint: t.field({
       type: SnsApplicationEndpointRef,
       nullable: true,
-      description: 'The Email endpoint the address belongs to (read through the generic cursor family). Since 3.7.0.',
+      description: 'The Email endpoint the address belongs to (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
       resolve: (address) => address.endpointUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the address was added. Since 3.7.0.' }),
@@ -281,7 +281,7 @@ builder.objectField(SnsApplicationEndpointRef, 'emailAddresses', (t) =>
     type: SnsEmailAddressRef,
     nullable: true,
     description:
-      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Since 3.7.0.',
+      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Null when they cannot be read (with an error). Since 3.7.0.',
     load: loadEmailAddressesOfEndpoints,
     resolve: (endpoint) => endpoint.uuid,
   }),
@@ -293,8 +293,9 @@ builder.objectField(SnsApplicationEndpointRef, 'emailAddresses', (t) =>
 builder.queryFields((t) => ({
   snsApplicationPlatforms: t.field({
     type: SnsApplicationPlatformConnection,
-    nullable: false,
-    description: 'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`). Since 2.3.',
+    nullable: true,
+    description:
+      'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 2.3.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: SnsApplicationPlatformFilter, description: 'Conditions the platforms must meet.' }),
@@ -318,8 +319,9 @@ builder.queryFields((t) => ({
   }),
   snsApplicationEndpoints: t.field({
     type: SnsApplicationEndpointConnection,
-    nullable: false,
-    description: 'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`). Since 5.0.0.',
+    nullable: true,
+    description:
+      'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.0.0.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: SnsApplicationEndpointFilter, description: 'Conditions the endpoints must meet.' }),
@@ -344,8 +346,8 @@ builder.queryFields((t) => ({
   }),
   snsEmailAddresses: t.field({
     type: SnsEmailAddressConnection,
-    nullable: false,
-    description: 'Email addresses of Email endpoints (QuerySNSEmailAddress). Since 3.7.0.',
+    nullable: true,
+    description: 'Email addresses of Email endpoints (QuerySNSEmailAddress). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.7.0.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: SnsEmailAddressFilter, description: 'Conditions the addresses must meet.' }),
@@ -368,7 +370,7 @@ builder.queryFields((t) => ({
   snsEmailAddress: t.field({
     type: SnsEmailAddressRef,
     nullable: true,
-    description: 'One SNS email address by uuid; null with a `NOT_FOUND` error when it does not exist. Since 3.7.0.',
+    description: 'One SNS email address by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.7.0.',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The address\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),

@@ -55,7 +55,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
     host: t.field({
       type: HostRef,
       nullable: true,
-      description: 'Host the HBA is installed in (read through the generic cursor family). Since 5.3.0.',
+      description: 'Host the HBA is installed in (read through the generic cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
       extensions: reads<HbaDeviceRecord>('hostUuid'),
       resolve: (device) => device.hostUuid,
     }),
@@ -128,7 +128,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     type: HbaDeviceConnection,
     nullable: true,
     description:
-      'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Since 5.3.0.',
+      'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
     args: { ...pageArgs },
     // The ports are grouped by their host's uuid.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('hbaDevice', 'hostUuid') },
@@ -155,7 +155,7 @@ ScsiLunHostRefRef.implement({
     host: t.field({
       type: HostRef,
       nullable: true,
-      description: 'The host that sees the LUN (read through the generic cursor family). Since 3.1.0.',
+      description: 'The host that sees the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
       resolve: (ref) => ref.hostUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
@@ -173,7 +173,7 @@ ScsiLunVmInstanceRefRef.implement({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'The VM using the LUN (read through the generic cursor family). Since 3.1.0.',
+      description: 'The VM using the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
       resolve: (ref) => ref.vmInstanceUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
@@ -268,8 +268,8 @@ const FiberChannelLunOrder = builder.inputType('FiberChannelLunOrder', {
 builder.queryFields((t) => ({
   hbaDevices: t.field({
     type: HbaDeviceConnection,
-    nullable: false,
-    description: 'Fibre-channel HBA ports (QueryHBADevice). Since 5.3.0.',
+    nullable: true,
+    description: 'Fibre-channel HBA ports (QueryHBADevice). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.3.0.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: HbaDeviceFilter, description: 'Conditions the ports must meet.' }),
@@ -293,14 +293,14 @@ builder.queryFields((t) => ({
   hbaDevice: t.field({
     type: HbaDeviceRef,
     nullable: true,
-    description: 'One HBA port by uuid; null with a `NOT_FOUND` error when it does not exist. Since 5.3.0.',
+    description: 'One HBA port by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 5.3.0.',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The port\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),
   fiberChannelLuns: t.field({
     type: FiberChannelLunConnection,
-    nullable: false,
-    description: 'Fibre-channel LUNs (QueryFiberChannelLun). Since 3.1.0.',
+    nullable: true,
+    description: 'Fibre-channel LUNs (QueryFiberChannelLun). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.1.0.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: FiberChannelLunFilter, description: 'Conditions the LUNs must meet.' }),
@@ -324,7 +324,7 @@ builder.queryFields((t) => ({
   fiberChannelLun: t.field({
     type: FiberChannelLunRef,
     nullable: true,
-    description: 'One fibre-channel LUN by uuid; null with a `NOT_FOUND` error when it does not exist. Since 3.1.0.',
+    description: 'One fibre-channel LUN by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.1.0.',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The LUN\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),

@@ -144,7 +144,7 @@ VmInstanceRef.implement({
     host: t.field({
       type: HostRef,
       nullable: true,
-      description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Since 0.6.',
+      description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.',
       extensions: reads<VmInstanceRecord>('hostUuid'),
       resolve: (vm, _args, context, info) => {
         prefetchHostRelations(context, info, vm.hostUuid);
@@ -154,7 +154,7 @@ VmInstanceRef.implement({
     lastHost: t.field({
       type: HostRef,
       nullable: true,
-      description: 'Host the VM last ran on (`lastHostUuid`). Since 0.6.',
+      description: 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.',
       extensions: reads<VmInstanceRecord>('lastHostUuid'),
       resolve: (vm, _args, context, info) => {
         prefetchHostRelations(context, info, vm.lastHostUuid);
@@ -164,7 +164,7 @@ VmInstanceRef.implement({
     rootVolume: t.field({
       type: VolumeRef,
       nullable: true,
-      description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Since 0.6.',
+      description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Null when it cannot be read (with an error). Since 0.6.',
       extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
       resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
@@ -193,7 +193,7 @@ VmInstanceRef.implement({
       type: VolumeSnapshotGroupConnection,
       nullable: true,
       description:
-        'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Since 3.6.0.',
+        'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Null when they cannot be read (with an error). Since 3.6.0.',
       args: { ...pageArgs },
       // The groups are grouped by their VM's uuid.
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid') },
@@ -203,7 +203,7 @@ VmInstanceRef.implement({
       type: VolumeRef,
       nullable: { list: true, items: false },
       description:
-        'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Since 0.6.',
+        'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Null when they cannot be read (with an error). Since 0.6.',
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...callsPerParent() },
       load: loadAttachableDataVolumes,
       resolve: (vm) => vm.uuid,
@@ -222,7 +222,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'VM the NIC belongs to. Since 3.9.0.',
+      description: 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.',
       extensions: reads<VmNicRecord>('vmInstanceUuid'),
       resolve: (nic) => nic.vmInstanceUuid,
     }),
@@ -288,7 +288,7 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'VM the drive belongs to. Since 3.17.13.',
+      description: 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.',
       extensions: reads<VmCdRomRecord>('vmInstanceUuid'),
       resolve: (cdRom) => cdRom.vmInstanceUuid,
     }),
@@ -345,8 +345,8 @@ export const VmInstanceConnection = builder.connectionObject({ type: VmInstanceR
 builder.queryFields((t) => ({
   vmInstances: t.field({
     type: VmInstanceConnection,
-    nullable: false,
-    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`).',
+    nullable: true,
+    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: VmInstanceFilter, description: 'Conditions the VMs must meet.' }),
@@ -379,7 +379,7 @@ builder.queryFields((t) => ({
   vmInstance: t.field({
     type: VmInstanceRef,
     nullable: true,
-    description: 'One VM by uuid; null with a `NOT_FOUND` error when it does not exist.',
+    description: 'One VM by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The VM\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),
@@ -390,7 +390,7 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     type: VmInstanceConnection,
     nullable: true,
     description:
-      'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Since 0.6.',
+      'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Null when they cannot be read (with an error). Since 0.6.',
     args: { ...pageArgs },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid') },

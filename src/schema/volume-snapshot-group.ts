@@ -38,7 +38,7 @@ VolumeSnapshotGroupRef.implement({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Since 3.6.0.',
+      description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.',
       extensions: reads<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
       resolve: (group) => group.vmInstanceUuid,
     }),
@@ -132,8 +132,8 @@ function toConditions(
 builder.queryFields((t) => ({
   volumeSnapshotGroups: t.field({
     type: VolumeSnapshotGroupConnection,
-    nullable: false,
-    description: 'Volume snapshot groups (QueryVolumeSnapshotGroup). Since 3.6.0.',
+    nullable: true,
+    description: 'Volume snapshot groups (QueryVolumeSnapshotGroup). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.6.0.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: VolumeSnapshotGroupFilter, description: 'Conditions the groups must meet.' }),
@@ -151,7 +151,7 @@ builder.queryFields((t) => ({
   volumeSnapshotGroup: t.field({
     type: VolumeSnapshotGroupRef,
     nullable: true,
-    description: 'One snapshot group by uuid; null with a `NOT_FOUND` error when it does not exist. Since 3.6.0.',
+    description: 'One snapshot group by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.6.0.',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The group\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),

@@ -35,7 +35,7 @@ VolumeRef.implement({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Since 3.17.13.',
+      description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.',
       extensions: reads<VolumeRecord>('vmInstanceUuid'),
       resolve: (volume) => volume.vmInstanceUuid,
     }),
@@ -51,7 +51,7 @@ VolumeRef.implement({
     lastVmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Since 3.17.13.',
+      description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.',
       extensions: reads<VolumeRecord>('lastVmInstanceUuid'),
       resolve: (volume) => volume.lastVmInstanceUuid,
     }),
@@ -104,8 +104,8 @@ export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name
 builder.queryFields((t) => ({
   volumes: t.field({
     type: VolumeConnection,
-    nullable: false,
-    description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`).',
+    nullable: true,
+    description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
     args: {
       ...pageArgs,
       filter: t.arg({ type: VolumeFilter, description: 'Conditions the volumes must meet.' }),
@@ -134,7 +134,7 @@ builder.queryFields((t) => ({
   volume: t.field({
     type: VolumeRef,
     nullable: true,
-    description: 'One volume by uuid; null with a `NOT_FOUND` error when it does not exist.',
+    description: 'One volume by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
     args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The volume\'s uuid.' }) },
     resolve: (_root, args) => args.uuid,
   }),
