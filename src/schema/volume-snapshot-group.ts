@@ -71,7 +71,7 @@ VolumeSnapshotRefRef.implement({
     volume: t.field({
       type: VolumeRef,
       nullable: true,
-      description: 'Volume the snapshot was taken of (`volumeUuid`); null with an error when it no longer exists. Since 3.6.0.',
+      description: 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.',
       extensions: reads<VolumeSnapshotRefRecord>('volumeUuid'),
       resolve: (ref) => ref.volumeUuid,
     }),
