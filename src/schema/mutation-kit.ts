@@ -108,10 +108,8 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
       }),
     },
     {
-      description: `${spec.description} Null when the write could not start (with an error: no \`Authorization\` sent, the upstream unreachable); a write the upstream refused answers its \`error\` in the payload.`,
-      // Nullable as GitHub's mutations are: a write that could not start nulls itself alone, so the
-      // payloads of the operation's earlier mutations still reach the client and later ones still run.
-      nullable: true,
+      description: spec.description,
+      nullable: false,
       resolve: async (_root, args, context): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
