@@ -5,6 +5,10 @@
  * where Armor tells it, `found`. Tokens are counted while parsing, the rest during validation:
  * an operation over a limit never executes, so it makes no upstream request.
  *
+ * Introspection roots (`__schema`, `__type`) are capped at `maxIntrospectionRoots` per operation,
+ * answered `GRAPHQL_VALIDATION_FAILED`: one `__schema` answer is about 450 KB built from a 100-byte
+ * selection, so 22 aliases of it in a 4 KB request answered 9.8 MiB (the alias limit allows 30).
+ *
  * With `blockFieldSuggestions` the "Did you mean ...?" hints of validation errors are removed, so
  * a schema without introspection does not leak through its error messages.
  */
@@ -13,7 +17,15 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export interface OperationLimitsOptions {
@@ -25,6 +37,8 @@ export interface OperationLimitsOptions {
   maxTokens?: number | undefined;
   /** Directives in one operation. @default 50 */
   maxDirectives?: number | undefined;
+  /** Introspection root fields (`__schema`, `__type`) in one operation, fragments included. @default 1 */
+  maxIntrospectionRoots?: number | undefined;
   /** Remove "Did you mean ...?" suggestions from validation errors (turn on with introspection off). @default false */
   blockFieldSuggestions?: boolean | undefined;
 }
@@ -52,11 +66,54 @@ export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin
     maxDirectivesPlugin({ n: limits.directives, propagateOnRejection: false, onReject: [reject('directives', limits.directives)] }),
   ];
   if (options.blockFieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
+  const introspectionRule = maxIntrospectionRootsRule(options.maxIntrospectionRoots ?? 1);
   return {
     onPluginInit({ addPlugin }) {
       for (const plugin of plugins) addPlugin(plugin);
     },
+    onValidate({ addValidationRule }) {
+      addValidationRule(introspectionRule);
+    },
   };
+}
+
+const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
+
+/** Refuses an operation that selects more than `max` introspection roots (the root selection set, fragments followed). */
+function maxIntrospectionRootsRule(max: number): ValidationRule {
+  return (context): ASTVisitor => ({
+    OperationDefinition(operation: OperationDefinitionNode) {
+      const found = countIntrospectionRoots(context, operation.selectionSet, new Set());
+      if (found <= max) return;
+      context.reportError(
+        new GraphQLError(
+          `This operation selects ${found} introspection fields (__schema, __type); at most ${max} may be selected in one operation. Send one introspection query at a time.`,
+          { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: max, found, http: { status: 400 } } },
+        ),
+      );
+    },
+  });
+}
+
+/**
+ * The `__schema` and `__type` fields of a root selection set. A fragment spread again in the same
+ * selection merges with the first and is counted once (`seen`); introspection fields exist only on
+ * the query root, so nothing deeper is looked at.
+ */
+function countIntrospectionRoots(context: ValidationContext, selectionSet: SelectionSetNode, seen: Set<string>): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (INTROSPECTION_ROOTS.has(selection.name.value)) count += 1;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += countIntrospectionRoots(context, selection.selectionSet, seen);
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = context.getFragment(selection.name.value);
+      if (fragment) count += countIntrospectionRoots(context, fragment.selectionSet, seen);
+    }
+  }
+  return count;
 }
 
 /**
