@@ -11,9 +11,9 @@ import type { UpstreamRequestEvent } from './upstream/client.js';
 export interface GatewayMetrics {
   readonly registry: Registry;
   /** GraphQL operations executed (queries, mutations) or started (subscriptions). */
-  readonly operations: Counter<'operation_type' | 'operation_name' | 'result'>;
+  readonly operations: Counter<'operation_type' | 'operation_name' | 'root_field' | 'result'>;
   /** Time to execute a query or mutation. */
-  readonly operationDuration: Histogram<'operation_type' | 'operation_name'>;
+  readonly operationDuration: Histogram<'operation_type' | 'operation_name' | 'root_field'>;
   readonly upstreamRequests: Counter<'operation' | 'method' | 'status'>;
   readonly upstreamDuration: Histogram<'operation' | 'status'>;
   readonly loaderBatchSize: Histogram<'loader'>;
@@ -46,14 +46,14 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations executed (subscriptions: started), by type, name and whether the result carried errors.',
-    labelNames: ['operation_type', 'operation_name', 'result'] as const,
+    help: 'GraphQL operations executed (subscriptions: started), by type, name (METRICS_OPERATION_NAMES, else other), root field and whether the result carried errors.',
+    labelNames: ['operation_type', 'operation_name', 'root_field', 'result'] as const,
     registers,
   });
   const operationDuration = new Histogram({
     name: 'gateway_graphql_operation_duration_seconds',
     help: 'Time to execute a GraphQL query or mutation.',
-    labelNames: ['operation_type', 'operation_name'] as const,
+    labelNames: ['operation_type', 'operation_name', 'root_field'] as const,
     buckets: SECONDS_BUCKETS,
     registers,
   });

@@ -3,8 +3,11 @@
  * the gauge of open subscriptions, over HTTP, SSE and graphql-ws alike (the WebSocket path runs
  * through the same envelop). A shared execution (`shared-subscriptions.ts`) is not counted itself: its
  * subscribers are, one by one, through `countSubscriber`.
+ *
+ * Labels say only what the gateway knows: the operation type, the schema's root field selected,
+ * and the operation's name only when the operator listed it (`operationNames`).
  */
-import { getOperationAST, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { getOperationAST, Kind, type ExecutionArgs, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from '../metrics.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
@@ -13,14 +16,14 @@ export interface UseMetricsOptions {
   /** Where to record. */
   metrics: GatewayMetrics;
   /**
-   * Most distinct `operation_name` label values; names past it (and names that are not plain
-   * identifiers) count as `other`, so clients cannot grow the label set without bound.
-   * @default 200
+   * Operation names labelled as themselves (`METRICS_OPERATION_NAMES`); any other name counts as
+   * `other`, a nameless operation as `anonymous`. `/metrics` needs no credential, and a name is
+   * the client's own text: it may say what the client is working on, and a client inventing names
+   * would grow the registry without bound. So only names the operator listed are shown.
+   * @default []
    */
-  maxOperationNames?: number;
+  operationNames?: readonly string[];
 }
-
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export interface OperationMetrics {
   plugin: Plugin;
@@ -28,28 +31,24 @@ export interface OperationMetrics {
   countSubscriber(args: ExecutionArgs, accepted: boolean): () => void;
 }
 
+type Labels = { operation_type: string; operation_name: string; root_field: string };
+
 export function createOperationMetrics(options: UseMetricsOptions): OperationMetrics {
   const { metrics } = options;
-  const maxNames = options.maxOperationNames ?? 200;
-  const knownNames = new Set<string>();
+  const knownNames = new Set(options.operationNames ?? []);
 
-  function labelsOf(document: DocumentNode, operationName: string | null | undefined): { operation_type: string; operation_name: string } {
-    const operation = getOperationAST(document, operationName);
+  function labelsOf(args: ExecutionArgs): Labels {
+    const operation = getOperationAST(args.document, args.operationName);
     const name = operation?.name?.value;
-    let label = 'anonymous';
-    if (name !== undefined) {
-      if (NAME.test(name) && (knownNames.has(name) || knownNames.size < maxNames)) {
-        knownNames.add(name);
-        label = name;
-      } else {
-        label = 'other';
-      }
-    }
-    return { operation_type: operation?.operation ?? 'unknown', operation_name: label };
+    return {
+      operation_type: operation?.operation ?? 'unknown',
+      operation_name: name === undefined ? 'anonymous' : knownNames.has(name) ? name : 'other',
+      root_field: operation ? rootFieldOf(args, operation) : 'unknown',
+    };
   }
 
   function countSubscriber(args: ExecutionArgs, accepted: boolean): () => void {
-    const labels = labelsOf(args.document, args.operationName);
+    const labels = labelsOf(args);
     metrics.operations.inc({ ...labels, result: accepted ? 'success' : 'error' });
     if (!accepted) return () => undefined;
     metrics.openSubscriptions.inc();
@@ -62,7 +61,7 @@ export function createOperationMetrics(options: UseMetricsOptions): OperationMet
 
   const plugin: Plugin = {
     onExecute({ args }) {
-      const labels = labelsOf(args.document, args.operationName);
+      const labels = labelsOf(args);
       const end = metrics.operationDuration.startTimer(labels);
       const done = (failed: boolean): void => {
         end();
@@ -91,10 +90,40 @@ export function createOperationMetrics(options: UseMetricsOptions): OperationMet
           return accepted ? { onEnd: closed } : undefined;
         },
         onSubscribeError() {
-          metrics.operations.inc({ ...labelsOf(args.document, args.operationName), result: 'error' });
+          metrics.operations.inc({ ...labelsOf(args), result: 'error' });
         },
       };
     },
   };
   return { plugin, countSubscriber };
+}
+
+/**
+ * The schema field an operation selects at its root (`vmInstances`), `multiple` when it selects
+ * several. Only names of the schema's root type can come out (`other` otherwise), so the label
+ * has as many values as the schema has root fields, whatever clients send.
+ */
+function rootFieldOf(args: ExecutionArgs, operation: OperationDefinitionNode): string {
+  const names = new Set<string>();
+  collectRootFields(args, operation.selectionSet, names, new Set());
+  if (names.size !== 1) return names.size === 0 ? 'unknown' : 'multiple';
+  const [name = ''] = names;
+  const known = args.schema.getRootType(operation.operation)?.getFields()[name] !== undefined || META_FIELDS.has(name);
+  return known ? name : 'other';
+}
+
+const META_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+function collectRootFields(args: ExecutionArgs, selectionSet: SelectionSetNode, names: Set<string>, seen: Set<string>): void {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      names.add(selection.name.value);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      collectRootFields(args, selection.selectionSet, names, seen);
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = args.document.definitions.find((definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) collectRootFields(args, fragment.selectionSet, names, seen);
+    }
+  }
 }
