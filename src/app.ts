@@ -7,9 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -38,8 +37,8 @@ import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from '
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
-import { createQueryCost } from './plugins/use-query-cost.js';
-import { createAdmission } from './plugins/use-admission.js';
+import { budgetKeyOf, createQueryCost } from './plugins/use-query-cost.js';
+import { createAdmission, OverloadedError, overloadedError } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
@@ -50,6 +49,7 @@ import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
 import { createSharedSubscriptions, graphqlWsWriter, type DirectWriter } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
+import { createSubscriptionLimits, serveGraphqlWs } from './websocket.js';
 import type { UpstreamClient } from './upstream/types.js';
 
 export interface App {
@@ -105,7 +105,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   let graphiqlHeaders: Record<string, string> = {};
   let url = '';
 
-  const operationMetrics = createOperationMetrics({ metrics });
+  const operationMetrics = createOperationMetrics({ metrics, operationNames: config.metricsOperationNames });
   const resolveClientAddress = createClientAddressResolver(config.trustedProxies);
   const clientAddressOf = (remoteAddress: string | undefined, forwardedFor: string | string[] | undefined): string | undefined =>
     resolveClientAddress(remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor);
@@ -191,6 +191,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         maxAliases: config.maxAliases,
         maxTokens: config.maxTokens,
         maxDirectives: config.maxDirectives,
+        maxIntrospectionRoots: config.maxIntrospectionRoots,
         blockFieldSuggestions: !config.graphiql,
       }),
       useUnexpectedErrorLogging({ logger }),
@@ -297,15 +298,38 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   }
 
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH });
-  useServer<Record<string, unknown>>(
-    {
-      execute: (args) => (args.rootValue as Enveloped).execute(args),
+  const subscriptionLimits = createSubscriptionLimits({
+    perSocket: config.wsMaxSubscriptionsPerSocket,
+    perCredential: config.wsMaxSubscriptionsPerCredential,
+  });
+  serveGraphqlWs(wsServer, {
+    maxBufferedBytes: config.wsMaxBufferedBytes,
+    logger,
+    server: {
+      // Queries and mutations wait for admission as over HTTP (subscriptions, as over SSE, do not).
+      execute: async (args) => {
+        const { execute, closed } = args.rootValue as Enveloped;
+        let release: () => void;
+        try {
+          release = await admission.control.acquire(closed);
+        } catch (error) {
+          if (!(error instanceof OverloadedError)) return { errors: [new GraphQLError('The connection closed.')] };
+          metrics.operationsShed.inc();
+          return { errors: [overloadedError(error)] };
+        }
+        try {
+          return await execute(args);
+        } finally {
+          release();
+        }
+      },
       subscribe: (args) => sharedSubscriptions.subscribe(args, (leader) => (leader.rootValue as Enveloped).subscribe(leader)),
       onSubscribe: async (ctx, id, payload) => {
         const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           connectionParams: ctx.connectionParams,
           req: ctx.extra.request,
-          request: new Request(`http://localhost${GRAPHQL_PATH}`),
+          // A POST, as graphql-ws operations are to yoga's plugins: a GET would refuse mutations (405).
+          request: new Request(`http://localhost${GRAPHQL_PATH}`, { method: 'POST' }),
           params: payload,
         });
         let document: ReturnType<typeof parse>;
@@ -318,19 +342,24 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         }
         const errors = validate(enveloped, document);
         if (errors.length > 0) return errors;
+        const contextValue = await contextFactory();
+        if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+          const refused = subscriptionLimits.take(ctx.extra, id, budgetKeyOf(contextValue));
+          if (refused !== null) return [refused];
+        }
         const args: ExecutionArgs = {
           schema: enveloped,
           document,
           operationName: payload.operationName ?? null,
           variableValues: payload.variables ?? null,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe, writer: graphqlWsWriter(ctx.extra.socket, id) } satisfies Enveloped,
+          contextValue,
+          rootValue: { execute, subscribe, writer: graphqlWsWriter(ctx.extra.send, id), closed: ctx.extra.closed } satisfies Enveloped,
         };
         return args;
       },
+      onComplete: (ctx, id) => subscriptionLimits.release(ctx.extra, id),
     },
-    wsServer,
-  );
+  });
 
   return {
     yoga,
@@ -387,6 +416,8 @@ interface Enveloped {
   subscribe: (args: ExecutionArgs) => OperationResult;
   /** Writes a shared execution's events straight to this operation's connection. */
   writer: DirectWriter;
+  /** Aborts when the operation's connection closes. */
+  closed: AbortSignal;
 }
 
 function buildClient(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {

@@ -44,6 +44,16 @@ export interface GatewayConfig {
   readonly maxTokens: number;
   /** Directives in one operation. @default 50 */
   readonly maxDirectives: number;
+  /** Introspection root fields (`__schema`, `__type`) in one operation. @default 1 */
+  readonly maxIntrospectionRoots: number;
+  /** Bytes that may wait unsent on a WebSocket before it is closed (code 4008). @default 1048576 */
+  readonly wsMaxBufferedBytes: number;
+  /** Subscriptions open at once on one WebSocket. @default 100 */
+  readonly wsMaxSubscriptionsPerSocket: number;
+  /** Subscriptions open at once under one credential, over all its WebSockets on this replica. @default 500 */
+  readonly wsMaxSubscriptionsPerCredential: number;
+  /** Operation names `/metrics` labels with their own name; every other name counts as `other`. @default [] */
+  readonly metricsOperationNames: readonly string[];
   /** Largest requested cost (records) of one operation. @default 100000 */
   readonly maxCost: number;
   /** Cost points a credential's budget holds when full; 0 turns budgets off. @default 200000 */
@@ -116,6 +126,11 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   maxAliases: 30,
   maxTokens: 1_000,
   maxDirectives: 50,
+  maxIntrospectionRoots: 1,
+  wsMaxBufferedBytes: 1_048_576,
+  wsMaxSubscriptionsPerSocket: 100,
+  wsMaxSubscriptionsPerCredential: 500,
+  metricsOperationNames: Object.freeze([]) as readonly string[],
   maxCost: 100_000,
   costBudget: 200_000,
   costBudgetRefill: 5_000,
@@ -170,6 +185,17 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxAliases: readInteger(env, 'MAX_ALIASES', defaultConfig.maxAliases, 0, 100_000),
     maxTokens: readInteger(env, 'MAX_TOKENS', defaultConfig.maxTokens, 10, 10_000_000),
     maxDirectives: readInteger(env, 'MAX_DIRECTIVES', defaultConfig.maxDirectives, 0, 100_000),
+    maxIntrospectionRoots: readInteger(env, 'MAX_INTROSPECTION_ROOTS', defaultConfig.maxIntrospectionRoots, 1, 1_000),
+    wsMaxBufferedBytes: readInteger(env, 'WS_MAX_BUFFERED_BYTES', defaultConfig.wsMaxBufferedBytes, 1_024, 1_073_741_824),
+    wsMaxSubscriptionsPerSocket: readInteger(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', defaultConfig.wsMaxSubscriptionsPerSocket, 1, 1_000_000),
+    wsMaxSubscriptionsPerCredential: readInteger(
+      env,
+      'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL',
+      defaultConfig.wsMaxSubscriptionsPerCredential,
+      1,
+      10_000_000,
+    ),
+    metricsOperationNames: readNames(env, 'METRICS_OPERATION_NAMES') ?? defaultConfig.metricsOperationNames,
     maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
     costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),
     costBudgetRefill: readInteger(env, 'COST_BUDGET_REFILL', defaultConfig.costBudgetRefill, 1, 1_000_000_000),
@@ -282,6 +308,16 @@ function readTrustedProxies(env: Env, name: string): readonly string[] | undefin
   const bad = proxies.find((entry) => !parseTrustedProxy(entry));
   if (bad !== undefined) throw new ConfigError(`${name} must list IP addresses or CIDR ranges (10.0.0.0/8), got "${bad}"`);
   return Object.freeze(proxies);
+}
+
+/** Comma-separated GraphQL names (`Dashboard,VmDetails`). */
+function readNames(env: Env, name: string): readonly string[] | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  const names = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = names.find((entry) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry));
+  if (bad !== undefined) throw new ConfigError(`${name} must list GraphQL operation names like Dashboard,VmDetails, got "${bad}"`);
+  return Object.freeze(names);
 }
 
 function readTimezone(env: Env, name: string): string | undefined {

@@ -13,9 +13,9 @@
  * An event is serialized once and written straight to each graphql-ws connection as that
  * operation's `next` message (`graphqlWsWriter`), rather than passed through graphql-ws's
  * per-subscriber loop, which would serialize it again for every subscriber. A connection whose
- * unsent data passes 1 MiB (a client that stopped reading) is ended with `SUBSCRIBER_TOO_SLOW`
- * rather than holding the others back; a subscriber without a writer (SSE, whose own pipeline
- * serializes its events) has a queue of at most `maxQueued` events instead. An event reaches the
+ * client stopped reading is closed by its bounded send (`websocket.ts`) rather than holding the
+ * others back; a subscriber without a writer (SSE, whose own pipeline serializes its events) has a
+ * queue of at most `maxQueued` events, past which it is ended with `SUBSCRIBER_TOO_SLOW`. An event reaches the
  * subscribers `chunkSize` at a time, a turn of the event loop apart, so the first ones are written
  * while the rest wait and a large fan-out never stalls HTTP requests for its whole length.
  */
@@ -24,7 +24,6 @@ import { initContextCache } from '@pothos/core';
 import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { WebSocket } from 'ws';
 import type { GatewayContext } from './context.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
@@ -34,23 +33,18 @@ export type SubscribeResult = AsyncIterable<ExecutionResult> | ExecutionResult;
 
 /**
  * Writes one event to a subscriber's connection; `payload` is the execution result as JSON.
- * Answers false when the connection is backed up, and the subscriber is then ended.
+ * Answers false when the connection no longer takes messages, and the subscriber is then ended.
  */
 export type DirectWriter = (payload: string) => boolean;
 
-/** Unsent bytes past which a graphql-ws connection counts as backed up. */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
-
-/** A `DirectWriter` for operation `id` on a graphql-ws connection: its `next` messages, framed as graphql-ws frames them. */
-export function graphqlWsWriter(socket: WebSocket, id: string): DirectWriter {
+/**
+ * A `DirectWriter` for operation `id` on a graphql-ws connection: its `next` messages, framed as
+ * graphql-ws frames them, written with `send`, the connection's bounded send (see `websocket.ts`),
+ * which answers false once the connection is closing (its client stopped reading).
+ */
+export function graphqlWsWriter(send: (data: string) => boolean, id: string): DirectWriter {
   const prefix = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
-  return (payload) => {
-    // A closing connection: graphql-ws ends its subscriptions.
-    if (socket.readyState !== socket.OPEN) return true;
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
-    socket.send(`${prefix}${payload}}`);
-    return true;
-  };
+  return (payload) => send(`${prefix}${payload}}`);
 }
 
 export interface SharedSubscriptionsOptions {
@@ -309,7 +303,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   deliver(value: ExecutionResult, serialized: () => string): void {
     if (this.done) return;
     if (this.writer) {
-      if (!this.writer(serialized())) this.tooSlow('its connection has more than 1 MiB not yet sent');
+      if (!this.writer(serialized())) this.tooSlow('its connection is closing: its client stopped reading');
       return;
     }
     if (this.waiting) {

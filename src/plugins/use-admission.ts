@@ -16,10 +16,11 @@
  *
  * Beyond `maxQueued` waiting, an operation is refused at once: 503 `OVERLOADED` with
  * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
- * SSE subscriptions are not counted (they last as long as the client wants); WebSocket operations
- * never pass through here.
+ * SSE subscriptions are not counted (they last as long as the client wants). Queries and mutations
+ * over graphql-ws take their place through `control` (see the WebSocket bridge in `app.ts`).
  */
 import { performance } from 'node:perf_hooks';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 
@@ -171,5 +172,12 @@ function overloaded(fetchAPI: { Response: typeof Response }, error: OverloadedEr
   return new fetchAPI.Response(JSON.stringify(body), {
     status: 503,
     headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+/** The `OVERLOADED` refusal as graphql-ws sends it: the error HTTP answers in its 503. */
+export function overloadedError(error: OverloadedError): GraphQLError {
+  return new GraphQLError(`The gateway is overloaded (${error.message}); retry after ${RETRY_AFTER_SECONDS} s.`, {
+    extensions: { code: 'OVERLOADED', retryAfter: RETRY_AFTER_SECONDS },
   });
 }
