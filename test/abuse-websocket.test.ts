@@ -17,7 +17,7 @@ import { eventually, spawnGateway, type GatewayProcess } from './support/process
 
 const MiB = 1024 * 1024;
 
-/** GraphiQL's introspection query: one `__schema`, about 450 KB of answer. */
+/** GraphiQL's introspection query: one `__schema`, a 246 KB answer. */
 const INTROSPECTION = getIntrospectionQuery();
 
 interface WsResult {

@@ -6,7 +6,7 @@
  * an operation over a limit never executes, so it makes no upstream request.
  *
  * Introspection roots (`__schema`, `__type`) are capped at `maxIntrospectionRoots` per operation,
- * answered `GRAPHQL_VALIDATION_FAILED`: one `__schema` answer is about 450 KB built from a 100-byte
+ * answered `GRAPHQL_VALIDATION_FAILED`: one `__schema` answer is hundreds of KB built from a 100-byte
  * selection, so 22 aliases of it in a 4 KB request answered 9.8 MiB (the alias limit allows 30).
  *
  * With `blockFieldSuggestions` the "Did you mean ...?" hints of validation errors are removed, so
