@@ -15,9 +15,10 @@
  * per-subscriber loop, which would serialize it again for every subscriber. A connection whose
  * client stopped reading is closed by its bounded send (`websocket.ts`) rather than holding the
  * others back; a subscriber without a writer (SSE, whose own pipeline serializes its events) has a
- * queue of at most `maxQueued` events, past which it is ended with `SUBSCRIBER_TOO_SLOW`. An event reaches the
- * subscribers `chunkSize` at a time, a turn of the event loop apart, so the first ones are written
- * while the rest wait and a large fan-out never stalls HTTP requests for its whole length.
+ * queue of at most `maxQueued` events, past which it is ended with `SUBSCRIBER_TOO_SLOW`. An event
+ * reaches the subscribers `chunkSize` at a time, a turn of the event loop apart, so the first ones
+ * are written while the rest wait and a large fan-out never stalls HTTP requests for its whole
+ * length.
  */
 import { createHash } from 'node:crypto';
 import { initContextCache } from '@pothos/core';
