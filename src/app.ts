@@ -297,7 +297,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     await yoga.requestListener(req, res);
   }
 
-  const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  // A message is read whole before graphql-ws sees it: as large as an HTTP body may be (ws allows 100 MiB).
+  const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
   const subscriptionLimits = createSubscriptionLimits({
     perSocket: config.wsMaxSubscriptionsPerSocket,
     perCredential: config.wsMaxSubscriptionsPerCredential,

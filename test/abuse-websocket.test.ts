@@ -173,6 +173,14 @@ describe('abuse over graphql-ws', () => {
     }
   });
 
+  it('closes a socket sent a message over MAX_BODY_BYTES (1 MiB) with 1009, as HTTP refuses such a body', async () => {
+    const socket = await openRawSocket(harness.url, params);
+    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename }${' '.repeat(2 * MiB)}` } }));
+    const [code] = await closed;
+    expect(code).toBe(1009);
+  });
+
   it('caps subscriptions per socket (100) and per credential (here 150): the extra one is refused, the first ones keep working', async () => {
     const first = wsClient(harness.url, params);
     const second = wsClient(harness.url, params);
