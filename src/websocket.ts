@@ -159,6 +159,9 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
 
   return {
     take(extra, id, credential) {
+      // Closed while its operation was being prepared: graphql-ws drops the operation, and a place
+      // taken now would never be given back.
+      if (extra.closed.aborted) return null;
       let open = sockets.get(extra);
       if (open === undefined) {
         const created = new Map<string, string>();
