@@ -37,7 +37,8 @@ import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from '
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
-import { budgetKeyOf, createQueryCost } from './plugins/use-query-cost.js';
+import { createQueryCost } from './plugins/use-query-cost.js';
+import { createSubscriptionLimits } from './plugins/use-subscription-limits.js';
 import { createAdmission, OverloadedError, overloadedError } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
@@ -49,7 +50,7 @@ import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
 import { createSharedSubscriptions, graphqlWsWriter, type DirectWriter } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
-import { createSubscriptionLimits, serveGraphqlWs } from './websocket.js';
+import { serveGraphqlWs } from './websocket.js';
 import type { UpstreamClient } from './upstream/types.js';
 
 export interface App {
@@ -132,6 +133,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     writerOf: (args) => (args.rootValue as Enveloped).writer,
   });
 
+  const subscriptionLimits = createSubscriptionLimits({
+    perSocket: config.wsMaxSubscriptionsPerSocket,
+    perCredential: config.maxSubscriptionsPerCredential,
+  });
+
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
@@ -209,6 +215,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // Around the response cache: an answer served from the cache is neither charged nor refused,
       // and the cost of the execution that filled it is not kept with it.
       queryCost.gate,
+      subscriptionLimits.plugin,
       useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
       queryCost.report,
       useDeferStream(),
@@ -299,10 +306,6 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
 
   // A message is read whole before graphql-ws sees it: as large as an HTTP body may be (ws allows 100 MiB).
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
-  const subscriptionLimits = createSubscriptionLimits({
-    perSocket: config.wsMaxSubscriptionsPerSocket,
-    perCredential: config.wsMaxSubscriptionsPerCredential,
-  });
   serveGraphqlWs(wsServer, {
     maxBufferedBytes: config.wsMaxBufferedBytes,
     logger,
@@ -345,7 +348,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         if (errors.length > 0) return errors;
         const contextValue = await contextFactory();
         if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
-          const refused = subscriptionLimits.take(ctx.extra, id, budgetKeyOf(contextValue));
+          const refused = subscriptionLimits.take(ctx.extra, id, contextValue);
           if (refused !== null) return [refused];
         }
         const args: ExecutionArgs = {

@@ -50,8 +50,8 @@ export interface GatewayConfig {
   readonly wsMaxBufferedBytes: number;
   /** Subscriptions open at once on one WebSocket. @default 100 */
   readonly wsMaxSubscriptionsPerSocket: number;
-  /** Subscriptions open at once under one credential, over all its WebSockets on this replica. @default 500 */
-  readonly wsMaxSubscriptionsPerCredential: number;
+  /** Subscriptions open at once under one credential, over all its WebSockets and SSE streams on this replica. @default 500 */
+  readonly maxSubscriptionsPerCredential: number;
   /** Operation names `/metrics` labels with their own name; every other name counts as `other`. @default [] */
   readonly metricsOperationNames: readonly string[];
   /** Largest requested cost (records) of one operation. @default 100000 */
@@ -129,7 +129,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   maxIntrospectionRoots: 1,
   wsMaxBufferedBytes: 1_048_576,
   wsMaxSubscriptionsPerSocket: 100,
-  wsMaxSubscriptionsPerCredential: 500,
+  maxSubscriptionsPerCredential: 500,
   metricsOperationNames: Object.freeze([]) as readonly string[],
   maxCost: 100_000,
   costBudget: 200_000,
@@ -188,13 +188,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxIntrospectionRoots: readInteger(env, 'MAX_INTROSPECTION_ROOTS', defaultConfig.maxIntrospectionRoots, 1, 1_000),
     wsMaxBufferedBytes: readInteger(env, 'WS_MAX_BUFFERED_BYTES', defaultConfig.wsMaxBufferedBytes, 1_024, 1_073_741_824),
     wsMaxSubscriptionsPerSocket: readInteger(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', defaultConfig.wsMaxSubscriptionsPerSocket, 1, 1_000_000),
-    wsMaxSubscriptionsPerCredential: readInteger(
-      env,
-      'WS_MAX_SUBSCRIPTIONS_PER_CREDENTIAL',
-      defaultConfig.wsMaxSubscriptionsPerCredential,
-      1,
-      10_000_000,
-    ),
+    maxSubscriptionsPerCredential: readInteger(env, 'MAX_SUBSCRIPTIONS_PER_CREDENTIAL', defaultConfig.maxSubscriptionsPerCredential, 1, 10_000_000),
     metricsOperationNames: readNames(env, 'METRICS_OPERATION_NAMES') ?? defaultConfig.metricsOperationNames,
     maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
     costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),

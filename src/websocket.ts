@@ -1,21 +1,17 @@
 /**
  * graphql-ws on a `ws` server: graphql-ws's protocol core (`makeServer`) behind an adapter of our
- * own, written like `graphql-ws/use/ws` but for two limits an attacker would otherwise set:
+ * own, written like `graphql-ws/use/ws` but with one bounded send buffer per socket.
  *
- * - **One bounded send buffer per socket.** A client that stops reading keeps everything sent to
- *   it in the gateway's memory (30 introspection answers once pinned 500 MiB). Every message to a
- *   socket, graphql-ws's own and the shared subscriptions' direct writes alike (`SocketExtra.send`),
- *   goes through `send`: once more than `maxBufferedBytes` wait unsent, nothing more is written
- *   and the socket is closed with `CLOSE_SEND_BUFFER_FULL`. A single message larger than the limit
- *   still goes when the buffer is below it, so no answer is too big to be delivered to a client
- *   that reads.
- * - **Subscriptions per socket and per credential** (`createSubscriptionLimits`): each one holds a
- *   pub/sub listener and its state for as long as the client likes. The one past a cap is
- *   refused with an error message for that operation (`TOO_MANY_SUBSCRIPTIONS`); the socket and
- *   its other subscriptions go on.
+ * A client that stops reading keeps everything sent to it in the gateway's memory (30
+ * introspection answers once pinned 500 MiB). Every message to a socket, graphql-ws's own and the
+ * shared subscriptions' direct writes alike (`SocketExtra.send`), goes through one send: once more
+ * than `maxBufferedBytes` wait unsent, nothing more is written and the socket is closed with
+ * `CLOSE_SEND_BUFFER_FULL`. A single message larger than the limit still goes when the buffer is
+ * below it, so no answer is too big to be delivered to a client that reads.
+ *
+ * Subscriptions per socket and per credential are capped by `use-subscription-limits.ts`.
  */
 import type { IncomingMessage } from 'node:http';
-import { GraphQLError } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -122,70 +118,4 @@ function startKeepAlive(socket: WebSocket, intervalMs: number): () => void {
     socket.ping();
   }, intervalMs);
   return () => clearInterval(timer);
-}
-
-export interface SubscriptionLimitsOptions {
-  /** Subscriptions open at once on one socket. */
-  perSocket: number;
-  /** Subscriptions open at once under one credential, over all its sockets on this replica. */
-  perCredential: number;
-}
-
-export interface SubscriptionLimits {
-  /**
-   * Takes a place for subscription `id` on the socket under `credential` (a digest of it): null
-   * when it may run, or the error that refuses it. The place is freed by `release`, or when the
-   * socket closes.
-   */
-  take(extra: SocketExtra, id: string, credential: string): GraphQLError | null;
-  /** Frees subscription `id`'s place (nothing when it holds none). */
-  release(extra: SocketExtra, id: string): void;
-}
-
-export function createSubscriptionLimits(options: SubscriptionLimitsOptions): SubscriptionLimits {
-  const perCredential = new Map<string, number>();
-  /** Each socket's open subscriptions: id to credential. */
-  const sockets = new WeakMap<SocketExtra, Map<string, string>>();
-
-  function release(extra: SocketExtra, id: string): void {
-    const open = sockets.get(extra);
-    const credential = open?.get(id);
-    if (credential === undefined) return;
-    open!.delete(id);
-    const count = (perCredential.get(credential) ?? 1) - 1;
-    if (count > 0) perCredential.set(credential, count);
-    else perCredential.delete(credential);
-  }
-
-  return {
-    take(extra, id, credential) {
-      // Closed while its operation was being prepared: graphql-ws drops the operation, and a place
-      // taken now would never be given back.
-      if (extra.closed.aborted) return null;
-      let open = sockets.get(extra);
-      if (open === undefined) {
-        const created = new Map<string, string>();
-        sockets.set(extra, created);
-        extra.closed.addEventListener('abort', () => {
-          for (const openId of [...created.keys()]) release(extra, openId);
-        });
-        open = created;
-      }
-      if (open.size >= options.perSocket) {
-        return tooMany(`This connection already has ${open.size} subscriptions open, the most allowed; complete one first.`, 'socket', options.perSocket);
-      }
-      const count = perCredential.get(credential) ?? 0;
-      if (count >= options.perCredential) {
-        return tooMany(`Your credential already has ${count} subscriptions open, the most allowed; complete one first.`, 'credential', options.perCredential);
-      }
-      open.set(id, credential);
-      perCredential.set(credential, count + 1);
-      return null;
-    },
-    release,
-  };
-}
-
-function tooMany(message: string, per: 'socket' | 'credential', limit: number): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', per, limit } });
 }

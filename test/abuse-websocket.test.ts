@@ -14,6 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { CLOSE_SEND_BUFFER_FULL } from '../src/websocket.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { subscribeSse } from './support/subscriptions.js';
 
 const MiB = 1024 * 1024;
 
@@ -136,7 +137,7 @@ describe('abuse over graphql-ws', () => {
 
   beforeAll(async () => {
     harness = await startHarness({
-      config: { wsMaxSubscriptionsPerCredential: 150, metricsOperationNames: ['Dashboard'], jobPollAfterMs: 100 },
+      config: { maxSubscriptionsPerCredential: 150, metricsOperationNames: ['Dashboard'], jobPollAfterMs: 100 },
     });
     params = { ...harness.headers };
   });
@@ -181,7 +182,7 @@ describe('abuse over graphql-ws', () => {
     expect(code).toBe(1009);
   });
 
-  it('caps subscriptions per socket (100) and per credential (here 150): the extra one is refused, the first ones keep working', async () => {
+  it('caps subscriptions per socket (100) and per credential over WebSocket and SSE (here 150): the extra one is refused, the first ones keep working', async () => {
     const first = wsClient(harness.url, params);
     const second = wsClient(harness.url, params);
     const other = wsClient(harness.url, { ...harness.secondHeaders });
@@ -208,11 +209,25 @@ describe('abuse over graphql-ws', () => {
       expect(onFirst[100]!.results).toEqual([]);
       expect(otherTenant.results).toEqual([]);
 
-      // A completed subscription frees its place.
+      // SSE subscriptions count under the credential too.
+      const refusedOverSse = await subscribeSse(harness.url, 'subscription { jobEvents { id status } }', {}, harness.headers);
+      await refusedOverSse.completed;
+      expect(refusedOverSse.results.map((result) => result.errors?.[0]?.extensions)).toEqual([{ code: 'TOO_MANY_SUBSCRIPTIONS', per: 'credential', limit: 150 }]);
+
+      // A completed subscription frees its place, which an SSE stream takes, and gives back when it ends.
+      const isOpen = async (op: { ended: Promise<unknown> }) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return (await Promise.race([op.ended, 'open'])) === 'open';
+      };
       onSecond[0]!.unsubscribe();
-      const again = operation(second, 'subscription { jobEvents { id status } }');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const overSse = await subscribeSse(harness.url, 'subscription { jobEvents { id status } }', {}, harness.headers);
+      const whileSseHolds = operation(second, 'subscription { jobEvents { id status } }');
+      expect((await whileSseHolds.ended).errors?.[0]?.extensions).toMatchObject({ code: 'TOO_MANY_SUBSCRIPTIONS', per: 'credential' });
+      await overSse.close();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(await Promise.race([again.ended, 'open'])).toBe('open');
+      const again = operation(second, 'subscription { jobEvents { id status } }');
+      expect(await isOpen(again)).toBe(true);
       again.unsubscribe();
     } finally {
       await Promise.all([first.dispose(), second.dispose(), other.dispose()]);
@@ -321,7 +336,7 @@ describe('settings', () => {
     expect(loadConfig({})).toMatchObject({
       wsMaxBufferedBytes: 1_048_576,
       wsMaxSubscriptionsPerSocket: 100,
-      wsMaxSubscriptionsPerCredential: 500,
+      maxSubscriptionsPerCredential: 500,
       maxIntrospectionRoots: 1,
       metricsOperationNames: [],
     });
