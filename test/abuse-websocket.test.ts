@@ -86,7 +86,7 @@ describe('a graphql-ws client that stops reading', () => {
     return (await fetch(`${gateway.url}/metrics`)).text();
   }
 
-  it('pins at most its send buffer: 400 introspection answers grow the gateway by under 60 MB, and its socket is closed with 4008', async () => {
+  it('pins at most its send buffer: 400 introspection answers grow the gateway by under 60 MiB, and its socket is closed with 4008', async () => {
     // Warm up (schema, JIT, buffers) so the baseline is the steady state.
     for (let i = 0; i < 10; i++) {
       const response = await fetch(`${gateway.url}/graphql`, {
