@@ -41,6 +41,7 @@ import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
+import { useRequestValidation } from './plugins/use-request-validation.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
@@ -181,6 +182,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     plugins: [
       // First: an operation waiting for its turn has not even had its body read.
       admission.plugin,
+      // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
+      useRequestValidation(),
       // Hardening: browsers' simple requests need a header; operation shape and cost limits are
       // enforced before execution, so a rejected operation never reaches the upstream.
       useCsrfPrevention(),
