@@ -42,6 +42,7 @@ import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestValidation } from './plugins/use-request-validation.js';
+import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
@@ -184,6 +185,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       admission.plugin,
       // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
       useRequestValidation(),
+      ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
       // Hardening: browsers' simple requests need a header; operation shape and cost limits are
       // enforced before execution, so a rejected operation never reaches the upstream.
       useCsrfPrevention(),
@@ -441,11 +443,20 @@ function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Rec
   return failing.length === 0 ? {} : { breakers: Object.fromEntries(failing) };
 }
 
+/**
+ * The answer headers besides the CORS-safelisted ones that browser code may read: the request id
+ * (to quote in a bug report), the ETag (to revalidate with If-None-Match) and Retry-After (of a
+ * 429 RATE_LIMITED or a 503 OVERLOADED).
+ */
+export const CORS_EXPOSED_HEADERS: readonly string[] = ['X-Request-ID', 'ETag', 'Retry-After'];
+
 /** CORS_ORIGINS: none means same origin only (no CORS headers); `*` any origin. */
-function corsOptions(origins: readonly string[]): false | { origin: string | string[]; credentials: boolean; maxAge: number } {
+function corsOptions(
+  origins: readonly string[],
+): false | { origin: string | string[]; credentials: boolean; maxAge: number; exposedHeaders: string[] } {
   if (origins.length === 0) return false;
   // Credentials travel in headers, never cookies: no need to let browsers send cookies along.
-  return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600 };
+  return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600, exposedHeaders: [...CORS_EXPOSED_HEADERS] };
 }
 
 /** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
