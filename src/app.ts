@@ -43,6 +43,7 @@ import { createAdmission } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestValidation } from './plugins/use-request-validation.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
+import { useSseSingleConnection } from './plugins/use-sse-single-connection.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
@@ -186,6 +187,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
       useRequestValidation(),
       ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
+      // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
+      useSseSingleConnection({ endpoint: GRAPHQL_PATH, maxBodyBytes: config.maxBodyBytes }),
       // Hardening: browsers' simple requests need a header; operation shape and cost limits are
       // enforced before execution, so a rejected operation never reaches the upstream.
       useCsrfPrevention(),
