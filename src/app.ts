@@ -363,10 +363,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
       stopFollowingJobs = followFinishedJobs(backend.pubsub, (job) => void invalidateJobTypes(responseCache, schema, job.operation), logger);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
+      await listen(server, config.port, config.host);
       const address = server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
@@ -465,6 +462,27 @@ function corsOptions(
 /** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
 function redisToGraphQLError(error: unknown): GraphQLError | null {
   return isRedisUnavailableError(error) ? new GraphQLError(error.message, { extensions: { code: error.code } }) : null;
+}
+
+/**
+ * Listens, or rejects with the listen error (EADDRINUSE, ...) for the caller to report. The
+ * WebSocket server re-emits the server's errors, and graphql-ws answers any with a stack trace
+ * on the console: while listening, the server's own error listeners are set aside.
+ */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  const errorListeners = server.rawListeners('error') as ((error: Error) => void)[];
+  server.removeAllListeners('error');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } finally {
+    for (const listener of errorListeners) server.on('error', listener);
+  }
 }
 
 function withTrailingSlash(base: string): string {
