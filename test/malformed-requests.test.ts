@@ -91,6 +91,24 @@ describe('malformed requests', () => {
     expectBadRequest(await get(search), message);
   });
 
+  it('says which body types it reads when a POST sends another, with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: '{"query": "{ __typename }"}' });
+    expect(response.status).toBe(415);
+    const body = (await response.json()) as Answer['body'];
+    expect(body.errors?.map((error) => error.extensions?.code)).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
+    expect(body.errors?.[0]?.message).toContain('application/json');
+  });
+
+  it('answers a form POST whose variables are not JSON with 400 BAD_REQUEST', async () => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: 'query=%7B__typename%7D&variables=nope',
+    });
+    const text = await response.text();
+    expectBadRequest({ status: response.status, text, body: JSON.parse(text) as Answer['body'] }, /"variables" or "extensions" parameter is not valid JSON/);
+  });
+
   it('still runs a well-formed GET and POST', async () => {
     expect((await get('query=%7B__typename%7D&operationName=&variables=%7B%7D')).body).toMatchObject({ data: { __typename: 'Query' } });
     expect((await post('{"query": "query Q { __typename }", "operationName": "Q", "variables": null, "extensions": {}}')).body).toMatchObject({
