@@ -3,8 +3,12 @@
  * (one stream per operation, yoga's own SSE) and single connection (`singleConnection: true`: a
  * reserved stream, operations POSTed to it with its token).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClient, type Client, type ExecutionResult } from 'graphql-sse';
+import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useSseSingleConnection } from '../src/plugins/use-sse-single-connection.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
 
@@ -112,5 +116,66 @@ describe.each([
     } finally {
       bare.dispose();
     }
+  });
+});
+
+describe('single-connection reservations', () => {
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    const yoga = createYoga({
+      schema: createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } }),
+      plugins: [useSseSingleConnection({ endpoint: '/graphql', maxBodyBytes: 1024, reservationTtlMs: 200, maxPendingReservations: 3 })],
+      logging: false,
+    });
+    server = createServer(yoga);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const reserve = (headers: Record<string, string> = {}) => fetch(url, { method: 'PUT', headers });
+  const open = (token: string, signal?: AbortSignal) =>
+    fetch(url, { headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token }, ...(signal ? { signal } : {}) });
+
+  it('hands out its own token, not one the client proposes', async () => {
+    const reserved = await reserve({ 'x-graphql-event-stream-token': 'chosen-by-the-client' });
+    expect(reserved.status).toBe(201);
+    expect(await reserved.text()).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('takes no operation for a stream that is not open yet', async () => {
+    const token = await (await reserve()).text();
+    const posted = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
+      body: JSON.stringify({ query: '{ hello }', extensions: { operationId: '1' } }),
+    });
+    expect(posted.status).toBe(409);
+  });
+
+  it('drops a reservation nobody opens in time, and refuses more than the pending limit with 503 OVERLOADED', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const tokens = await Promise.all([reserve(), reserve(), reserve()].map(async (response) => (await response).text()));
+    const refused = await reserve();
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('OVERLOADED');
+    expect(refused.headers.get('retry-after')).toBe('1');
+
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Dropped: its stream is gone, and there is room for new reservations.
+    const late = await open(tokens[0]!);
+    expect(late.status).toBeGreaterThanOrEqual(400);
+    expect(late.status).toBeLessThan(500);
+    const token = await (await reserve()).text();
+    const control = new AbortController();
+    const stream = await open(token, control.signal);
+    expect(stream.status).toBe(200);
+    control.abort();
   });
 });

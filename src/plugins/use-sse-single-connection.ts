@@ -14,6 +14,7 @@
  * Not `@graphql-yoga/plugin-graphql-sse`: it executes through the envelop pipeline alone, where
  * the response cache cannot find the parameters yoga's `onParams` would have given it.
  */
+import { randomUUID } from 'node:crypto';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import { isAsyncIterable, mapAsyncIterator, type GraphQLParams, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -23,20 +24,56 @@ export interface SseSingleConnectionOptions {
   endpoint: string;
   /** Largest operation body, in bytes; a bigger one (or one of unknown length) is refused. */
   maxBodyBytes: number;
+  /** How long a reserved stream may wait to be opened before it is dropped. @default 30000 */
+  reservationTtlMs?: number;
+  /** Reserved streams waiting to be opened, at most; a reservation past it is refused 503 `OVERLOADED`. @default 10000 */
+  maxPendingReservations?: number;
 }
 
 /** The header graphql-sse's client sends the reservation token in (it also accepts `?token=`). */
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
 
 export function useSseSingleConnection(options: SseSingleConnectionOptions): Plugin {
+  const reservationTtlMs = options.reservationTtlMs ?? 30_000;
+  const maxPendingReservations = options.maxPendingReservations ?? 10_000;
   // The server context of each operation's request (its node:http `req`/`res`), for yoga.
   const serverContexts = new WeakMap<Request, Record<string, unknown>>();
+  // graphql-sse keeps a reserved stream until it is opened and closed, and queues the events of
+  // the operations posted to it meanwhile: unbounded, for a client that reserves and never opens.
+  // Here a reservation waits at most `reservationTtlMs`, at most `maxPendingReservations` at once,
+  // and takes no operation before it is opened (the graphql-sse client opens before it posts).
+  const pending = new Map<string, NodeJS.Timeout>();
   let handler: ((request: Request) => Promise<Response>) | undefined;
+  let endpointUrl = '';
+
+  function reserve(): string {
+    const token = randomUUID();
+    const timer = setTimeout(() => void drop(token), reservationTtlMs);
+    timer.unref();
+    pending.set(token, timer);
+    return token;
+  }
+
+  /** Ends a reservation nobody opened, by opening it with a request already hung up. */
+  async function drop(token: string): Promise<void> {
+    if (!pending.delete(token) || handler === undefined) return;
+    const response = await handler(new Request(endpointUrl, { headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token }, signal: AbortSignal.abort() }));
+    await response.body?.cancel();
+  }
+
   return {
     onYogaInit({ yoga }) {
       const server = yoga as unknown as YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
       handler = createHandler(
         {
+          // A reservation's token is the server's own, never one the client proposes.
+          authenticate: (request) => (request.method === 'PUT' ? reserve() : tokenOf(request.raw)),
+          onConnect: (request) => {
+            const token = tokenOf(request.raw);
+            if (token === null || !pending.has(token)) return;
+            clearTimeout(pending.get(token));
+            pending.delete(token);
+          },
           onSubscribe: async (request, params) => {
             const raw = request.raw;
             try {
@@ -56,10 +93,13 @@ export function useSseSingleConnection(options: SseSingleConnectionOptions): Plu
     },
     onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
       if (handler === undefined || url.pathname !== options.endpoint || !isSingleConnectionRequest(request, url)) return;
-      const refusal = request.method === 'POST' ? bodyRefusal(request.headers.get('content-length'), options.maxBodyBytes) : null;
+      endpointUrl ||= `${url.origin}${url.pathname}`;
+      const refusal = refusalOf(request, pending, maxPendingReservations, options.maxBodyBytes);
       if (refusal) {
         const body = JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
-        endResponse(new fetchAPI.Response(body, { status: refusal.status, headers: { 'content-type': 'application/json; charset=utf-8' } }));
+        const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+        if (refusal.status === 503) headers['retry-after'] = '1';
+        endResponse(new fetchAPI.Response(body, { status: refusal.status, headers }));
         return;
       }
       serverContexts.set(request, serverContext as Record<string, unknown>);
@@ -85,6 +125,23 @@ function withoutInternals(result: ExecutionResult): ExecutionResult {
 /** A reservation (`PUT`), or a request naming a reserved stream by its token. */
 function isSingleConnectionRequest(request: Request, url: URL): boolean {
   return request.method === 'PUT' || request.headers.has(TOKEN_HEADER) || url.searchParams.has('token');
+}
+
+function tokenOf(request: Request): string | null {
+  return request.headers.get(TOKEN_HEADER) ?? new URL(request.url, 'http://localhost').searchParams.get('token');
+}
+
+/** Why the request is refused before graphql-sse sees it, or null. */
+function refusalOf(request: Request, pending: ReadonlyMap<string, unknown>, maxPendingReservations: number, maxBodyBytes: number): Refusal | null {
+  if (request.method === 'PUT' && pending.size >= maxPendingReservations) {
+    return { status: 503, code: 'OVERLOADED', message: 'Too many event streams are reserved and not yet opened; retry after 1 s.' };
+  }
+  if (request.method !== 'POST') return null;
+  const token = tokenOf(request);
+  if (token !== null && pending.has(token)) {
+    return { status: 409, code: 'BAD_REQUEST', message: 'Open the reserved event stream (GET with its token) before posting operations to it.' };
+  }
+  return bodyRefusal(request.headers.get('content-length'), maxBodyBytes);
 }
 
 interface Refusal {
