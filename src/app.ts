@@ -448,7 +448,7 @@ function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Rec
  * (to quote in a bug report), the ETag (to revalidate with If-None-Match) and Retry-After (of a
  * 429 RATE_LIMITED or a 503 OVERLOADED).
  */
-export const CORS_EXPOSED_HEADERS: readonly string[] = ['X-Request-ID', 'ETag', 'Retry-After'];
+const CORS_EXPOSED_HEADERS: readonly string[] = ['X-Request-ID', 'ETag', 'Retry-After'];
 
 /** CORS_ORIGINS: none means same origin only (no CORS headers); `*` any origin. */
 function corsOptions(
