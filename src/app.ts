@@ -41,6 +41,9 @@ import { createQueryCost } from './plugins/use-query-cost.js';
 import { createSubscriptionLimits } from './plugins/use-subscription-limits.js';
 import { createAdmission, OverloadedError, overloadedError } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
+import { useRequestValidation } from './plugins/use-request-validation.js';
+import { useVaryOrigin } from './plugins/use-vary-origin.js';
+import { useSseSingleConnection } from './plugins/use-sse-single-connection.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
@@ -187,6 +190,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     plugins: [
       // First: an operation waiting for its turn has not even had its body read.
       admission.plugin,
+      // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
+      useRequestValidation(),
+      ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
+      // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
+      useSseSingleConnection({ endpoint: GRAPHQL_PATH, maxBodyBytes: config.maxBodyBytes }),
       // Hardening: browsers' simple requests need a header; operation shape and cost limits are
       // enforced before execution, so a rejected operation never reaches the upstream.
       useCsrfPrevention(),
@@ -388,10 +396,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
       stopFollowingJobs = followFinishedJobs(backend.pubsub, (job) => void invalidateJobTypes(responseCache, schema, job.operation), logger);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
+      await listen(server, config.port, config.host);
       const address = server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
@@ -473,16 +478,46 @@ function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Rec
   return failing.length === 0 ? {} : { breakers: Object.fromEntries(failing) };
 }
 
+/**
+ * The answer headers besides the CORS-safelisted ones that browser code may read: the request id
+ * (to quote in a bug report), the ETag (to revalidate with If-None-Match) and Retry-After (of a
+ * 429 RATE_LIMITED or a 503 OVERLOADED).
+ */
+const CORS_EXPOSED_HEADERS: readonly string[] = ['X-Request-ID', 'ETag', 'Retry-After'];
+
 /** CORS_ORIGINS: none means same origin only (no CORS headers); `*` any origin. */
-function corsOptions(origins: readonly string[]): false | { origin: string | string[]; credentials: boolean; maxAge: number } {
+function corsOptions(
+  origins: readonly string[],
+): false | { origin: string | string[]; credentials: boolean; maxAge: number; exposedHeaders: string[] } {
   if (origins.length === 0) return false;
   // Credentials travel in headers, never cookies: no need to let browsers send cookies along.
-  return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600 };
+  return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600, exposedHeaders: [...CORS_EXPOSED_HEADERS] };
 }
 
 /** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
 function redisToGraphQLError(error: unknown): GraphQLError | null {
   return isRedisUnavailableError(error) ? new GraphQLError(error.message, { extensions: { code: error.code } }) : null;
+}
+
+/**
+ * Listens, or rejects with the listen error (EADDRINUSE, ...) for the caller to report. The
+ * WebSocket server re-emits the server's errors, and graphql-ws answers any with a stack trace
+ * on the console: while listening, the server's own error listeners are set aside.
+ */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  const errorListeners = server.rawListeners('error') as ((error: Error) => void)[];
+  server.removeAllListeners('error');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } finally {
+    for (const listener of errorListeners) server.on('error', listener);
+  }
 }
 
 function withTrailingSlash(base: string): string {

@@ -6,10 +6,20 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logging.js';
 import { exitOnSignals } from './shutdown.js';
+import { listenFailureMessage, startedMessage } from './start-messages.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const app = createApp(config, { logger });
 exitOnSignals(app, logger);
-const url = await app.start();
-process.stdout.write(`GraphiQL: ${url}/graphql\n`);
+let url: string;
+try {
+  url = await app.start();
+} catch (error) {
+  const message = listenFailureMessage(error, config.port, config.host);
+  if (message === undefined) throw error;
+  process.stderr.write(message);
+  // The embedded simulator and the job backend may already run: nothing to drain, just leave.
+  process.exit(1);
+}
+process.stdout.write(startedMessage(url, app.simulator?.credentials));

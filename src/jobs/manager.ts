@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isUpstreamRequestError } from '../upstream/errors.js';
+import { redactJson, secretOf } from '../upstream/redact.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
 import { FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobOutcome, JobRecord, JobStore } from './store.js';
@@ -70,10 +71,16 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   const pollDeadlineMs = options.pollDeadlineMs ?? 1_800_000;
   const webhookMaxBytes = options.webhookMaxBytes ?? 1_048_576;
   const timers = new Set<NodeJS.Timeout>();
+  // The credential secrets of the jobs started here, while they run: what their webhook bodies
+  // are scrubbed of. Memory only, never the store: another replica's webhook for a job started
+  // here is scrubbed of anything shaped like a credential (`redact`), not of this exact one.
+  const secretsOfRunning = new Map<string, string>();
   let closed = false;
 
   async function finish(id: string, outcome: JobOutcome, via: 'webhook' | 'poll' | 'submit'): Promise<boolean> {
-    const finished = await store.finish(id, outcome);
+    const secret = secretsOfRunning.get(id);
+    const finished = await store.finish(id, { success: outcome.success, body: redactJson(outcome.body, secret === undefined ? [] : [secret]) });
+    if (finished) secretsOfRunning.delete(id);
     if (!finished) return false;
     logger.info({ job: id, operation: finished.operation, status: finished.status, via }, 'job finished');
     // Before publishing: whoever waits for the job may read its records again at once.
@@ -105,7 +112,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       schedulePoll(id, location, next, startedAt);
       return;
     }
-    if (!job || job.status !== 'RUNNING') return;
+    if (!job || job.status !== 'RUNNING') {
+      // Finished elsewhere (another replica took its webhook).
+      secretsOfRunning.delete(id);
+      return;
+    }
     try {
       const poll = await options.upstream().pollJob(location);
       if (poll.status === 'running') {
@@ -143,6 +154,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     };
     // Stored before the upstream hears of it: the webhook may arrive before `submit` returns.
     await store.create(job);
+    const credentialSecret = secretOf(request.credential.authorization);
+    if (credentialSecret !== undefined) secretsOfRunning.set(id, credentialSecret);
     const webHook = `${options.publicUrl().replace(/\/$/, '')}${WEBHOOK_PATH}${id}/${secret}`;
     try {
       const accepted = await options
@@ -238,6 +251,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      secretsOfRunning.clear();
     },
   };
 }

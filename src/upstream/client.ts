@@ -23,6 +23,7 @@ import { CredentialGate, type CredentialGateOptions, type CredentialVerdict, typ
 import { cursorIdentity, readableAuthorization, resourceIdentity } from './credentials.js';
 import { createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
+import { mayQuote, redact, secretOf } from './redact.js';
 import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
 import type {
   AsyncAccepted,
@@ -296,7 +297,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       if (request.identity !== undefined) pass = await credentialGate.enter(request.identity, callOptions?.clientAddress, request.operation, callOptions?.signal);
       ticket = admit(request);
-      const response = await send(request, callOptions);
+      const response = withoutCredentials(await send(request, callOptions), request.headers.authorization);
       status = response.status;
       const result = handle(response);
       ticket.success();
@@ -726,6 +727,20 @@ function exchange(
 function quote(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat;
+}
+
+/**
+ * The answer with the credential it was sent scrubbed from its text, so no error, payload, job or
+ * log line built from it can show it. A success is scanned for the credential as sent (a cheap
+ * `includes` on the hot path); a failure, which is where the service quotes it, for every spelling.
+ */
+function withoutCredentials(response: RawResponse, authorization: string | undefined): RawResponse {
+  const secret = secretOf(authorization);
+  const secrets = secret === undefined ? [] : [secret];
+  const success = response.status >= 200 && response.status < 300;
+  if (success && !mayQuote(response.text, secrets)) return response;
+  const text = redact(response.text, secrets);
+  return text === response.text ? response : { ...response, text };
 }
 
 function parseJson(text: string): unknown {
