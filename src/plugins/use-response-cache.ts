@@ -183,6 +183,8 @@ function trackConnections(cache: Cache) {
         connections = selectedConnectionTypes(schema, document);
         connectionsByDocument.set(document, connections);
       }
+      // A mutation's document, and a query of single records, has nothing to note.
+      if (connections.length === 0) return;
       // The oldest go first: a key that is cached again is noted again when it executes.
       if (connectionsByKey.size >= MAX_TRACKED_KEYS) connectionsByKey.delete(connectionsByKey.keys().next().value as string);
       connectionsByKey.set(key, connections);
