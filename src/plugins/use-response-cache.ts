@@ -2,9 +2,9 @@
  * The response cache (`@graphql-yoga/plugin-response-cache`), scoped per credential: the session
  * is a digest of the three credential headers, so one caller's cached answer is never served to
  * another. Entries expire per type (`RESPONSE_CACHE_TTLS`), and a finished write drops the
- * answers it made stale (`createWriteInvalidation`), on every replica. Cacheable answers carry an ETag
- * naming the cached answer (its key and the version cached); `If-None-Match` naming the answer
- * cached now answers 304.
+ * answers it made stale (`createWriteInvalidation`), on every replica. Cacheable answers carry an
+ * ETag naming the cached answer (its key and the version cached); `If-None-Match` naming the
+ * answer cached now answers 304.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
