@@ -332,6 +332,28 @@ describe('read your writes', () => {
       expect(after.data!.host.vmInstances.totalCount).toBe(before.host.vmInstances.totalCount - 1);
     });
 
+    it('does not cache a read that was under way while a write to its records finished', async () => {
+      const vm = takeVm('runs on a host with a virtio NIC', (candidate) =>
+        candidate.state === 'Running' && candidate.hostUuid !== null && candidate.vmNics[0]?.driverType === 'virtio',
+      );
+      const nic = vm.vmNics[0]!;
+      // Two upstream rounds, one after the other: the VM (with its NICs), then its host.
+      const query = 'query($uuid: Uuid!) { vmInstance(uuid: $uuid) { nics { uuid driverType } host { name } } }';
+      const driverOf = (response: GraphQLResponse<{ vmInstance: { nics: { uuid: string; driverType: string }[] } }>) =>
+        response.data!.vmInstance.nics.find((candidate) => candidate.uuid === nic.uuid)?.driverType;
+      harness.simulator.configure({ latencyMs: 400 });
+      try {
+        // The read takes the VM before the write changes it, and ends after the write's job did.
+        const underway = read<{ vmInstance: { nics: { uuid: string; driverType: string }[] } }>(query, { uuid: vm.uuid });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await write('updateVmNicDriver', { vmInstanceUuid: vm.uuid, vmNicUuid: nic.uuid, driverType: 'E1000' });
+        expect(driverOf(await underway)).toBe('VIRTIO');
+      } finally {
+        harness.simulator.configure({ latencyMs: 0 });
+      }
+      expect(driverOf(await read(query, { uuid: vm.uuid }))).toBe('E1000');
+    });
+
     it('keeps serving from the cache a VM that a write to another VM did not touch', async () => {
       const [touched, untouched] = [1, 2].map(() =>
         takeVm('runs with an SSH key', (candidate) => candidate.state === 'Running' && candidate.sshKey !== null),

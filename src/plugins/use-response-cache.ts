@@ -9,6 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   getNamedType,
+  getOperationAST,
   isInterfaceType,
   isObjectType,
   isUnionType,
@@ -19,7 +20,7 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 
 /**
@@ -64,7 +65,26 @@ export interface ResponseCacheOptions {
 
 /** The cache the plugin and the job invalidation share. */
 export function createResponseCacheStore(options: { max?: number } = {}): Cache {
-  return createInMemoryCache({ max: options.max ?? 1_000 });
+  const store = createInMemoryCache({ max: options.max ?? 1_000 });
+  const counter = { invalidations: 0 };
+  const cache: Cache = {
+    get: (key) => store.get(key),
+    set: (key, result, entities, ttl) => store.set(key, result, entities, ttl),
+    invalidate: (entities) => {
+      counter.invalidations += 1;
+      return store.invalidate(entities);
+    },
+  };
+  invalidationCounters.set(cache, counter);
+  return cache;
+}
+
+/** How many invalidations each store made, so that an answer read across one is not cached. */
+const invalidationCounters = new WeakMap<Cache, { invalidations: number }>();
+
+/** Invalidations the store made so far; 0 for a store of another making (which goes unguarded). */
+function invalidationsOf(cache: Cache): number {
+  return invalidationCounters.get(cache)?.invalidations ?? 0;
 }
 
 /** A digest of the caller's three credential headers, or null when the caller sent none. */
@@ -80,13 +100,13 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   const ttlMs = options.ttlMs ?? 30_000;
   // Off: not even the key is computed.
   if (ttlMs <= 0) return {};
-  const lists = trackConnections(options.cache);
+  const executions = trackExecutions(options.cache);
   // Without a credential every field fails UNAUTHENTICATED; not caching those keeps "one session
   // per credential" free of a shared anonymous session. The WebSocket path builds its requests
   // without headers, so subscriptions and WS operations bypass the cache too.
   const enabled = (request: Request): boolean => credentialSession(request.headers) !== null;
   const cachePlugin = useYogaResponseCache({
-    cache: lists.cache,
+    cache: executions.cache,
     ttl: ttlMs,
     ttlPerSchemaCoordinate: { ...(options.ttls ?? RESPONSE_CACHE_TTLS) },
     // Records are keyed by `__typename` + `uuid`: the uuid is what a finished job's input and
@@ -105,7 +125,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
     session: (request) => credentialSession(request.headers),
     // node:crypto's synchronous hash: the default goes through WebCrypto's promise per request.
     buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId, context }) =>
-      lists.keyed(
+      executions.keyed(
         context,
         createHash('sha256')
           .update(documentString)
@@ -122,9 +142,19 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   return {
     onPluginInit({ addPlugin }) {
       addPlugin(cachePlugin);
-    },
-    onExecute({ args }) {
-      lists.executing(args.contextValue, args.document, args.schema);
+      // Added after the cache plugin, so an execution ends here once its answer was cached or not.
+      addPlugin({
+        onExecute({ args }) {
+          const key = executions.start(args.contextValue, args.document, args.operationName, args.schema);
+          if (key === undefined) return;
+          return {
+            onExecuteDone: ({ result }) => {
+              if (!isAsyncIterable(result)) return executions.end(key);
+              return { onEnd: () => executions.end(key) };
+            },
+          };
+        },
+      });
     },
     onResponse({ request, response, setResponse, fetchAPI }) {
       // The cache plugin marks a cacheable answer with an ETag that is its cache key: the same
@@ -156,17 +186,31 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   };
 }
 
-/** How many cache keys' connection types are remembered (the answers cached, and some that were not). */
+/** Most executing cache keys remembered at once (a safety bound: each is forgotten as it ends). */
 const MAX_TRACKED_KEYS = 10_000;
 
+interface Execution {
+  /** The store's invalidation count when the earliest running execution of the key began. */
+  invalidationsAtStart: number;
+  /** The connection types the document selects. */
+  connections: readonly string[];
+  /** Executions of the key under way. */
+  running: number;
+}
+
 /**
- * Indexes each cached answer under the connection types its document selects, besides the
- * records the cache plugin finds in it: the plugin collects only objects with an id, so a page
- * or a `totalCount` of CBT tasks is indexed under no name a new task could invalidate.
+ * What the cache plugin does not see of an executing query, kept by cache key until its answer
+ * is cached:
+ * - The connection types its document selects. The plugin indexes an answer only by the objects
+ *   with an id in it, so a page or a `totalCount` of CBT tasks would be indexed under no name a
+ *   new task could invalidate.
+ * - Whether an invalidation happened while it executed. A read that took the records before a
+ *   write changed them, and ends after the write dropped them, would cache the old records anew;
+ *   such an answer is served but not cached.
  */
-function trackConnections(cache: Cache) {
+function trackExecutions(cache: Cache) {
   const keyByContext = new WeakMap<object, string>();
-  const connectionsByKey = new Map<string, readonly string[]>();
+  const executions = new Map<string, Execution>();
   const connectionsByDocument = new WeakMap<DocumentNode, readonly string[]>();
   return {
     /** Remembers the cache key of an operation's context (the key is a digest of its document). */
@@ -174,27 +218,38 @@ function trackConnections(cache: Cache) {
       if (typeof context === 'object' && context !== null) keyByContext.set(context, key);
       return key;
     },
-    /** Notes the connection types of the document an operation with a cache key executes. */
-    executing(context: unknown, document: DocumentNode, schema: GraphQLSchema): void {
+    /** Notes a query operation with a cache key as it starts; answers its key, for `end`. */
+    start(context: unknown, document: DocumentNode, operationName: string | null | undefined, schema: GraphQLSchema): string | undefined {
       const key = typeof context === 'object' && context !== null ? keyByContext.get(context) : undefined;
-      if (key === undefined || connectionsByKey.has(key)) return;
+      if (key === undefined || getOperationAST(document, operationName)?.operation !== 'query') return undefined;
+      const running = executions.get(key);
+      if (running) {
+        // The earlier start decides for both.
+        running.running += 1;
+        return key;
+      }
       let connections = connectionsByDocument.get(document);
       if (!connections) {
         connections = selectedConnectionTypes(schema, document);
         connectionsByDocument.set(document, connections);
       }
-      // A mutation's document, and a query of single records, has nothing to note.
-      if (connections.length === 0) return;
-      // The oldest go first: a key that is cached again is noted again when it executes.
-      if (connectionsByKey.size >= MAX_TRACKED_KEYS) connectionsByKey.delete(connectionsByKey.keys().next().value as string);
-      connectionsByKey.set(key, connections);
+      if (executions.size >= MAX_TRACKED_KEYS) executions.delete(executions.keys().next().value as string);
+      executions.set(key, { invalidationsAtStart: invalidationsOf(cache), connections, running: 1 });
+      return key;
     },
-    /** The cache, storing each answer also under its connection types. */
+    /** Forgets an execution once its answer was cached, or not. */
+    end(key: string): void {
+      const execution = executions.get(key);
+      if (execution && --execution.running <= 0) executions.delete(key);
+    },
+    /** The cache, storing each answer also under its connection types, unless it may be stale. */
     cache: {
       get: (key) => cache.get(key),
       invalidate: (entities) => cache.invalidate(entities),
       set: (key, result, entities, ttl) => {
-        const connections = (connectionsByKey.get(key) ?? []).map((typename) => ({ typename }));
+        const execution = executions.get(key);
+        if (!execution || execution.invalidationsAtStart !== invalidationsOf(cache)) return;
+        const connections = execution.connections.map((typename) => ({ typename }));
         return cache.set(key, result, [...entities, ...connections], ttl);
       },
     } satisfies Cache,
