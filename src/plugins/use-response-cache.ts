@@ -53,7 +53,10 @@ const ANSWER_VERSION_HEADER = 'x-gateway-answer-version';
 const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
 
 export interface ResponseCacheOptions {
-  /** Where answers are kept; share it with `createWriteInvalidation` so finished writes invalidate it. */
+  /**
+   * Where answers are kept (`createResponseCacheStore`); share it with `createWriteInvalidation`
+   * so finished writes invalidate it.
+   */
   cache: Cache;
   /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off. @default 30000 */
   ttlMs?: number;
@@ -63,7 +66,15 @@ export interface ResponseCacheOptions {
   includeExtensionMetadata?: boolean;
 }
 
-/** The cache the plugin and the job invalidation share. */
+/** How many invalidations each store made, so that an answer read across one is not cached. */
+const invalidationCounters = new WeakMap<Cache, { invalidations: number }>();
+
+/** Invalidations the store made so far; 0 for a store of another making (which goes unguarded). */
+function invalidationsOf(cache: Cache): number {
+  return invalidationCounters.get(cache)?.invalidations ?? 0;
+}
+
+/** The cache the plugin and the job invalidation share; it counts its invalidations. */
 export function createResponseCacheStore(options: { max?: number } = {}): Cache {
   const store = createInMemoryCache({ max: options.max ?? 1_000 });
   const counter = { invalidations: 0 };
@@ -77,14 +88,6 @@ export function createResponseCacheStore(options: { max?: number } = {}): Cache 
   };
   invalidationCounters.set(cache, counter);
   return cache;
-}
-
-/** How many invalidations each store made, so that an answer read across one is not cached. */
-const invalidationCounters = new WeakMap<Cache, { invalidations: number }>();
-
-/** Invalidations the store made so far; 0 for a store of another making (which goes unguarded). */
-function invalidationsOf(cache: Cache): number {
-  return invalidationCounters.get(cache)?.invalidations ?? 0;
 }
 
 /** A digest of the caller's three credential headers, or null when the caller sent none. */
