@@ -24,6 +24,7 @@ import {
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
+import type { JobRecord } from './jobs/store.js';
 import { createLogger, requestIdOf } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
@@ -33,7 +34,7 @@ import { useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
 import { useVariableCoercion } from './plugins/use-variable-coercion.js';
-import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from './plugins/use-response-cache.js';
+import { createResponseCacheStore, createWriteInvalidation, useResponseCache } from './plugins/use-response-cache.js';
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
@@ -49,6 +50,7 @@ import { useRecordDemand } from './plugins/use-record-demand.js';
 import { deepestOriginal, useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/connections.js';
 import { schema } from './schema/index.js';
+import { declaredTouches, touchedBy } from './schema/mutation-kit.js';
 import { upstreamToGraphQLError } from './schema/errors.js';
 import { createSimulator, type Simulator } from './simulator/server.js';
 import { createSharedSubscriptions, graphqlWsWriter, type DirectWriter } from './shared-subscriptions.js';
@@ -142,6 +144,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
   });
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
+  const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches());
+  const forgetWrittenRecords = (job: JobRecord): void => {
+    const touched = touchedBy(job);
+    if (touched) invalidateWrite(touched);
+  };
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
   const backend = createJobBackend({ redisUrl: config.redisUrl, ttlMs: config.jobTtlMs, leaseMs: config.jobLeaseMs, logger });
@@ -156,8 +163,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     jobLocation: (id) => new URL(`svc/v1/api-jobs/${id}`, withTrailingSlash(upstreamBase ?? '')).toString(),
     logger,
     pollAfterMs: config.jobPollAfterMs,
-    // At once on the replica that finished the job, before anyone waiting for it reads again...
-    onFinished: (job) => void invalidateJobTypes(responseCache, schema, job.operation),
+    // At once on the replica that finished the job, or that hands it to a waiting mutation,
+    // before anyone waiting for it reads again...
+    onFinished: forgetWrittenRecords,
   });
   let stopFollowingJobs = (): void => {};
 
@@ -395,7 +403,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       await backend.start(jobs);
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
-      stopFollowingJobs = followFinishedJobs(backend.pubsub, (job) => void invalidateJobTypes(responseCache, schema, job.operation), logger);
+      stopFollowingJobs = followFinishedJobs(backend.pubsub, forgetWrittenRecords, logger);
       await listen(server, config.port, config.host);
       const address = server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

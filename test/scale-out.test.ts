@@ -154,6 +154,43 @@ describe('two replicas sharing one Redis', () => {
     await completed.close();
   });
 
+  it('forgets on every replica a CBT task deleted through A while the webhook lands on B', async () => {
+    const { a, b } = await pair();
+    const reader = credentialHeaders(simulator.credentials);
+    const vm = [...simulator.store.vms.list(simulator.credentials.tenantId)].find(
+      (candidate) => candidate.state === 'Running' && simulator.store.cbtTasks.by('vmInstanceUuid', candidate.uuid, simulator.credentials.tenantId).length === 0,
+    )!;
+    const created = await gql<{ createCbtTask: { cbtTask: { uuid: string } } }>(
+      a.url,
+      'mutation($input: CreateCbtTaskInput!) { createCbtTask(input: $input) { cbtTask { uuid } } }',
+      { input: { name: 'scale-out-ryw', taskType: 'VM', resourceUuids: [vm.uuid] } },
+      headers,
+    );
+    const uuid = created.data!.createCbtTask.cbtTask.uuid;
+    const readTask = (url: string) => gql<{ cbtTask: { uuid: string; status: string } | null }>(url, 'query($uuid: Uuid!) { cbtTask(uuid: $uuid) { uuid status } }', { uuid }, reader);
+    // Cached on both replicas (a second read costs the upstream nothing).
+    for (const url of [a.url, b.url]) {
+      expect((await readTask(url)).data).toEqual({ cbtTask: { uuid, status: 'CREATED' } });
+      const before = simulator.stats().total;
+      await readTask(url);
+      expect(simulator.stats().total).toBe(before);
+    }
+
+    const deleted = await gql<{ deleteCbtTask: { error: unknown; job: { status: string } } }>(
+      a.url,
+      'mutation($input: DeleteCbtTaskInput!) { deleteCbtTask(input: $input) { error { code } job { status } } }',
+      { input: { uuid } },
+      headers,
+    );
+    expect(deleted.data?.deleteCbtTask).toEqual({ error: null, job: { status: 'SUCCEEDED' } });
+    // B finished the job; A learned it over Redis. Neither serves the deleted task any more.
+    for (const url of [a.url, b.url]) {
+      const after = await readTask(url);
+      expect(after.data).toEqual({ cbtTask: null });
+      expect(errorCodes(after)).toEqual(['NOT_FOUND']);
+    }
+  });
+
   it('loses nothing when A is killed mid-job and the webhook is dropped: B polls the job, its subscriber gets the result, job(id) answers', async () => {
     const { a, b } = await pair();
     simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });

@@ -30,7 +30,11 @@ export interface JobManagerOptions {
   pollDeadlineMs?: number;
   /** Largest webhook body accepted. @default 1_048_576 */
   webhookMaxBytes?: number;
-  /** Called once per job when it finishes here (e.g. to invalidate cached reads it changed). */
+  /**
+   * Called once per job when it finishes here, and again whenever `wait` hands out a job that
+   * finished (perhaps on another replica), so that whoever waited reads the job's records afresh
+   * (e.g. to invalidate cached reads it changed). It must not mind being called twice.
+   */
   onFinished?: (job: JobRecord) => void;
 }
 
@@ -85,9 +89,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     logger.info({ job: id, operation: finished.operation, status: finished.status, via }, 'job finished');
     // Before publishing: whoever waits for the job may read its records again at once.
     options.onFinished?.(finished);
+    // `finished` first: a replica receives its messages in order, so it forgets the cached reads
+    // the job changed before its `jobCompleted` subscribers hear of the job.
+    pubsub.publish('finished', FINISHED_SCOPE, finished);
     pubsub.publish('job', id, finished);
     pubsub.publish('owner', finished.owner, finished);
-    pubsub.publish('finished', FINISHED_SCOPE, finished);
     return true;
   }
 
@@ -187,6 +193,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   }
 
   async function wait(id: string, timeoutMs: number): Promise<JobRecord | null> {
+    const job = await waitForFinish(id, timeoutMs);
+    // Finished elsewhere, the job reaches this replica's cache through the `finished` topic, which
+    // may come just after the answer that says the write is done.
+    if (job && job.status !== 'RUNNING') options.onFinished?.(job);
+    return job;
+  }
+
+  async function waitForFinish(id: string, timeoutMs: number): Promise<JobRecord | null> {
     const subscription = pubsub.subscribe('job', id);
     const iterator = subscription[Symbol.asyncIterator]();
     let timer: NodeJS.Timeout | undefined;

@@ -1,15 +1,26 @@
 /**
  * The response cache (`@graphql-yoga/plugin-response-cache`), scoped per credential: the session
  * is a digest of the three credential headers, so one caller's cached answer is never served to
- * another. Entries expire per type (`RESPONSE_CACHE_TTLS`), and are invalidated by `__typename`
- * + `id` when a mutation returns a changed record, and by type when a job finishes (a write that
- * completes later, or creates records no cached list knows yet). Cacheable answers carry an ETag
- * naming the cached answer (its key and the version cached); `If-None-Match` naming the answer
- * cached now answers 304.
+ * another. Entries expire per type (`RESPONSE_CACHE_TTLS`), and a finished write drops the
+ * answers it made stale (`createWriteInvalidation`), on every replica. Cacheable answers carry an
+ * ETag naming the cached answer (its key and the version cached); `If-None-Match` naming the
+ * answer cached now answers 304.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { getNamedType, isInterfaceType, isObjectType, isUnionType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import {
+  getNamedType,
+  getOperationAST,
+  isInterfaceType,
+  isObjectType,
+  isUnionType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+} from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 
 /**
@@ -42,7 +53,10 @@ const ANSWER_VERSION_HEADER = 'x-gateway-answer-version';
 const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
 
 export interface ResponseCacheOptions {
-  /** Where answers are kept; share it with `invalidateJobTypes` so finished jobs invalidate it. */
+  /**
+   * Where answers are kept (`createResponseCacheStore`); share it with `createWriteInvalidation`
+   * so finished writes invalidate it.
+   */
   cache: Cache;
   /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off. @default 30000 */
   ttlMs?: number;
@@ -52,9 +66,28 @@ export interface ResponseCacheOptions {
   includeExtensionMetadata?: boolean;
 }
 
-/** The cache the plugin and the job invalidation share. */
+/** How many invalidations each store made, so that an answer read across one is not cached. */
+const invalidationCounters = new WeakMap<Cache, { invalidations: number }>();
+
+/** Invalidations the store made so far; 0 for a store of another making (which goes unguarded). */
+function invalidationsOf(cache: Cache): number {
+  return invalidationCounters.get(cache)?.invalidations ?? 0;
+}
+
+/** The cache the plugin and the job invalidation share; it counts its invalidations. */
 export function createResponseCacheStore(options: { max?: number } = {}): Cache {
-  return createInMemoryCache({ max: options.max ?? 1_000 });
+  const store = createInMemoryCache({ max: options.max ?? 1_000 });
+  const counter = { invalidations: 0 };
+  const cache: Cache = {
+    get: (key) => store.get(key),
+    set: (key, result, entities, ttl) => store.set(key, result, entities, ttl),
+    invalidate: (entities) => {
+      counter.invalidations += 1;
+      return store.invalidate(entities);
+    },
+  };
+  invalidationCounters.set(cache, counter);
+  return cache;
 }
 
 /** A digest of the caller's three credential headers, or null when the caller sent none. */
@@ -70,17 +103,18 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   const ttlMs = options.ttlMs ?? 30_000;
   // Off: not even the key is computed.
   if (ttlMs <= 0) return {};
+  const executions = trackExecutions(options.cache);
   // Without a credential every field fails UNAUTHENTICATED; not caching those keeps "one session
   // per credential" free of a shared anonymous session. The WebSocket path builds its requests
   // without headers, so subscriptions and WS operations bypass the cache too.
   const enabled = (request: Request): boolean => credentialSession(request.headers) !== null;
   const cachePlugin = useYogaResponseCache({
-    cache: options.cache,
+    cache: executions.cache,
     ttl: ttlMs,
     ttlPerSchemaCoordinate: { ...(options.ttls ?? RESPONSE_CACHE_TTLS) },
-    // Every record type has a global `id`; a mutation payload's record invalidates the cached
-    // answers holding that `__typename` + `id`.
-    idFields: ['id'],
+    // Records are keyed by `__typename` + `uuid`: the uuid is what a finished job's input and
+    // answer name (see createWriteInvalidation), where the global `id` would have to be rebuilt.
+    idFields: ['uuid'],
     invalidateViaMutation: true,
     // As the plugin's default (answers with errors are not cached), and each cached answer gets
     // a version of its own, which its ETag carries (see onResponse).
@@ -93,21 +127,37 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
     includeExtensionMetadata: options.includeExtensionMetadata ?? false,
     session: (request) => credentialSession(request.headers),
     // node:crypto's synchronous hash: the default goes through WebCrypto's promise per request.
-    buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId }) =>
-      createHash('sha256')
-        .update(documentString)
-        .update('\0')
-        .update(operationName ?? '')
-        .update('\0')
-        .update(JSON.stringify(variableValues ?? {}))
-        .update('\0')
-        .update(sessionId ?? '')
-        .digest('hex'),
+    buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId, context }) =>
+      executions.keyed(
+        context,
+        createHash('sha256')
+          .update(documentString)
+          .update('\0')
+          .update(operationName ?? '')
+          .update('\0')
+          .update(JSON.stringify(variableValues ?? {}))
+          .update('\0')
+          .update(sessionId ?? '')
+          .digest('hex'),
+      ),
     enabled,
   });
   return {
     onPluginInit({ addPlugin }) {
       addPlugin(cachePlugin);
+      // Added after the cache plugin, so an execution ends here once its answer was cached or not.
+      addPlugin({
+        onExecute({ args }) {
+          const key = executions.start(args.contextValue, args.document, args.operationName, args.schema);
+          if (key === undefined) return;
+          return {
+            onExecuteDone: ({ result }) => {
+              if (!isAsyncIterable(result)) return executions.end(key);
+              return { onEnd: () => executions.end(key) };
+            },
+          };
+        },
+      });
     },
     onResponse({ request, response, setResponse, fetchAPI }) {
       // The cache plugin marks a cacheable answer with an ETag that is its cache key: the same
@@ -139,6 +189,93 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   };
 }
 
+/** Most executing cache keys remembered at once (a safety bound: each is forgotten as it ends). */
+const MAX_TRACKED_KEYS = 10_000;
+
+interface Execution {
+  /** The store's invalidation count when the earliest running execution of the key began. */
+  invalidationsAtStart: number;
+  /** The connection types the document selects. */
+  connections: readonly string[];
+  /** Executions of the key under way. */
+  running: number;
+}
+
+/**
+ * What the cache plugin does not see of an executing query, kept by cache key until its answer
+ * is cached:
+ * - The connection types its document selects. The plugin indexes an answer only by the objects
+ *   with an id in it, so a page or a `totalCount` of CBT tasks would be indexed under no name a
+ *   new task could invalidate.
+ * - Whether an invalidation happened while it executed. A read that took the records before a
+ *   write changed them, and ends after the write dropped them, would cache the old records anew;
+ *   such an answer is served but not cached.
+ */
+function trackExecutions(cache: Cache) {
+  const keyByContext = new WeakMap<object, string>();
+  const executions = new Map<string, Execution>();
+  const connectionsByDocument = new WeakMap<DocumentNode, readonly string[]>();
+  return {
+    /** Remembers the cache key of an operation's context (the key is a digest of its document). */
+    keyed(context: unknown, key: string): string {
+      if (typeof context === 'object' && context !== null) keyByContext.set(context, key);
+      return key;
+    },
+    /** Notes a query operation with a cache key as it starts; answers its key, for `end`. */
+    start(context: unknown, document: DocumentNode, operationName: string | null | undefined, schema: GraphQLSchema): string | undefined {
+      const key = typeof context === 'object' && context !== null ? keyByContext.get(context) : undefined;
+      if (key === undefined || getOperationAST(document, operationName)?.operation !== 'query') return undefined;
+      const running = executions.get(key);
+      if (running) {
+        // The earlier start decides for both.
+        running.running += 1;
+        return key;
+      }
+      let connections = connectionsByDocument.get(document);
+      if (!connections) {
+        connections = selectedConnectionTypes(schema, document);
+        connectionsByDocument.set(document, connections);
+      }
+      if (executions.size >= MAX_TRACKED_KEYS) executions.delete(executions.keys().next().value as string);
+      executions.set(key, { invalidationsAtStart: invalidationsOf(cache), connections, running: 1 });
+      return key;
+    },
+    /** Forgets an execution once its answer was cached, or not. */
+    end(key: string): void {
+      const execution = executions.get(key);
+      if (execution && --execution.running <= 0) executions.delete(key);
+    },
+    /** The cache, storing each answer also under its connection types, unless it may be stale. */
+    cache: {
+      get: (key) => cache.get(key),
+      invalidate: (entities) => cache.invalidate(entities),
+      set: (key, result, entities, ttl) => {
+        const execution = executions.get(key);
+        if (!execution || execution.invalidationsAtStart !== invalidationsOf(cache)) return;
+        const connections = execution.connections.map((typename) => ({ typename }));
+        return cache.set(key, result, [...entities, ...connections], ttl);
+      },
+    } satisfies Cache,
+  };
+}
+
+/** The connection types (those with `pageInfo`) any field of the document returns. */
+function selectedConnectionTypes(schema: GraphQLSchema, document: DocumentNode): readonly string[] {
+  const found = new Set<string>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const type = typeInfo.getType();
+        const named = type ? getNamedType(type) : undefined;
+        if (named && isObjectType(named) && 'pageInfo' in named.getFields()) found.add(named.name);
+      },
+    }),
+  );
+  return [...found];
+}
+
 /** Whether an `If-None-Match` list names `etag` (weak comparison: `W/` is ignored), or is `*`. */
 function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
@@ -147,33 +284,98 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === wanted);
 }
 
+/** What a finished write touched, as the mutation kit declares it (`touchedBy`). */
+export interface WrittenRecords {
+  /** Record types it created, changed or removed. */
+  types: readonly string[];
+  /** Uuids of the records it changed or removed (or created). */
+  uuids: readonly string[];
+  /** Types of which any record may have changed. */
+  everyRecordOf: readonly string[];
+}
+
+/** The types a mutation declares it touches (`WriteTouches` of the mutation kit). */
+export interface DeclaredTouches {
+  types: readonly string[];
+  everyRecordOf?: readonly string[] | undefined;
+}
+
+/** Every mutation's declared touches, by mutation name (checked against the schema). */
+export type DeclaredWrites = ReadonlyMap<string, DeclaredTouches>;
+
 /**
- * The record types a mutation's payload returns (`UpdateHostNqnPayload.host` → `Host`), for
- * invalidating by type when its job finishes.
+ * Read your writes: drops every cached answer a finished write made stale. That is each answer
+ * holding a record it changed or removed (`__typename` + `uuid`, the id the cache collects),
+ * each answer holding a list (connection) of a type it touched, whose members, order or
+ * `totalCount` may have changed, and each answer holding any record of a type it may change
+ * wholesale. Throws at once when a declaration names a type the schema lacks, or leaves out a
+ * record type its payload returns.
  */
-export function payloadEntityTypes(schema: GraphQLSchema, mutationName: string): string[] {
+export function createWriteInvalidation(cache: Cache, schema: GraphQLSchema, declared: DeclaredWrites): (written: WrittenRecords) => void {
+  const connections = connectionTypesByNode(schema);
+  for (const [mutation, touches] of declared) checkDeclaration(schema, mutation, touches);
+  return (written) => {
+    const entities: { typename: string; id?: string }[] = [];
+    for (const typename of written.types) {
+      // Uuids are unique across types: each matches only under its own type.
+      for (const id of written.uuids) entities.push({ typename, id });
+      for (const connection of connections.get(typename) ?? []) entities.push({ typename: connection });
+    }
+    for (const typename of written.everyRecordOf) entities.push({ typename });
+    if (entities.length > 0) void cache.invalidate(entities);
+  };
+}
+
+function checkDeclaration(schema: GraphQLSchema, mutation: string, touches: DeclaredTouches): void {
+  for (const name of [...touches.types, ...(touches.everyRecordOf ?? [])]) {
+    const type = schema.getType(name);
+    if (!isObjectType(type)) throw new Error(`mutation ${mutation} touches ${name}, which is no object type of the schema`);
+    if (touches.types.includes(name) && !('uuid' in type.getFields())) throw new Error(`mutation ${mutation} touches ${name}, which has no uuid`);
+  }
+  const missing = payloadRecordTypes(schema, mutation).filter((name) => !touches.types.includes(name));
+  if (missing.length > 0) throw new Error(`mutation ${mutation} returns ${missing.join(', ')} but does not declare touching them`);
+}
+
+/** The record types (with a `uuid`) anywhere in a mutation's payload, other than its job. */
+function payloadRecordTypes(schema: GraphQLSchema, mutationName: string): string[] {
   const field = schema.getMutationType()?.getFields()[mutationName];
   if (!field) return [];
-  const payload = getNamedType(field.type);
-  if (!isObjectType(payload)) return [];
-  const types = new Set<string>();
-  for (const [name, payloadField] of Object.entries(payload.getFields())) {
-    if (name === 'job' || name === 'error' || name === 'clientMutationId') continue;
-    for (const type of concreteTypes(schema, getNamedType(payloadField.type))) {
-      if ('id' in type.getFields()) types.add(type.name);
+  const found = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (type: GraphQLNamedType): void => {
+    if (seen.has(type.name)) return;
+    seen.add(type.name);
+    for (const concrete of concreteTypes(schema, type)) {
+      const fields = concrete.getFields();
+      if ('uuid' in fields) {
+        found.add(concrete.name);
+        continue;
+      }
+      for (const [name, child] of Object.entries(fields)) if (name !== 'job') visit(getNamedType(child.type));
+    }
+  };
+  visit(getNamedType(field.type));
+  return [...found];
+}
+
+/** Each record type's connection types: the object types whose `nodes` (or edges' `node`) are of it. */
+function connectionTypesByNode(schema: GraphQLSchema): Map<string, string[]> {
+  const byNode = new Map<string, string[]>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    const fields = type.getFields();
+    const edges = fields.edges ? getNamedType(fields.edges.type) : undefined;
+    const nodeField = fields.nodes ?? (edges && isObjectType(edges) ? edges.getFields().node : undefined);
+    if (!fields.pageInfo || !nodeField) continue;
+    for (const node of concreteTypes(schema, getNamedType(nodeField.type))) {
+      byNode.set(node.name, [...(byNode.get(node.name) ?? []), type.name]);
     }
   }
-  return [...types];
+  return byNode;
 }
 
 function concreteTypes(schema: GraphQLSchema, type: GraphQLNamedType) {
   if (isObjectType(type)) return [type];
   if (isUnionType(type) || isInterfaceType(type)) return schema.getPossibleTypes(type);
   return [];
-}
-
-/** Drops every cached answer holding a record of a type the finished mutation returns. */
-export async function invalidateJobTypes(cache: Cache, schema: GraphQLSchema, mutationName: string): Promise<void> {
-  const typenames = payloadEntityTypes(schema, mutationName);
-  if (typenames.length > 0) await cache.invalidate(typenames.map((typename) => ({ typename })));
 }

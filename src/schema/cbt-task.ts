@@ -169,6 +169,7 @@ defineWriteMutation({
       resolve: cbtTaskOf,
     }),
   }),
+  touches: { types: ['CbtTask'], uuids: () => [] },
 });
 
 defineWriteMutation({
@@ -194,6 +195,7 @@ defineWriteMutation({
       resolve: (source) => (resultOf(source) ? String(source.input.uuid) : null),
     }),
   }),
+  touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -217,6 +219,7 @@ defineWriteMutation({
       resolve: cbtTaskOf,
     }),
   }),
+  touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -252,6 +255,7 @@ defineWriteMutation({
       },
     }),
   }),
+  touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
 });
 
 /** One exported volume of an ExportNbdVolumes answer (`volumeInfos` item). */
@@ -347,4 +351,10 @@ defineWriteMutation({
       resolve: (source) => (resultOf(source) ? String(source.input.vmInstanceUuid) : null),
     }),
   }),
+  // The VM's task records the exports, and the input names the VM, not its task.
+  touches: {
+    types: ['CbtTask', 'VmInstance', 'Volume'],
+    uuids: (input) => [input.vmInstanceUuid, ...input.volumeUuids],
+    everyRecordOf: ['CbtTask'],
+  },
 });

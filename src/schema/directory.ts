@@ -27,4 +27,6 @@ defineWriteMutation({
       resolve: (source) => (resultOf(source) ? String(source.input.uuid) : null),
     }),
   }),
+  // No field of the gateway reads directories: nothing cached can hold one.
+  touches: { types: [], uuids: (input) => [input.uuid] },
 });

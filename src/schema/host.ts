@@ -333,6 +333,7 @@ defineWriteMutation({
       },
     }),
   }),
+  touches: { types: ['Host'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -362,6 +363,7 @@ defineWriteMutation({
       },
     }),
   }),
+  touches: { types: ['HostNetworkBonding'], uuids: (input) => [input.bondingUuid] },
 });
 
 // ---------------------------------------------------------------------------------------------

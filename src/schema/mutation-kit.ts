@@ -47,10 +47,75 @@ export interface WriteMutationSpec<Fields extends InputFieldMap> {
   inputFields: (t: InputBuilder) => Fields;
   request: (input: InputShapeFromFields<Fields>) => WriteRequestSpec;
   payloadFields: (t: PayloadBuilder) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
+  /** What the write changes, for the response cache to forget once its job finishes. */
+  touches: WriteTouches<InputShapeFromFields<Fields>>;
+}
+
+/**
+ * What a write changes beyond its payload, declared next to it so that every cached answer it
+ * made stale is dropped when its job finishes (read your writes). Type names are the schema's;
+ * the response cache checks them when the gateway starts.
+ */
+export interface WriteTouches<Input> {
+  /**
+   * Record types the write creates, changes or removes. Every cached list (connection) of each
+   * goes, and every cached answer holding a record of one of them that `uuids` names or the
+   * upstream's answer carries.
+   */
+  types: readonly string[];
+  /** The records the write changes or removes that its input names. */
+  uuids: (input: Input) => readonly (string | null | undefined)[];
+  /**
+   * Types of which the write may change records that neither its input nor the upstream's answer
+   * names (the CBT task of a VM whose volumes are exported), or that have no identity (capacity):
+   * every cached answer holding one goes.
+   */
+  everyRecordOf?: readonly string[];
+}
+
+/** What one finished job touched: `WriteTouches` applied to its input and its result. */
+export interface TouchedRecords {
+  types: readonly string[];
+  uuids: readonly string[];
+  everyRecordOf: readonly string[];
 }
 
 /** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
 const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
+
+/** What each mutation touches; keyed by mutation name. */
+const touchesByMutation = new Map<string, WriteTouches<Record<string, unknown>>>();
+
+/** The declared touches of every mutation, for checking their type names against the schema. */
+export function declaredTouches(): ReadonlyMap<string, WriteTouches<Record<string, unknown>>> {
+  return touchesByMutation;
+}
+
+/**
+ * The records a finished job's write touched: the uuids its input names and every record
+ * (`uuid`) in the upstream's answer, e.g. the volumes inside a migrated VM's inventory. A failed
+ * write touches its named records too, since a failure may still change them (enableCbtTask
+ * leaves its task FAILED). Null for a job of no known mutation.
+ */
+export function touchedBy(job: JobRecord): TouchedRecords | null {
+  const touches = touchesByMutation.get(job.operation);
+  if (!touches) return null;
+  const uuids = new Set<string>();
+  for (const uuid of touches.uuids(job.input)) if (typeof uuid === 'string') uuids.add(uuid);
+  if (job.status === 'SUCCEEDED' && job.outcome) collectUuids(job.outcome.body, uuids);
+  return { types: touches.types, uuids: [...uuids], everyRecordOf: touches.everyRecordOf ?? [] };
+}
+
+function collectUuids(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectUuids(item, into);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, field] of Object.entries(value)) {
+      if (key === 'uuid' && typeof field === 'string') into.add(field);
+      else collectUuids(field, into);
+    }
+  }
+}
 
 /**
  * Digest of a credential as the upstream reads it: who a job belongs to, without keeping the
@@ -167,6 +232,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
     },
   );
   payloadTypes.set(spec.name, payloadType as unknown as ObjectRef<Types, PayloadSource>);
+  touchesByMutation.set(spec.name, spec.touches as unknown as WriteTouches<Record<string, unknown>>);
   return payloadType as unknown as ObjectRef<Types, PayloadSource>;
 }
 

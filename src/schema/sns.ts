@@ -413,6 +413,7 @@ defineWriteMutation({
       },
     }),
   }),
+  touches: { types: ['SnsApplicationPlatform'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -448,6 +449,7 @@ defineWriteMutation({
       },
     }),
   }),
+  touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.uuid] },
 });
 
 /** A phone number as one path segment: `.` and `..` would be read as path navigation. */
@@ -488,4 +490,6 @@ defineWriteMutation({
       resolve: (source) => (resultOf(source) ? String(source.input.endpointUuid) : null),
     }),
   }),
+  // The receivers are a plain list inside the endpoint record.
+  touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.endpointUuid] },
 });

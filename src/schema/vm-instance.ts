@@ -519,6 +519,12 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context),
     }),
   }),
+  // The root volume moves too (found in the answer's inventory), and both storages' capacity changes.
+  touches: {
+    types: ['VmInstance', 'Volume'],
+    uuids: (input) => [input.vmInstanceUuid, ...(input.volumeMigrationAOs ?? []).map((item) => item.volumeUuid)],
+    everyRecordOf: ['PrimaryStorageCapacity'],
+  },
 });
 
 defineWriteMutation({
@@ -595,6 +601,8 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context),
     }),
   }),
+  // New VM and volumes: the lists of both change, and the volumes take primary storage space.
+  touches: { types: ['VmInstance', 'Volume'], uuids: () => [], everyRecordOf: ['PrimaryStorageCapacity'] },
 });
 
 defineWriteMutation({
@@ -614,6 +622,8 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context),
     }),
   }),
+  // The VM, named by the answer's inventory, loses the NIC and its IPs.
+  touches: { types: ['VmInstance', 'VmNic', 'UsedIp'], uuids: (input) => [input.vmNicUuid] },
 });
 
 defineWriteMutation({
@@ -636,6 +646,7 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context) ?? vmWrittenBy(source, 'uuid'),
     }),
   }),
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -661,6 +672,8 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context),
     }),
   }),
+  // The former boot volume changes device too; the answer's inventory names it.
+  touches: { types: ['VmInstance', 'Volume'], uuids: (input) => [input.vmInstanceUuid, input.volumeUuid] },
 });
 
 defineWriteMutation({
@@ -680,6 +693,7 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingVm(source, context),
     }),
   }),
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
 });
 
 defineWriteMutation({
@@ -717,6 +731,7 @@ defineWriteMutation({
       resolve: (source) => vmWrittenBy(source, 'vmInstanceUuid'),
     }),
   }),
+  touches: { types: ['VmInstance', 'VmNic'], uuids: (input) => [input.vmInstanceUuid, input.vmNicUuid] },
 });
 
 defineWriteMutation({
@@ -737,4 +752,6 @@ defineWriteMutation({
       resolve: (source) => vmWrittenBy(source, 'uuid'),
     }),
   }),
+  // Its host's list of VMs changes with it (a VmInstance connection).
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
 });

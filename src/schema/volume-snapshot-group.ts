@@ -214,6 +214,8 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingGroup(source, context),
     }),
   }),
+  // The VM's snapshot groups (a connection) gain one; snapshots take primary storage space.
+  touches: { types: ['VolumeSnapshotGroup'], uuids: () => [], everyRecordOf: ['PrimaryStorageCapacity'] },
 });
 
 defineWriteMutation({
@@ -245,6 +247,8 @@ defineWriteMutation({
       },
     }),
   }),
+  // The VM's snapshot groups (a connection) lose one; the space of its snapshots is freed.
+  touches: { types: ['VolumeSnapshotGroup'], uuids: (input) => [input.uuid], everyRecordOf: ['PrimaryStorageCapacity'] },
 });
 
 defineWriteMutation({
@@ -271,4 +275,5 @@ defineWriteMutation({
       resolve: (source, _args, context) => resultingGroup(source, context),
     }),
   }),
+  touches: { types: ['VolumeSnapshotGroup'], uuids: (input) => [input.uuid] },
 });
