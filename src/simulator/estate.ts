@@ -20,6 +20,7 @@ import type {
   VmNic,
   VmState,
   Volume,
+  VolumeSnapshotRef,
   Zone,
 } from './model.js';
 import { buildSnapshotRef, buildVmNic, buildVolume, uuidShare } from './builders.js';
@@ -632,6 +633,22 @@ class TenantEstate {
         ...times,
       });
     }
+    this.ensureFailedDeletionItem();
+  }
+
+  /**
+   * Deleting a group answers a failed `results` item (with its `error`) for each snapshot already
+   * deleted. Whatever the seed, some group has one next to a live one, so that answer is always
+   * there to be read; decided after the draws, so no other generated value moves.
+   */
+  private ensureFailedDeletionItem(): void {
+    const groups = [...this.store.snapshotGroups.list(this.tenant.id)];
+    const mixed = (refs: readonly VolumeSnapshotRef[]): boolean => refs.some((ref) => ref.snapshotDeleted) && refs.some((ref) => !ref.snapshotDeleted);
+    if (groups.some((group) => mixed(group.volumeSnapshotRefs))) return;
+    const group = groups.find((candidate) => candidate.volumeSnapshotRefs.length > 1);
+    if (group === undefined) return;
+    const refs = group.volumeSnapshotRefs.map((ref, index, all) => (index === all.length - 1 ? { ...ref, snapshotDeleted: true } : ref));
+    this.store.snapshotGroups.update(group, { volumeSnapshotRefs: refs });
   }
 
   private buildCbtTasks(): void {
