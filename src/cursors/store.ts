@@ -87,6 +87,8 @@ const BYTES_KEY = 'gateway:cursor-bytes';
  * `<ref>:<size>`, so an entry's size is known after its key has gone.
  *
  * KEYS: index, bytes counter. ARGV: key prefix, ref, cursor, ttl ms, now ms, budget, overhead.
+ * (The entries' own keys are derived in the script, so this runs on a single Redis, as the job
+ * store does, not on a cluster.)
  */
 const KEEP_SCRIPT = `
 local index, counter, prefix = KEYS[1], KEYS[2], ARGV[1]

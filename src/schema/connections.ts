@@ -293,14 +293,13 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
   const { nextCursor } = page;
   // Kept only when a client reads the cursor that needs it, and before the client has it, so
   // whichever replica the client asks next finds it.
-  const nextPageCursor = lazy(() =>
-    nextCursor === null
-      ? Promise.reject(new Error('no next page'))
-      : keeper.keep(nextCursor).then((ref) => keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref, skip: 0 }))),
-  );
+  let nextPageCursor: Promise<string> | undefined;
   const cursorAt = (index: number): CursorValue => {
     const position = skip + index;
-    if (position === items.length - 1 && nextCursor !== null) return nextPageCursor();
+    if (position === items.length - 1 && nextCursor !== null) {
+      nextPageCursor ??= keeper.keep(nextCursor).then((ref) => keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref, skip: 0 })));
+      return nextPageCursor;
+    }
     return keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref: start.ref, skip: position + 1, uuid: items[position]!.uuid }));
   };
   return toConnection(nodes, { at: cursorAt }, page.total, skip + size < items.length || page.hasMore, request.after != null);
