@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.js';
-import { defaultConfig, type GatewayConfig } from '../src/config.js';
+import { ConfigError, defaultConfig, loadConfig, type GatewayConfig } from '../src/config.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { credentialHeaders, errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 import { startRedis, type RedisServer } from './support/redis.js';
@@ -274,5 +274,18 @@ describe('cursors across replicas', () => {
     expect(errorCodes(await gql(other, CBT_TASKS, { after }))).toEqual(['INVALID_CURSOR']);
     const first = await gql<{ vmInstances: Page }>(a, VMS, { first: 10 });
     expect(errorCodes(await gql(b, VMS, { first: 3, after: first.data!.vmInstances.edges[4]!.cursor }))).toEqual([]);
+  });
+});
+
+describe('cursor settings', () => {
+  it('reads CURSOR_SECRET, CURSOR_TTL_MS and CURSOR_STORE_MAX_BYTES, and refuses a secret too short to be one', () => {
+    expect(loadConfig({})).toMatchObject({ cursorSecret: undefined, cursorTtlMs: 900_000, cursorStoreMaxBytes: 33_554_432 });
+    expect(loadConfig({ CURSOR_SECRET: 'sixteen chars ok', CURSOR_TTL_MS: '60000', CURSOR_STORE_MAX_BYTES: '1048576' })).toMatchObject({
+      cursorSecret: 'sixteen chars ok',
+      cursorTtlMs: 60_000,
+      cursorStoreMaxBytes: 1_048_576,
+    });
+    expect(() => loadConfig({ CURSOR_SECRET: 'short' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CURSOR_TTL_MS: '0' })).toThrow(ConfigError);
   });
 });
