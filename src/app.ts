@@ -21,6 +21,7 @@ import {
   type CredentialSource,
   type GatewayContext,
 } from './context.js';
+import { createCursorKeeper } from './cursors/keeper.js';
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
@@ -168,6 +169,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     onFinished: forgetWrittenRecords,
   });
   let stopFollowingJobs = (): void => {};
+  // With Redis, the replicas share the cursors' key and the upstream cursors they stand for.
+  const cursors = createCursorKeeper({
+    secret: config.cursorSecret,
+    ttlMs: config.cursorTtlMs,
+    maxBytes: config.cursorStoreMaxBytes,
+    redis: backend.redis,
+    logger,
+  });
 
   const yoga = createYoga<ServerContext, GatewayContext>({
     schema,
@@ -252,6 +261,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         maxBatchSize: config.maxBatchSize,
         jobs,
         mutationWaitMs: config.mutationWaitMs,
+        cursors,
         requestId: request.headers.get('x-request-id') ?? undefined,
         // Over HTTP it aborts when the client hangs up. WebSocket operations get a request of their
         // own (onSubscribe below), whose signal never aborts.
@@ -401,6 +411,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         logger.info({ simulator: simulatorUrl }, 'started the embedded simulator as the upstream');
       }
       await backend.start(jobs);
+      await cursors.start();
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
       stopFollowingJobs = followFinishedJobs(backend.pubsub, forgetWrittenRecords, logger);
@@ -420,6 +431,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
       await drained;
       admission.close();
       stopFollowingJobs();
+      cursors.close();
       await jobs.close();
       await backend.close();
       if (!options.upstream) await upstream?.close();

@@ -23,6 +23,14 @@ export interface GatewaySchemaTypes {
   DefaultNodeNullability: false;
 }
 
+/**
+ * A cursor may be a promise (one whose upstream cursor is kept only once a client reads it, see
+ * connections.ts). Pothos gives an exposed field graphql's default resolver, which graphql-jit
+ * replaces with a plain property read that never awaits; unmarking the field keeps Pothos' own
+ * `parent[name]` resolver, whose promise every engine awaits.
+ */
+const CURSOR_MAY_BE_PROMISED = { pothosExposedField: null };
+
 export const builder = new SchemaBuilder<GatewaySchemaTypes>({
   plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
@@ -37,14 +45,18 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     nodeFieldOptions: { nullable: false, description: 'The record at this edge.' },
     cursorFieldOptions: {
       description: 'Opaque position of this edge: pass it as `after` to continue right after this record.',
+      extensions: CURSOR_MAY_BE_PROMISED,
     },
     pageInfoFieldOptions: { description: 'Where this page sits in the whole collection.' },
     hasNextPageFieldOptions: { description: 'More records follow this page.' },
     hasPreviousPageFieldOptions: {
       description: 'Records precede this page (true whenever `after` was given; paging is forward only).',
     },
-    startCursorFieldOptions: { description: 'Cursor of the first edge of this page.' },
-    endCursorFieldOptions: { description: 'Cursor of the last edge of this page: pass it as `after` for the next page.' },
+    startCursorFieldOptions: { description: 'Cursor of the first edge of this page.', extensions: CURSOR_MAY_BE_PROMISED },
+    endCursorFieldOptions: {
+      description: 'Cursor of the last edge of this page: pass it as `after` for the next page.',
+      extensions: CURSOR_MAY_BE_PROMISED,
+    },
     nodeTypeOptions: {
       description: 'A record with a globally unique, opaque `id`; fetch any of them again with `node(id:)`.',
     },

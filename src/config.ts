@@ -103,6 +103,15 @@ export interface GatewayConfig {
   readonly jobLeaseMs: number;
   /** On SIGTERM: how long in-flight requests may take before their connections are cut. @default 25000 */
   readonly shutdownTimeoutMs: number;
+  /**
+   * Key material (at least 16 characters) sealing connection cursors; replicas given the same one
+   * honour each other's cursors. Unset: agreed through Redis with `REDIS_URL`, else random per process.
+   */
+  readonly cursorSecret: string | undefined;
+  /** How long a cursor that stands for an upstream cursor stays valid: set it to the upstream cursor's life. @default 900000 */
+  readonly cursorTtlMs: number;
+  /** Most bytes the kept upstream cursors take together (in process, or in Redis with `REDIS_URL`); the oldest go first. @default 33554432 */
+  readonly cursorStoreMaxBytes: number;
 }
 
 export const defaultConfig: GatewayConfig = Object.freeze({
@@ -154,6 +163,9 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   logLevel: 'info',
   jobLeaseMs: 15_000,
   shutdownTimeoutMs: 25_000,
+  cursorSecret: undefined,
+  cursorTtlMs: 900_000,
+  cursorStoreMaxBytes: 33_554_432,
 });
 
 export class ConfigError extends Error {
@@ -213,12 +225,21 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),
+    cursorSecret: readSecret(env, 'CURSOR_SECRET', 16),
+    cursorTtlMs: readInteger(env, 'CURSOR_TTL_MS', defaultConfig.cursorTtlMs, 1_000, 86_400_000),
+    cursorStoreMaxBytes: readInteger(env, 'CURSOR_STORE_MAX_BYTES', defaultConfig.cursorStoreMaxBytes, 65_536, 1_073_741_824),
   });
 }
 
 function readString(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
+}
+
+function readSecret(env: Env, name: string, minLength: number): string | undefined {
+  const raw = readString(env, name);
+  if (raw !== undefined && raw.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters long`);
+  return raw;
 }
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {

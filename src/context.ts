@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { contextCacheSymbol } from '@pothos/core';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
+import type { CursorKeeper } from './cursors/keeper.js';
 import type { JobManager } from './jobs/manager.js';
 import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
 import { FULL_DEMAND, type RecordDemand } from './upstream/demand.js';
@@ -31,6 +32,8 @@ export interface GatewayContext {
   readonly jobs: JobManager;
   /** How long a mutation with `async: false` waits for its job before answering RUNNING. */
   readonly mutationWaitMs: number;
+  /** Seals connection cursors and keeps the upstream cursors they stand for (shared by the replicas). */
+  readonly cursors: CursorKeeper;
   /**
    * Aborted when the HTTP client hangs up before its answer: the reads still waiting on the
    * upstream are cancelled and no further ones start. Writes ignore it (a write that started runs
@@ -79,6 +82,7 @@ export function createContext(options: {
   maxBatchSize: number;
   jobs: JobManager;
   mutationWaitMs: number;
+  cursors: CursorKeeper;
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
   clientAddress?: string | undefined;
@@ -95,6 +99,7 @@ export function createContext(options: {
     maxBatchSize: options.maxBatchSize,
     jobs: options.jobs,
     mutationWaitMs: options.mutationWaitMs,
+    cursors: options.cursors,
     signal: options.signal,
     clientAddress: options.clientAddress,
     recordDemand: undefined,

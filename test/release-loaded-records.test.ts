@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, forgetLoadedRecords, readCredentials, type GatewayContext } from '../src/context.js';
+import { createCursorKeeper } from '../src/cursors/keeper.js';
 import type { JobManager } from '../src/jobs/manager.js';
 import { useReleaseLoadedRecords } from '../src/plugins/use-release-loaded-records.js';
 import { schema } from '../src/schema/index.js';
@@ -50,6 +51,7 @@ describe('useReleaseLoadedRecords', () => {
           maxBatchSize: 100,
           jobs: {} as JobManager,
           mutationWaitMs: 0,
+          cursors: createCursorKeeper({ secret: undefined, ttlMs: 60_000, maxBytes: 1_000_000, redis: undefined }),
         }),
     });
     const post = (query: string) =>

@@ -221,9 +221,9 @@ describe('estate size', () => {
 });
 
 describe('npm run simulator', () => {
-  it('prints one JSON line with the url and both tenants’ credentials, and serves them', async () => {
+  it('prints one JSON line with the url and both tenants’ credentials, and serves them (cursors living SIM_CURSOR_TTL_MS)', async () => {
     const child = spawn('npx', ['tsx', 'src/simulator/main.ts'], {
-      env: { ...process.env, PORT: '0', SIM_VMS: '30', SIM_SESSION: 'fe'.repeat(16) },
+      env: { ...process.env, PORT: '0', SIM_VMS: '30', SIM_SESSION: 'fe'.repeat(16), SIM_CURSOR_TTL_MS: '300' },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so that SIGTERM reaches npx, tsx and the simulator alike.
       detached: true,
@@ -249,7 +249,15 @@ describe('npm run simulator', () => {
         headers: { authorization: `Bearer ${printed.token as string}`, 'x-tenant-id': printed.tenantId as string },
       });
       expect(response.status).toBe(200);
-      expect(((await response.json()) as { total: number }).total).toBe(30);
+      const page = (await response.json()) as { total: number; nextCursor: string };
+      expect(page.total).toBe(30);
+      // SIM_CURSOR_TTL_MS: its cursors expire after 300 ms.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const expired = await fetch(`${printed.url as string}/api/v1/resources/cursor-next?cursor=${page.nextCursor}`, {
+        headers: { authorization: `Bearer ${printed.token as string}`, 'x-tenant-id': printed.tenantId as string },
+      });
+      expect(expired.status).toBe(400);
+      expect(await expired.text()).toMatch(/expired/);
       const resource = await fetch(`${printed.url as string}/svc/v1/cbt-task`, {
         headers: { authorization: `OAuth ${second.session as string}` },
       });

@@ -6,20 +6,24 @@
  *
  * - Cursor family: an edge cursor names the upstream cursor its page started at plus the edge's
  *   uuid (and position, as a fallback when the record has since been deleted). The last edge of
- *   an upstream page instead carries the upstream `nextCursor`, so walking page by page costs
- *   one upstream request per page.
+ *   an upstream page instead names the upstream `nextCursor`, so walking page by page costs
+ *   one upstream request per page. Upstream cursors are long and show the tenant and filters, so
+ *   a gateway cursor names one by a 12-byte reference to where it is kept (`src/cursors/store.ts`).
  * - Resource family (`q=` queries, no upstream cursor): an edge cursor is the offset after it.
  * - Lists already in memory (children loaded for many parents at once): offsets as well.
  *
- * Each cursor is bound to its connection's arguments by a fingerprint, so a cursor of another
- * connection (or of other filters) is rejected with `BAD_USER_INPUT` instead of silently
- * paging something else.
+ * Every cursor is sealed (authenticated encryption, `src/cursors/seal.ts`) with a binding to the
+ * caller's credential and the connection's arguments, so an altered cursor, or one of another
+ * caller, connection or filters, is `INVALID_CURSOR` instead of silently paging something else;
+ * one whose upstream cursor is gone is `CURSOR_EXPIRED`. Both tell the client to start again.
  */
-import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
+import type { CursorKeeper } from '../cursors/keeper.js';
+import { decodePayload, encodePayload, type CursorPayload } from '../cursors/payload.js';
+import { isUpstreamRequestError } from '../upstream/errors.js';
 import type {
   CursorFilter,
   CursorResourceType,
@@ -74,62 +78,38 @@ export function readPageSize(first: number | null | undefined): number {
   return first;
 }
 
-/** A short digest of whatever defines a connection's record set and order. */
-export function fingerprint(...parts: unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 12);
+/** What a client must do with a cursor the gateway no longer honours. */
+const START_AGAIN = 'Start again from the first page: repeat the query without `after`.';
+
+function invalidCursor(): GraphQLError {
+  return new GraphQLError(
+    `\`after\` is not a cursor of this connection: it is malformed or altered, or was issued for another credential, another connection or other arguments. ${START_AGAIN}`,
+    { extensions: { code: 'INVALID_CURSOR', argument: 'after' } },
+  );
 }
 
-interface KeysetCursor {
-  f: string;
-  /** Upstream cursor the page started at; null: the query's first page. */
-  s: string | null;
-  /** Records to skip after `s`. */
-  k: number;
-  /** Uuid of the edge's record: skip up to and including it. */
-  u?: string;
+function expiredCursor(): GraphQLError {
+  return new GraphQLError(`\`after\` has expired: the position it stands for is no longer kept. ${START_AGAIN}`, {
+    extensions: { code: 'CURSOR_EXPIRED', argument: 'after' },
+  });
 }
 
-interface OffsetCursor {
-  f: string;
-  o: number;
+/** The payload of `after`, checked against what the cursor must belong to; INVALID_CURSOR otherwise. */
+function openCursor(keeper: CursorKeeper, after: string, binding: Buffer): CursorPayload {
+  const bytes = keeper.open(after);
+  const payload = bytes === null ? null : decodePayload(bytes);
+  if (payload === null || !payload.binding.equals(binding)) throw invalidCursor();
+  return payload;
 }
 
-function encodeCursor(state: KeysetCursor | OffsetCursor): string {
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
+function openOffsetCursor(keeper: CursorKeeper, after: string, binding: Buffer): number {
+  const payload = openCursor(keeper, after, binding);
+  if (payload.kind !== 'offset') throw invalidCursor();
+  return payload.offset;
 }
 
-function decodeCursor(after: string, expectedFingerprint: string): Record<string, unknown> {
-  let state: unknown;
-  try {
-    state = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
-  } catch {
-    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
-  }
-  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
-    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
-  }
-  const record = state as Record<string, unknown>;
-  if (record.f !== expectedFingerprint) {
-    throw badInput('`after` belongs to another connection or to other filter/order arguments.', { argument: 'after' });
-  }
-  return record;
-}
-
-function decodeKeysetCursor(after: string, expectedFingerprint: string): KeysetCursor {
-  const state = decodeCursor(after, expectedFingerprint);
-  const { s, k, u } = state;
-  if ((s !== null && typeof s !== 'string') || typeof k !== 'number' || !Number.isInteger(k) || k < 0 || (u !== undefined && typeof u !== 'string')) {
-    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
-  }
-  return { f: expectedFingerprint, s, k, ...(u === undefined ? {} : { u }) };
-}
-
-function decodeOffsetCursor(after: string, expectedFingerprint: string): number {
-  const { o } = decodeCursor(after, expectedFingerprint);
-  if (typeof o !== 'number' || !Number.isInteger(o) || o < 0) {
-    throw badInput('`after` is not a cursor of this API.', { argument: 'after' });
-  }
-  return o;
+function offsetCursor(keeper: CursorKeeper, binding: Buffer, offset: number): string {
+  return keeper.seal(encodePayload({ kind: 'offset', binding, offset }));
 }
 
 /** Computes `compute()` once, on first use. */
@@ -145,9 +125,13 @@ function lazy<T>(compute: () => T): () => T {
   };
 }
 
+/** A cursor, or the promise of one whose upstream cursor is being kept first; GraphQL awaits either. */
+type CursorValue = string | Promise<string>;
+
 /**
  * An edge whose cursor is encoded only when a client selects it: dashboards read `nodes`, and
- * encoding a cursor for every record of every nested connection would be wasted work.
+ * encoding a cursor for every record of every nested connection would be wasted work (and, for
+ * the page's last edge, would keep an upstream cursor nobody asked for).
  */
 class Edge<T> {
   constructor(
@@ -156,14 +140,14 @@ class Edge<T> {
     private readonly cursors: Cursors,
   ) {}
 
-  get cursor(): string {
+  get cursor(): CursorValue {
     return this.cursors.at(this.index);
   }
 }
 
 /** Encodes the cursor of a page's `index`-th edge. */
 interface Cursors {
-  at(index: number): string;
+  at(index: number): CursorValue;
 }
 
 /**
@@ -173,20 +157,26 @@ interface Cursors {
  */
 class ListCursors implements Cursors {
   constructor(
+    private readonly context: GatewayContext,
     private readonly field: string,
     private readonly key: string,
     private readonly offset: number,
-    private print: string | undefined,
+    private binding: Buffer | undefined,
   ) {}
 
   at(index: number): string {
-    this.print ??= listFingerprint(this.field, this.key);
-    return encodeCursor({ f: this.print, o: this.offset + index + 1 });
+    this.binding ??= listBinding(this.context, this.field, this.key);
+    return offsetCursor(this.context.cursors, this.binding, this.offset + index + 1);
   }
 }
 
-function listFingerprint(field: string, key: string): string {
-  return fingerprint([field, key]);
+/**
+ * A list's cursors belong to the parent's list and to the caller. Which family a list was read
+ * from is its loader's business, so every credential the caller sent binds them.
+ */
+function listBinding(context: GatewayContext, field: string, key: string): Buffer {
+  const { resource, cursor } = context.credentials;
+  return context.cursors.bind(['list', resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null, field, key]);
 }
 
 /**
@@ -203,11 +193,11 @@ class PageInfo<T> {
     readonly hasPreviousPage: boolean,
   ) {}
 
-  get startCursor(): string | null {
+  get startCursor(): CursorValue | null {
     return this.edges[0]?.cursor ?? null;
   }
 
-  get endCursor(): string | null {
+  get endCursor(): CursorValue | null {
     return this.edges.at(-1)?.cursor ?? null;
   }
 }
@@ -220,7 +210,8 @@ function toConnection<T>(
   hasPreviousPage: boolean,
 ): ConnectionResult<T> {
   const edges = nodes.map((node, index) => new Edge(node, index, cursors));
-  return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount };
+  // Pothos types a cursor as a string; a field's value may be a promise of one, which GraphQL awaits.
+  return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount } as unknown as ConnectionResult<T>;
 }
 
 /** Largest page the generic family accepts (README: pageSize 1..1000). */
@@ -233,6 +224,23 @@ export interface CursorConnectionRequest<K extends CursorResourceType> extends P
   filter?: readonly CursorFilter[] | undefined;
 }
 
+/** Where a cursor-family page starts: the query's start, or a kept upstream cursor. */
+interface KeysetStart {
+  ref: Buffer | null;
+  upstream: string | null;
+  skip: number;
+  uuid?: string | undefined;
+}
+
+/** The start `after` stands for: INVALID_CURSOR when it is not one of this connection's, CURSOR_EXPIRED once its upstream cursor is gone. */
+async function openKeysetStart(keeper: CursorKeeper, after: string, binding: Buffer): Promise<KeysetStart> {
+  const payload = openCursor(keeper, after, binding);
+  if (payload.kind !== 'keyset') throw invalidCursor();
+  const upstream = payload.ref === null ? null : await keeper.recall(payload.ref);
+  if (payload.ref !== null && upstream === null) throw expiredCursor();
+  return { ref: payload.ref, upstream, skip: payload.skip, uuid: payload.uuid };
+}
+
 /** A Relay page read through CursorQuery / CursorNext. One upstream request per page. */
 export async function resolveCursorConnection<K extends CursorResourceType>(
   context: GatewayContext,
@@ -240,13 +248,24 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
   const credential = requireCursorCredential(context);
   const size = readPageSize(request.first);
-  const print = lazy(() => fingerprint(request.resourceType, request.sort ?? null, request.order ?? null, request.filter ?? []));
-  const start: KeysetCursor = request.after ? decodeKeysetCursor(request.after, print()) : { f: '', s: null, k: 0 };
+  const keeper = context.cursors;
+  const binding = lazy(() =>
+    keeper.bind([
+      'cursor',
+      credential.authorization,
+      credential.tenantId ?? null,
+      request.resourceType,
+      request.sort ?? null,
+      request.order ?? null,
+      request.filter ?? [],
+    ]),
+  );
+  const start: KeysetStart = request.after ? await openKeysetStart(keeper, request.after, binding()) : { ref: null, upstream: null, skip: 0 };
 
-  const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.k + size));
+  const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.skip + size));
   const options = readOptions(context);
   const page =
-    start.s === null
+    start.upstream === null
       ? await context.upstream.cursorQuery(
           credential,
           {
@@ -258,19 +277,30 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
           },
           options,
         )
-      : await context.upstream.cursorNext(credential, { resourceType: request.resourceType, cursor: start.s, pageSize }, options);
+      : await context.upstream
+          .cursorNext(credential, { resourceType: request.resourceType, cursor: start.upstream, pageSize }, options)
+          .catch((error: unknown) => {
+            // The gateway sends only upstream cursors the upstream gave it: one refused now has
+            // expired there (or the upstream forgot it, restarting), whatever its text says.
+            throw isUpstreamRequestError(error) && error.code === 'UPSTREAM_BAD_REQUEST' ? expiredCursor() : error;
+          });
 
   const items = page.items;
-  const anchor = start.u === undefined ? -1 : items.findIndex((item) => item.uuid === start.u);
-  const skip = anchor >= 0 ? anchor + 1 : Math.min(start.k, items.length);
+  const anchor = start.uuid === undefined ? -1 : items.findIndex((item) => item.uuid === start.uuid);
+  const skip = anchor >= 0 ? anchor + 1 : Math.min(start.skip, items.length);
   const nodes = items.slice(skip, skip + size);
 
-  const cursorAt = (index: number): string => {
+  const { nextCursor } = page;
+  // Kept only when a client reads the cursor that needs it, and before the client has it, so
+  // whichever replica the client asks next finds it.
+  let nextPageCursor: Promise<string> | undefined;
+  const cursorAt = (index: number): CursorValue => {
     const position = skip + index;
-    if (position === items.length - 1 && page.nextCursor !== null) {
-      return encodeCursor({ f: print(), s: page.nextCursor, k: 0 });
+    if (position === items.length - 1 && nextCursor !== null) {
+      nextPageCursor ??= keeper.keep(nextCursor).then((ref) => keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref, skip: 0 })));
+      return nextPageCursor;
     }
-    return encodeCursor({ f: print(), s: start.s, k: position + 1, u: items[position]!.uuid });
+    return keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref: start.ref, skip: position + 1, uuid: items[position]!.uuid }));
   };
   return toConnection(nodes, { at: cursorAt }, page.total, skip + size < items.length || page.hasMore, request.after != null);
 }
@@ -288,8 +318,9 @@ export async function resolveQueryConnection<C extends QueryCollection>(
 ): Promise<ConnectionResult<QueryCollections[C]>> {
   const credential = requireResourceCredential(context);
   const size = readPageSize(request.first);
-  const print = lazy(() => fingerprint(request.collection, request.conditions ?? [], request.sort ?? null));
-  const offset = request.after ? decodeOffsetCursor(request.after, print()) : 0;
+  const keeper = context.cursors;
+  const binding = lazy(() => keeper.bind(['query', credential.authorization, request.collection, request.conditions ?? [], request.sort ?? null]));
+  const offset = request.after ? openOffsetCursor(keeper, request.after, binding()) : 0;
 
   const result = await context.upstream.query(
     credential,
@@ -308,7 +339,7 @@ export async function resolveQueryConnection<C extends QueryCollection>(
   const total = result.total ?? offset + result.inventories.length;
   return toConnection(
     nodes,
-    { at: (index) => encodeCursor({ f: print(), o: offset + index + 1 }) },
+    { at: (index) => offsetCursor(keeper, binding(), offset + index + 1) },
     total,
     offset + nodes.length < total,
     offset > 0,
@@ -320,16 +351,22 @@ export async function resolveQueryConnection<C extends QueryCollection>(
  * loaded the children of many parents in one upstream request): the children of parent `key` for
  * connection `field`, which together bind its cursors.
  */
-export function resolveListConnection<T>(list: readonly T[], args: PageArgs, field: string, key: string): ConnectionResult<T> {
+export function resolveListConnection<T>(
+  context: GatewayContext,
+  list: readonly T[],
+  args: PageArgs,
+  field: string,
+  key: string,
+): ConnectionResult<T> {
   const size = readPageSize(args.first);
-  let print: string | undefined;
+  let binding: Buffer | undefined;
   let offset = 0;
   if (args.after) {
-    print = listFingerprint(field, key);
-    offset = decodeOffsetCursor(args.after, print);
+    binding = listBinding(context, field, key);
+    offset = openOffsetCursor(context.cursors, args.after, binding);
   }
   const nodes = list.slice(offset, offset + size);
-  return toConnection(nodes, new ListCursors(field, key, offset, print), list.length, offset + nodes.length < list.length, offset > 0);
+  return toConnection(nodes, new ListCursors(context, field, key, offset, binding), list.length, offset + nodes.length < list.length, offset > 0);
 }
 
 /**
@@ -338,11 +375,12 @@ export function resolveListConnection<T>(list: readonly T[], args: PageArgs, fie
  * `first` fails before the upstream request rather than after it.
  */
 export function loadListConnection<T>(
+  context: GatewayContext,
   loader: { load(key: string): Promise<readonly T[]> },
   key: string,
   args: PageArgs,
   field: string,
 ): Promise<ConnectionResult<T>> {
   readPageSize(args.first);
-  return loader.load(key).then((list) => resolveListConnection(list, args, field, key));
+  return loader.load(key).then((list) => resolveListConnection(context, list, args, field, key));
 }

@@ -203,7 +203,7 @@ builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
       readPageSize(args.first);
       const groups = await loadEndpointsOfPlatforms(platformUuids, context);
       return groups.map((endpoints, index) =>
-        resolveListConnection(endpoints, args, 'SnsApplicationPlatform.endpoints', platformUuids[index]!),
+        resolveListConnection(context, endpoints, args, 'SnsApplicationPlatform.endpoints', platformUuids[index]!),
       );
     },
     resolve: (platform: SnsApplicationPlatformRecord) => platform.uuid,

@@ -132,7 +132,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     args: { ...pageArgs },
     // The ports are grouped by their host's uuid.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('hbaDevice', 'hostUuid') },
-    resolve: (host: HostRecord, args, context) => loadListConnection(hbaDevicesOfHost(context), host.uuid, args, 'Host.hbaDevices'),
+    resolve: (host: HostRecord, args, context) => loadListConnection(context, hbaDevicesOfHost(context), host.uuid, args, 'Host.hbaDevices'),
   }),
 );
 

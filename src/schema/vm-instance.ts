@@ -197,7 +197,7 @@ VmInstanceRef.implement({
       args: { ...pageArgs },
       // The groups are grouped by their VM's uuid.
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid') },
-      resolve: (vm, args, context) => loadListConnection(snapshotGroupsOfVm(context), vm.uuid, args, 'VmInstance.snapshotGroups'),
+      resolve: (vm, args, context) => loadListConnection(context, snapshotGroupsOfVm(context), vm.uuid, args, 'VmInstance.snapshotGroups'),
     }),
     attachableDataVolumes: t.loadableList({
       type: VolumeRef,
@@ -394,7 +394,7 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     args: { ...pageArgs },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid') },
-    resolve: (host, args, context) => loadListConnection(vmsOfHost(context), host.uuid, args, 'Host.vmInstances'),
+    resolve: (host, args, context) => loadListConnection(context, vmsOfHost(context), host.uuid, args, 'Host.vmInstances'),
   }),
 );
 

@@ -27,6 +27,16 @@ export interface VmNicSeed {
   lastOpDate: Date;
 }
 
+/**
+ * True for about `share` of all uuids, decided by the uuid alone: the estate's optional fields
+ * take a value in some records and not others without drawing from the seeded dice, so adding one
+ * leaves every other generated value as it was.
+ */
+export function uuidShare(uuid: string, share: number, salt = 0): boolean {
+  const digit = Number.parseInt(uuid.charAt(salt % uuid.length), 16);
+  return Number.isFinite(digit) && digit < Math.round(share * 16);
+}
+
 /** A VM NIC on `l3` with its one used IP. */
 export function buildVmNic(seed: VmNicSeed): VmNic {
   const { l3, createDate, lastOpDate } = seed;
@@ -39,7 +49,8 @@ export function buildVmNic(seed: VmNicSeed): VmNic {
     hypervisorType: 'KVM',
     netmask: l3.netmask,
     gateway: l3.gateway,
-    metaData: null,
+    // The real service keeps free text here (e.g. what configured the NIC); some NICs carry some.
+    metaData: uuidShare(seed.uuid, 0.4) ? `{"configuredBy":"cloud-init","seq":${seed.deviceId}}` : null,
     driverType: seed.driverType,
     internalName: `vnic${seed.internalNumber}.${seed.deviceId}`,
     type: 'VNic',
@@ -123,6 +134,13 @@ export interface VolumeSeed {
 /** A volume on `seed.storage`, attached to `seed.vmInstanceUuid` when given. */
 export function buildVolume(seed: VolumeSeed): Volume {
   const { uuid, vmInstanceUuid, storage, root } = seed;
+  // Some data volumes were detached once (and attached again, or left free) and some have QoS
+  // limits; root volumes are never detached.
+  const detachedOnce = !root && uuidShare(uuid, 0.4, 1);
+  const lastDetachDate = detachedOnce
+    ? // Whole seconds, as the upstream's timestamp text shows them.
+      new Date(Math.floor((seed.createDate.getTime() + seed.lastOpDate.getTime()) / 2000) * 1000)
+    : null;
   return {
     uuid,
     tenantId: seed.tenantId,
@@ -137,13 +155,13 @@ export function buildVolume(seed: VolumeSeed): Volume {
     format: storage.type === 'Ceph' ? 'raw' : 'qcow2',
     state: 'Enabled',
     status: 'Ready',
-    volumeQos: null,
+    volumeQos: !root && uuidShare(uuid, 0.3, 2) ? '{"totalBandwidth":104857600,"totalIops":2000}' : null,
     lastVmInstanceUuid: vmInstanceUuid,
     size: seed.size,
     actualSize: seed.actualSize,
     deviceId: seed.deviceId,
     isShareable: seed.isShareable,
-    lastDetachDate: null,
+    lastDetachDate,
     encrypted: seed.encrypted,
     createDate: seed.createDate,
     lastOpDate: seed.lastOpDate,

@@ -20,9 +20,10 @@ import type {
   VmNic,
   VmState,
   Volume,
+  VolumeSnapshotRef,
   Zone,
 } from './model.js';
-import { buildSnapshotRef, buildVmNic, buildVolume } from './builders.js';
+import { buildSnapshotRef, buildVmNic, buildVolume, uuidShare } from './builders.js';
 import type { SimulatorStore } from './store.js';
 
 /** mulberry32: a small, fast, seedable PRNG; returns floats in [0, 1). */
@@ -361,7 +362,7 @@ class TenantEstate {
       gateway: bridged ? null : gatewayOf(host.managementIp),
       callBackIp: host.managementIp,
       type: 'LinuxBonding',
-      description: null,
+      description: bridged ? 'Uplink bond bridged for VM traffic' : null,
       ipAddresses: bridged ? [] : [`${host.managementIp}/24`],
       allSlavesActive: true,
       ...times,
@@ -387,10 +388,11 @@ class TenantEstate {
         slaveActive: enslaved ? carrier : false,
         carrierActive: carrier,
         ipAddresses: interfaceType === 'noMaster' ? [`192.168.${100 + this.tenantIndex}.${dice.int(2, 250)}/24`] : [],
-        gateway: null,
+        // A slave shows its bond's gateway; the first slave of each bond is described.
+        gateway: enslaved ? bond.gateway : null,
         callBackIp: enslaved ? host.managementIp : null,
         offloadStatus: enslaved ? 'tso:on,gso:on,gro:on' : null,
-        description: null,
+        description: enslaved && index === 0 ? `Bond slave ${interfaceName} to the top-of-rack switch` : null,
         ...times,
       };
       store.hostNics.insert(nic);
@@ -554,7 +556,7 @@ class TenantEstate {
         storage,
         deviceId,
         root,
-        description: null,
+        description: !root && uuidShare(uuid, 0.5, 3) ? 'Application data disk' : null,
         diskOfferingUuid: root ? null : dice.uuid(),
         rootImageUuid,
         size,
@@ -593,7 +595,7 @@ class TenantEstate {
       isoUuid,
       isoInstallPath: `/zstack_bs/iso/${isoUuid}.iso`,
       name: `vm-${vm.uuid.slice(0, 8)}-cdRom`,
-      description: null,
+      description: uuidShare(isoUuid, 0.5) ? 'Guest tools installation media' : null,
       deviceId: 0,
       createDate: vm.createDate,
       lastOpDate: vm.lastOpDate,
@@ -631,6 +633,22 @@ class TenantEstate {
         ...times,
       });
     }
+    this.ensureFailedDeletionItem();
+  }
+
+  /**
+   * Deleting a group answers a failed `results` item (with its `error`) for each snapshot already
+   * deleted. Whatever the seed, some group has one next to a live one, so that answer is always
+   * there to be read; decided after the draws, so no other generated value moves.
+   */
+  private ensureFailedDeletionItem(): void {
+    const groups = [...this.store.snapshotGroups.list(this.tenant.id)];
+    const mixed = (refs: readonly VolumeSnapshotRef[]): boolean => refs.some((ref) => ref.snapshotDeleted) && refs.some((ref) => !ref.snapshotDeleted);
+    if (groups.some((group) => mixed(group.volumeSnapshotRefs))) return;
+    const group = groups.find((candidate) => candidate.volumeSnapshotRefs.length > 1);
+    if (group === undefined) return;
+    const refs = group.volumeSnapshotRefs.map((ref, index, all) => (index === all.length - 1 ? { ...ref, snapshotDeleted: true } : ref));
+    this.store.snapshotGroups.update(group, { volumeSnapshotRefs: refs });
   }
 
   private buildCbtTasks(): void {

@@ -2,6 +2,7 @@
  * `npm run simulator`: the upstream simulator alone. Reads `PORT` and `SIM_*`, prints one JSON
  * line with its address and both tenants' credentials, and stops on SIGTERM/SIGINT.
  */
+import { DEFAULT_CURSOR_TTL_MS } from './cursor.js';
 import { createSimulator, type SimulatorOptions } from './server.js';
 
 function readNumber(name: string, fallback: number, check: (value: number) => boolean = () => true): number {
@@ -36,6 +37,8 @@ function readOptions(): Partial<SimulatorOptions> {
     faultRate: readNumber('SIM_FAULT_RATE', 0, (value) => value >= 0 && value <= 1),
     dropWebhooks: readBoolean('SIM_DROP_WEBHOOKS', false),
     webhookRetryMs: readNumber('SIM_WEBHOOK_RETRY_MS', 2000, nonNegative),
+    // Short lives let a client see what an expired cursor answers without waiting 15 minutes.
+    cursorTtlMs: readNumber('SIM_CURSOR_TTL_MS', DEFAULT_CURSOR_TTL_MS, (value) => Number.isInteger(value) && value >= 1),
     timeZone: readText('SIM_TIMEZONE') ?? readText('UPSTREAM_TIMEZONE') ?? 'UTC',
     first: { session: readText('SIM_SESSION'), token: readText('SIM_TOKEN'), tenantId: readText('SIM_TENANT') },
     second: { session: readText('SIM_SESSION_2'), token: readText('SIM_TOKEN_2'), tenantId: readText('SIM_TENANT_2') },

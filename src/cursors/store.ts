@@ -1,0 +1,152 @@
+/**
+ * Where the upstream cursors behind the gateway's cursors are kept: the generic family's
+ * `nextCursor` is 300 to 700 characters (and grows with the filters), so a gateway cursor carries
+ * a 12-byte reference to it instead. In process without `REDIS_URL`; in Redis with it, so a
+ * cursor issued by one replica is honoured by every other.
+ *
+ * Both stores are bounded in bytes: an entry lives `ttlMs` (the upstream cursor's own life) and,
+ * when the budget is full, the oldest entries go first, so a client paging forever costs at most
+ * the budget, never more.
+ */
+import { randomBytes } from 'node:crypto';
+import { guardRedis, type RedisConnection } from '../redis.js';
+
+export const REF_BYTES = 12;
+/** What an entry costs besides its text: the reference, the bookkeeping, the map or key overhead. */
+const ENTRY_OVERHEAD_BYTES = 96;
+
+export interface UpstreamCursorStore {
+  /** Keeps `cursor` for the store's TTL; resolves to its reference. */
+  keep(cursor: string): Promise<Buffer>;
+  /** The cursor kept under `ref`; null once it expired or was evicted. */
+  recall(ref: Buffer): Promise<string | null>;
+}
+
+export interface CursorStoreOptions {
+  /** How long a kept cursor stays recallable, in ms. */
+  ttlMs: number;
+  /** Most bytes all kept cursors may take together. */
+  maxBytes: number;
+  now?: () => number;
+}
+
+interface MemoryEntry {
+  cursor: string;
+  expiresAt: number;
+  size: number;
+}
+
+export function createMemoryCursorStore(options: CursorStoreOptions): UpstreamCursorStore & { readonly bytes: number; readonly size: number } {
+  const now = options.now ?? Date.now;
+  // Insertion order is expiry order (one TTL for all), so the oldest entry is always the first.
+  const entries = new Map<string, MemoryEntry>();
+  let bytes = 0;
+
+  function drop(key: string, entry: MemoryEntry): void {
+    entries.delete(key);
+    bytes -= entry.size;
+  }
+
+  return {
+    get bytes() {
+      return bytes;
+    },
+    get size() {
+      return entries.size;
+    },
+    keep(cursor) {
+      const time = now();
+      for (const [key, entry] of entries) {
+        if (entry.expiresAt > time) break;
+        drop(key, entry);
+      }
+      const ref = randomBytes(REF_BYTES);
+      const size = cursor.length + ENTRY_OVERHEAD_BYTES;
+      entries.set(ref.toString('base64url'), { cursor, expiresAt: time + options.ttlMs, size });
+      bytes += size;
+      for (const [key, entry] of entries) {
+        if (bytes <= options.maxBytes) break;
+        drop(key, entry);
+      }
+      return Promise.resolve(ref);
+    },
+    recall(ref) {
+      const entry = entries.get(ref.toString('base64url'));
+      return Promise.resolve(entry !== undefined && entry.expiresAt > now() ? entry.cursor : null);
+    },
+  };
+}
+
+const KEY_PREFIX = 'gateway:cursor:';
+const INDEX_KEY = 'gateway:cursors';
+const BYTES_KEY = 'gateway:cursor-bytes';
+
+/**
+ * One round trip per kept cursor: drop the expired entries from the index (their keys expired by
+ * themselves), add the new one, then evict the oldest while over budget. Index members are
+ * `<ref>:<size>`, so an entry's size is known after its key has gone.
+ *
+ * KEYS: index, bytes counter. ARGV: key prefix, ref, cursor, ttl ms, now ms, budget, overhead.
+ * (The entries' own keys are derived in the script, so this runs on a single Redis, as the job
+ * store does, not on a cluster.)
+ */
+const KEEP_SCRIPT = `
+local index, counter, prefix = KEYS[1], KEYS[2], ARGV[1]
+local function drop(members)
+  local freed = 0
+  for i = 1, #members do
+    local member = members[i]
+    local colon = string.find(member, ':', 1, true)
+    freed = freed + tonumber(string.sub(member, colon + 1))
+    redis.call('DEL', prefix .. string.sub(member, 1, colon - 1))
+    redis.call('ZREM', index, member)
+  end
+  if freed > 0 then redis.call('DECRBY', counter, freed) end
+end
+local now, ttl = tonumber(ARGV[5]), tonumber(ARGV[4])
+drop(redis.call('ZRANGEBYSCORE', index, '-inf', now))
+local size = string.len(ARGV[3]) + tonumber(ARGV[7])
+redis.call('SET', prefix .. ARGV[2], ARGV[3], 'PX', ttl)
+redis.call('ZADD', index, now + ttl, ARGV[2] .. ':' .. size)
+local total = redis.call('INCRBY', counter, size)
+local budget = tonumber(ARGV[6])
+while total > budget do
+  local oldest = redis.call('ZRANGE', index, 0, 15)
+  if #oldest == 0 then
+    redis.call('SET', counter, 0)
+    break
+  end
+  drop(oldest)
+  total = tonumber(redis.call('GET', counter) or '0')
+end
+return total
+`;
+
+export function createRedisCursorStore(connection: RedisConnection, options: CursorStoreOptions): UpstreamCursorStore {
+  const now = options.now ?? Date.now;
+  return {
+    async keep(cursor) {
+      const ref = randomBytes(REF_BYTES);
+      const id = ref.toString('base64url');
+      await guardRedis('keep cursor', () =>
+        connection.commands.eval(
+          KEEP_SCRIPT,
+          2,
+          INDEX_KEY,
+          BYTES_KEY,
+          KEY_PREFIX,
+          id,
+          cursor,
+          String(options.ttlMs),
+          String(now()),
+          String(options.maxBytes),
+          String(ENTRY_OVERHEAD_BYTES),
+        ),
+      );
+      return ref;
+    },
+    recall(ref) {
+      return guardRedis('recall cursor', () => connection.commands.get(KEY_PREFIX + ref.toString('base64url')));
+    },
+  };
+}
