@@ -14,9 +14,9 @@
  * - a selection set repeating a field where one occurrence is under a variable's
  *   `@include`/`@skip`: graphql-js places the field where its first included occurrence is,
  *   graphql-jit where its first occurrence is;
- * - a request that leaves unset a variable written inside an input-object literal
- *   (`filter: { name: $name }` without `name`): graphql-jit sets that field to null, where
- *   graphql-js leaves it out or gives it its default;
+ * - a request that leaves unset or null a variable written inside a list or input-object literal
+ *   (`filter: { name: $name }`): graphql-jit sets the field to null where graphql-js leaves it out
+ *   or gives it its default, and takes null where graphql-js refuses it (a non-null field or item);
  * - a request that sets to null a variable of `@include(if:)`/`@skip(if:)` (graphql-js refuses it,
  *   graphql-jit reads it as false);
  * - a document graphql-jit cannot compile.
@@ -54,8 +54,8 @@ interface JitPlan {
   readonly compiled: CompiledQuery;
   /** Variables with a default value: name and default, as JSON a client would send. */
   readonly defaults: readonly (readonly [string, unknown])[];
-  /** Variables written inside an input-object literal: they must be set for graphql-jit to run it. */
-  readonly inInputObjects: readonly string[];
+  /** Variables written inside a list or input-object literal: they must be set, and not null, for graphql-jit to run it. */
+  readonly inLiterals: readonly string[];
   /** Variables of `@include(if:)`/`@skip(if:)`: they must not be null for graphql-jit to run it. */
   readonly inConditions: readonly string[];
 }
@@ -102,7 +102,7 @@ export type GraphqlJsReason =
   | 'several root fields, one non-null'
   | 'a repeated field under a variable condition'
   | 'not compiled'
-  | 'unset variable in an input object'
+  | 'unset or null variable inside a literal'
   | 'null condition';
 
 /**
@@ -112,7 +112,8 @@ export type GraphqlJsReason =
 export function graphqlJsReason(schema: GraphQLSchema, document: DocumentNode, operationName: string | null, variables: Variables): GraphqlJsReason | null {
   const plan = compilePlan(schema, document, operationName);
   if (typeof plan === 'string') return plan;
-  return jitVariables(plan, variables) === null ? (plan.inConditions.some((name) => variables[name] === null) ? 'null condition' : 'unset variable in an input object') : null;
+  if (jitVariables(plan, variables) !== null) return null;
+  return plan.inConditions.some((name) => variables[name] === null) ? 'null condition' : 'unset or null variable inside a literal';
 }
 
 /**
@@ -151,8 +152,8 @@ function compilePlan(schema: GraphQLSchema, document: DocumentNode, operationNam
   const defaults = (operation.variableDefinitions ?? []).flatMap((definition) =>
     definition.defaultValue ? [[definition.variable.name.value, valueFromASTUntyped(definition.defaultValue)] as const] : [],
   );
-  const { inInputObjects, inConditions } = variableUses(document);
-  return { compiled, defaults, inInputObjects, inConditions };
+  const { inLiterals, inConditions } = variableUses(document);
+  return { compiled, defaults, inLiterals, inConditions };
 }
 
 /**
@@ -296,30 +297,29 @@ function jitVariables(plan: JitPlan, sent: Variables): Variables | null {
     if (variables === sent) variables = { ...sent };
     (variables as Record<string, unknown>)[name] = value;
   }
-  if (plan.inInputObjects.some((name) => !Object.hasOwn(variables, name))) return null;
+  if (plan.inLiterals.some((name) => variables[name] === undefined || variables[name] === null)) return null;
   if (plan.inConditions.some((name) => variables[name] === null)) return null;
   return variables;
 }
 
-/** Variables used inside input-object literals, and as `@include`/`@skip` conditions, anywhere in the document. */
-function variableUses(document: DocumentNode): { inInputObjects: string[]; inConditions: string[] } {
-  const inInputObjects = new Set<string>();
+/** Variables used inside list and input-object literals, and as `@include`/`@skip` conditions, anywhere in the document. */
+function variableUses(document: DocumentNode): { inLiterals: string[]; inConditions: string[] } {
+  const inLiterals = new Set<string>();
   const inConditions = new Set<string>();
-  let objectDepth = 0;
+  let literalDepth = 0;
+  const literal = { enter: () => void literalDepth++, leave: () => void literalDepth-- };
   visit(document, {
-    [Kind.OBJECT]: {
-      enter: () => void objectDepth++,
-      leave: () => void objectDepth--,
-    },
+    [Kind.OBJECT]: literal,
+    [Kind.LIST]: literal,
     [Kind.VARIABLE](node) {
-      if (objectDepth > 0) inInputObjects.add(node.name.value);
+      if (literalDepth > 0) inLiterals.add(node.name.value);
     },
     [Kind.DIRECTIVE](node) {
       if (node.name.value !== 'include' && node.name.value !== 'skip') return;
       for (const argument of node.arguments ?? []) if (argument.value.kind === Kind.VARIABLE) inConditions.add(argument.value.name.value);
     },
   });
-  return { inInputObjects: [...inInputObjects], inConditions: [...inConditions] };
+  return { inLiterals: [...inLiterals], inConditions: [...inConditions] };
 }
 
 function usesIncrementalDelivery(document: DocumentNode): boolean {
