@@ -93,7 +93,7 @@ export interface GatewayConfig {
   readonly responseCacheMaxEntries: number;
   /** Smallest JSON answer (bytes) compressed for a client that accepts br or gzip. @default 1024 */
   readonly compressionMinBytes: number;
-  /** Execute operations compiled by graphql-jit (those without `@defer`/`@stream`). @default true */
+  /** Execute operations compiled by graphql-jit where it answers as graphql-js (see use-jit.ts); the others run on graphql-js. @default true */
   readonly graphqlJit: boolean;
   /** A query's upstream reads decode only the record fields the query selects (`useRecordDemand`). @default true */
   readonly decodeSelectedFields: boolean;

@@ -81,7 +81,7 @@ export interface SharedSubscriptions {
    * The same sharing for subscriptions that run their own envelop pipeline (SSE), which has
    * admitted and counted each subscriber already: replaces the subscribe function of a shareable
    * operation by joining its shared execution. Last in the plugin list, so the execution it starts
-   * runs the subscribe function the other plugins settled on (graphql-jit's).
+   * runs the subscribe function the other plugins settled on.
    */
   readonly plugin: Plugin;
 }
