@@ -30,6 +30,7 @@ import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetri
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { isRedisUnavailableError } from './redis.js';
 import { createHttpDrain } from './shutdown.js';
+import { cutStalledBody, serverTimeoutOptions } from './http-timeouts.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
@@ -238,7 +239,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     },
   });
 
-  const server = createServer((req, res) => {
+  const server = createServer(serverTimeoutOptions(config), (req, res) => {
     // One id per request: the caller's X-Request-ID or a new one, echoed back, sent upstream
     // (the context reads it from the request) and on the log lines written for it (`log`).
     const requestId = requestIdOf(req);
@@ -246,6 +247,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     res.setHeader('x-request-id', requestId);
     drain.track(req, res);
     const log = logger.child({ reqId: requestId });
+    cutStalledBody(req, res, config.bodyIdleTimeoutMs, () => log.info({ path: req.url }, 'request body stalled: connection cut'));
     routeHttp(req, res, log).catch((error: unknown) => {
       log.error({ err: error, path: req.url }, 'request failed');
       if (!res.headersSent) sendJson(res, isRedisUnavailableError(error) ? 503 : 500, { error: isRedisUnavailableError(error) ? error.code : 'INTERNAL' });
