@@ -60,6 +60,9 @@ export interface JobManager {
   close(): Promise<void>;
 }
 
+/** The ids the gateway gives jobs (see `start`). */
+const JOB_ID = /^[0-9a-f]{32}$/;
+
 /** The path of the webhook receiver, under the gateway's public URL. */
 export const WEBHOOK_PATH = '/webhooks/jobs/';
 
@@ -197,15 +200,17 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(reason);
     };
     if (req.method !== 'POST') return reject(405, 'POST only');
+    // The path alone says whether anyone may deliver here: a stranger's body is never read, so it
+    // cannot hold memory while it trickles in.
+    const job = JOB_ID.test(id) ? await store.get(id) : null;
+    if (!job) return reject(404, 'unknown job');
+    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
+    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > webhookMaxBytes) return reject(413, 'body too large');
     const body = await readBody(req, webhookMaxBytes);
     if (body === null) return reject(413, 'body too large');
 
-    const job = await store.get(id);
-    if (!job) return reject(404, 'unknown job');
-    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
-    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
     const success = req.headers['x-job-success'];
     if (success !== 'true' && success !== 'false') return reject(400, 'X-Job-Success must be true or false');
     let parsed: unknown;
