@@ -25,7 +25,7 @@ import {
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
-import { createLogger, requestIdOf } from './logging.js';
+import { createLogger, requestIdOf, withSecretsRedacted } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { isRedisUnavailableError } from './redis.js';
@@ -97,7 +97,7 @@ query Dashboard {
 `;
 
 export function createApp(config: GatewayConfig, options: AppOptions = {}): App {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = withSecretsRedacted(options.logger ?? createLogger(config.logLevel));
   const metrics = createMetrics();
   let upstreamBase = config.upstreamUrl;
   let upstream: UpstreamClient | undefined =
@@ -267,8 +267,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         status: ready ? 'ready' : 'unavailable',
         upstream: reachable,
         ...(redis === undefined ? {} : { redis }),
-        // Breakers show only while one is not closed: the upstream is failing and calls fail fast.
-        ...failingBreakers(upstream),
+        // Shown only while a breaker is not closed: the upstream is failing and calls fail fast.
+        ...breakerState(upstream),
       });
     }
     if (path === '/metrics') {
@@ -434,10 +434,15 @@ function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): 
   return maskError(error, message, isDev);
 }
 
-/** The circuit breakers that are open or half-open, as `{breakers: {origin: state}}`; empty when all are closed. */
-function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Record<string, unknown> } {
-  const failing = Object.entries(upstream?.health().breakers ?? {}).filter(([, breaker]) => breaker.state !== 'closed');
-  return failing.length === 0 ? {} : { breakers: Object.fromEntries(failing) };
+/**
+ * `{breaker: 'open'}` (or `'half-open'`) while any upstream breaker is not closed; empty when all
+ * are. Which origin fails is not said: `/readyz` answers anyone, and the upstream's address is
+ * not theirs to learn.
+ */
+function breakerState(upstream: UpstreamClient | undefined): { breaker?: string } {
+  const states = Object.values(upstream?.health().breakers ?? {}).map((breaker) => breaker.state);
+  if (states.includes('open')) return { breaker: 'open' };
+  return states.includes('half-open') ? { breaker: 'half-open' } : {};
 }
 
 /** CORS_ORIGINS: none means same origin only (no CORS headers); `*` any origin. */
