@@ -39,6 +39,7 @@ import { createResponseCacheStore, invalidateJobTypes, useResponseCache } from '
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
+import { useMutationLimit } from './plugins/use-mutation-limit.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createAdmission } from './plugins/use-admission.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
@@ -194,6 +195,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         maxDirectives: config.maxDirectives,
         blockFieldSuggestions: !config.graphiql,
       }),
+      useMutationLimit(config.maxMutations),
       useUnexpectedErrorLogging({ logger }),
       operationMetrics.plugin,
       // Before the response cache, which wraps whatever executor is in place when it runs.
