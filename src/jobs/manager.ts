@@ -160,7 +160,9 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       }
     } catch (error) {
       if (isUpstreamRequestError(error) && error.errorCode) {
-        await finish(id, { success: false, body: { error: error.errorCode } }, 'submit');
+        // Refused (a rejected credential, a bad parameter): no upstream job exists to follow, so
+        // once its caller has the answer nothing keeps it for JOB_TTL_MS.
+        return finishUnstarted(id, { success: false, body: { error: error.errorCode } }, job);
       } else if (isUpstreamRequestError(error) && (error.code === 'UPSTREAM_TIMEOUT' || error.mayHaveBeenDelivered)) {
         // The write may have been accepted (a timeout, or a connection that failed after sending):
         // its job id is ours, so poll for it rather than guess. A job the upstream never received
@@ -169,11 +171,19 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         await store.setLocation(id, location);
         schedulePoll(id, location, pollAfterMs, job.createdAt);
       } else {
-        await finish(id, lostOutcome(error instanceof Error ? error.message : String(error)), 'submit');
+        await finishUnstarted(id, lostOutcome(error instanceof Error ? error.message : String(error)), job);
         throw error;
       }
     }
     return (await store.get(id)) ?? job;
+  }
+
+  /** Finishes (publishes) a job the upstream never took on and forgets it: its answer is all there is. */
+  async function finishUnstarted(id: string, outcome: JobOutcome, job: JobRecord): Promise<JobRecord> {
+    await finish(id, outcome, 'submit');
+    const finished = (await store.get(id)) ?? { ...job, status: 'FAILED', outcome, finishedAt: Date.now() };
+    await store.discard(id);
+    return finished;
   }
 
   async function wait(id: string, timeoutMs: number): Promise<JobRecord | null> {

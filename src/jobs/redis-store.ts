@@ -137,6 +137,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
         const jobs = await Promise.all(claimed.map((id) => read(id)));
         return jobs.filter((job): job is JobRecord => job !== null && job.status === 'RUNNING');
       }),
+    discard: (id) =>
+      guardRedis('discard job', async () => {
+        await redis.multi().del(jobKey(id)).srem(RUNNING_KEY, id).exec();
+      }),
     async close() {
       closed = true;
       clearInterval(heartbeat);
