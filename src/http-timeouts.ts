@@ -67,7 +67,8 @@ export function cutStalledBody(req: IncomingMessage, res: ServerResponse, idleMs
   res.once('close', stop);
 }
 
-function declaresBody(req: IncomingMessage): boolean {
+/** The request says a body follows (a `Content-Length` above 0, or chunks). */
+export function declaresBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }

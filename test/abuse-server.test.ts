@@ -73,8 +73,9 @@ describe('server limits under attack', () => {
   let port: number;
 
   /** A gateway process of its own, for the attacks whose RSS is measured: no earlier attack's heap to hide in. */
-  function startGateway(): Promise<GatewayProcess> {
+  function startGateway(env: Record<string, string> = {}): Promise<GatewayProcess> {
     return spawnGateway({
+      ...env,
       PORT: '0',
       UPSTREAM_URL: simulatorUrl,
       HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
@@ -176,6 +177,25 @@ describe('server limits under attack', () => {
     expect(sse.results).toEqual([{ data: { jobEvents: { id } } }]);
     expect(ws.results).toEqual([{ data: { jobEvents: { id } } }]);
     await Promise.all([sse.close(), ws.close()]);
+  });
+
+  it('lets a normal caller run while stalled bodies fill the admission limit', async () => {
+    // A fixed limit of 2 operations at once, and 5 connections stalling their bodies.
+    const target = await startGateway({ MAX_CONCURRENT_OPERATIONS: '2', ADMISSION_TARGET_UTILIZATION: '0' });
+    try {
+      const targetPort = Number(new URL(target.url).port);
+      const stalled = Array.from({ length: 5 }, () => stalledRequest(targetPort, postHead('/graphql', 64 * 1024), Buffer.alloc(32 * 1024, 32), 10_000));
+      let cut = 0;
+      for (const request of stalled) void request.answer.then(() => (cut += 1));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const answer = await gql<{ hosts: { totalCount: number } }>('{ hosts(first: 1) { totalCount } }', {}, credentialHeaders(simulator.credentials), target);
+      expect(answer.data?.hosts.totalCount).toBeGreaterThan(0);
+      // Answered while every stalled body still held its connection: it did not wait for their cut.
+      expect(cut).toBe(0);
+      expect((await Promise.all(stalled.map((request) => request.answer))).map((result) => result.status)).toEqual([408, 408, 408, 408, 408]);
+    } finally {
+      await target.kill('SIGKILL');
+    }
   });
 
   it('answers a webhook for an unknown job 404, and one with a wrong secret 403, before a byte of its body arrives', async () => {
