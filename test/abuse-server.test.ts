@@ -273,6 +273,7 @@ describe('server limits under attack', () => {
       const refused = await gql(aliased(30), { input }, invented, target);
       expect(errorCodes(refused)).toEqual(['BAD_USER_INPUT']);
       expect(refused.errors?.[0]?.extensions).toMatchObject({ limit: 10, found: 30 });
+      expect(refused.status).toBe(400);
       expect(simulator.stats().total).toBe(0);
 
       const before = rssMb(target);
