@@ -267,27 +267,26 @@ describe('server limits under attack', () => {
       `mutation($input: UpdateHostNqnInput!) { ${Array.from({ length: count }, (_, index) => `m${index}: updateHostNqn(input: $input) { job { id } }`).join(' ')} }`;
     const input = { uuid: connectedHost(), nqn: 'nqn.2014-08.org.nvmexpress:uuid:00000707-0000-4000-8000-000000000000', userTags, async: true };
     const invented = { authorization: `OAuth ${'0'.repeat(32)}` };
-    const target = await startGateway();
+    // No per-address budget: every invented credential's first write reaches the upstream.
+    const target = await startGateway({ UNVERIFIED_CALLS_PER_ADDRESS: '0' });
     try {
       simulator.resetStats();
       const refused = await gql(aliased(30), { input }, invented, target);
       expect(errorCodes(refused)).toEqual(['BAD_USER_INPUT']);
       expect(refused.errors?.[0]?.extensions).toMatchObject({ limit: 10, found: 30 });
       expect(refused.status).toBe(400);
-      expect(simulator.stats().total).toBe(0);
+      // (The other gateway of this suite may still be polling its running jobs.)
+      expect(simulator.stats().byOperation.UpdateHostNqn ?? 0).toBe(0);
 
       const before = rssMb(target);
       // The issue's attack (30 aliases, five times), then the most a request may hold (10), five
       // times with a credential the upstream rejects and five times with one it accepts.
       for (let round = 0; round < 5; round += 1) expect(errorCodes(await gql(aliased(30), { input }, invented, target))).toEqual(['BAD_USER_INPUT']);
-      const refusedJobs: string[] = [];
-      for (let round = 0; round < 5; round += 1) {
-        const rejected = await gql<Record<string, { job: { id: string } }>>(aliased(10), { input }, invented, target);
-        refusedJobs.push(...Object.values(rejected.data ?? {}).map((payload) => payload.job.id));
-      }
-      expect(refusedJobs).toHaveLength(50);
+      for (let round = 0; round < 5; round += 1) expect((await gql(aliased(10), { input }, invented, target)).status).toBe(200);
       // A write the upstream refused has no job to follow: it is forgotten once answered.
-      const forgotten = await gql('query($id: ID!) { job(id: $id) { status } }', { id: refusedJobs[0] }, invented, target);
+      const another = { authorization: `OAuth ${'1'.repeat(32)}` };
+      const refusedWrite = await gql<{ m0: { job: { id: string; status: string } } }>(aliased(1), { input }, another, target);
+      const forgotten = await gql('query($id: ID!) { job(id: $id) { status } }', { id: refusedWrite.data!.m0.job.id }, another, target);
       expect(forgotten.data).toEqual({ job: null });
       const accepted: string[] = [];
       for (let round = 0; round < 5; round += 1) {
