@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   const simulator = createSimulator({ asyncDelayMs: 20, latencyMs, faultRate });
   const simulatorUrl = await simulator.start(0, '127.0.0.1');
   const app = createApp(
-    { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, responseCacheTtlMs: 0 },
+    // One credential stands for many callers here: its cost budget would refuse most of them.
+    { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, responseCacheTtlMs: 0, costBudget: 0 },
     // Logs go to stderr, so stdout holds only the soak's own report.
     { logger: pino({ level: 'error' }, destination(2)) },
   );
