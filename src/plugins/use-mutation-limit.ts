@@ -4,7 +4,7 @@
  * mutation with the same large variable: 30 aliased mutations sharing a 900 KB `userTags` kept
  * 27 MB per request (issue 19). Counted during validation, as written (fragments included,
  * `@skip` ignored), so an operation over the limit is refused with `BAD_USER_INPUT` before any
- * upstream call, over HTTP and over WebSocket alike.
+ * upstream call, wherever yoga's validation runs (HTTP, and the graphql-ws bridge's `validate`).
  */
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
