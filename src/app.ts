@@ -26,11 +26,12 @@ import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager, WEBHOOK_PATH, type JobManager } from './jobs/manager.js';
 import type { JobRecord } from './jobs/store.js';
-import { createLogger, requestIdOf } from './logging.js';
+import { createLogger, requestIdOf, withSecretsRedacted } from './logging.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { isRedisUnavailableError } from './redis.js';
 import { createHttpDrain } from './shutdown.js';
+import { cutStalledBody, serverTimeoutOptions } from './http-timeouts.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
@@ -39,6 +40,7 @@ import { createResponseCacheStore, createWriteInvalidation, useResponseCache } f
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
+import { useMutationLimit } from './plugins/use-mutation-limit.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
 import { createSubscriptionLimits } from './plugins/use-subscription-limits.js';
 import { createAdmission, OverloadedError, overloadedError } from './plugins/use-admission.js';
@@ -103,7 +105,7 @@ query Dashboard {
 `;
 
 export function createApp(config: GatewayConfig, options: AppOptions = {}): App {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = withSecretsRedacted(options.logger ?? createLogger(config.logLevel));
   const metrics = createMetrics();
   let upstreamBase = config.upstreamUrl;
   let upstream: UpstreamClient | undefined =
@@ -225,6 +227,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         maxIntrospectionRoots: config.maxIntrospectionRoots,
         blockFieldSuggestions: !config.graphiql,
       }),
+      useMutationLimit(config.maxMutations),
       useUnexpectedErrorLogging({ logger }),
       operationMetrics.plugin,
       // Before the response cache, which wraps whatever executor is in place when it runs.
@@ -272,7 +275,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     },
   });
 
-  const server = createServer((req, res) => {
+  const server = createServer(serverTimeoutOptions(config), (req, res) => {
     // One id per request: the caller's X-Request-ID or a new one, echoed back, sent upstream
     // (the context reads it from the request) and on the log lines written for it (`log`).
     const requestId = requestIdOf(req);
@@ -280,6 +283,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
     res.setHeader('x-request-id', requestId);
     drain.track(req, res);
     const log = logger.child({ reqId: requestId });
+    cutStalledBody(req, res, config.bodyIdleTimeoutMs, () => log.info({ path: req.url }, 'request body stalled: connection cut'));
     routeHttp(req, res, log).catch((error: unknown) => {
       log.error({ err: error, path: req.url }, 'request failed');
       if (!res.headersSent) sendJson(res, isRedisUnavailableError(error) ? 503 : 500, { error: isRedisUnavailableError(error) ? error.code : 'INTERNAL' });
@@ -299,8 +303,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): App 
         status: ready ? 'ready' : 'unavailable',
         upstream: reachable,
         ...(redis === undefined ? {} : { redis }),
-        // Breakers show only while one is not closed: the upstream is failing and calls fail fast.
-        ...failingBreakers(upstream),
+        // Shown only while a breaker is not closed: the upstream is failing and calls fail fast.
+        ...breakerState(upstream),
       });
     }
     if (path === '/metrics') {
@@ -492,10 +496,15 @@ function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): 
   return maskError(error, message, isDev);
 }
 
-/** The circuit breakers that are open or half-open, as `{breakers: {origin: state}}`; empty when all are closed. */
-function failingBreakers(upstream: UpstreamClient | undefined): { breakers?: Record<string, unknown> } {
-  const failing = Object.entries(upstream?.health().breakers ?? {}).filter(([, breaker]) => breaker.state !== 'closed');
-  return failing.length === 0 ? {} : { breakers: Object.fromEntries(failing) };
+/**
+ * `{breaker: 'open'}` (or `'half-open'`) while any upstream breaker is not closed; empty when all
+ * are. Which origin fails is not said: `/readyz` answers anyone, and the upstream's address is
+ * not theirs to learn.
+ */
+function breakerState(upstream: UpstreamClient | undefined): { breaker?: string } {
+  const states = Object.values(upstream?.health().breakers ?? {}).map((breaker) => breaker.state);
+  if (states.includes('open')) return { breaker: 'open' };
+  return states.includes('half-open') ? { breaker: 'half-open' } : {};
 }
 
 /**

@@ -112,6 +112,19 @@ export interface GatewayConfig {
   readonly cursorTtlMs: number;
   /** Most bytes the kept upstream cursors take together (in process, or in Redis with `REDIS_URL`); the oldest go first. @default 33554432 */
   readonly cursorStoreMaxBytes: number;
+  /** Time a client has to send a request's headers before its connection is cut (408). @default 10000 */
+  readonly headersTimeoutMs: number;
+  /**
+   * Time a client has to send a whole request, headers and body, before its connection is cut
+   * (408). Not the answer: SSE streams and WebSocket connections last as long as they like. @default 30000
+   */
+  readonly requestTimeoutMs: number;
+  /** Longest pause between two pieces of a request body the gateway is reading before the connection is cut (408). @default 10000 */
+  readonly bodyIdleTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open after its last answer. @default 5000 */
+  readonly keepAliveTimeoutMs: number;
+  /** Mutations (root fields) in one operation; more are refused with BAD_USER_INPUT before any upstream call. @default 10 */
+  readonly maxMutations: number;
 }
 
 export const defaultConfig: GatewayConfig = Object.freeze({
@@ -166,6 +179,11 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   cursorSecret: undefined,
   cursorTtlMs: 900_000,
   cursorStoreMaxBytes: 33_554_432,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  bodyIdleTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxMutations: 10,
 });
 
 export class ConfigError extends Error {
@@ -176,7 +194,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads the configuration from an environment (default `process.env`). */
 export function loadConfig(env: Env = process.env): GatewayConfig {
-  return Object.freeze({
+  const config: GatewayConfig = Object.freeze({
     port: readInteger(env, 'PORT', defaultConfig.port, 0, 65_535),
     host: readString(env, 'HOST') ?? defaultConfig.host,
     upstreamUrl: readUrl(env, 'UPSTREAM_URL'),
@@ -228,7 +246,17 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     cursorSecret: readSecret(env, 'CURSOR_SECRET', 16),
     cursorTtlMs: readInteger(env, 'CURSOR_TTL_MS', defaultConfig.cursorTtlMs, 1_000, 86_400_000),
     cursorStoreMaxBytes: readInteger(env, 'CURSOR_STORE_MAX_BYTES', defaultConfig.cursorStoreMaxBytes, 65_536, 1_073_741_824),
+    headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', defaultConfig.headersTimeoutMs, 100, 600_000),
+    requestTimeoutMs: readInteger(env, 'REQUEST_TIMEOUT_MS', defaultConfig.requestTimeoutMs, 100, 600_000),
+    bodyIdleTimeoutMs: readInteger(env, 'BODY_IDLE_TIMEOUT_MS', defaultConfig.bodyIdleTimeoutMs, 100, 600_000),
+    keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', defaultConfig.keepAliveTimeoutMs, 100, 600_000),
+    maxMutations: readInteger(env, 'MAX_MUTATIONS', defaultConfig.maxMutations, 1, 1_000),
   });
+  // node:http refuses a headers timeout longer than the request timeout it is part of.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
+  }
+  return config;
 }
 
 function readString(env: Env, name: string): string | undefined {

@@ -6,12 +6,42 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type SerializedError } from 'pino';
 
-/** A pino logger at `level`, to stdout or `destination`. */
+/**
+ * The secret segment of a job's webhook path (`/webhooks/jobs/<id>/<secret>`): whoever holds it
+ * can deliver the job's result, so it never reaches a log line.
+ */
+const WEBHOOK_SECRET = /(\/webhooks\/jobs\/[^/?#\s"]*\/)[^/?#\s"]+/g;
+
+/** `text` with every webhook secret in it replaced by `[redacted]`. */
+export function redactSecrets(text: string): string {
+  return text.replace(WEBHOOK_SECRET, '$1[redacted]');
+}
+
+function redactString(value: unknown): unknown {
+  return typeof value === 'string' ? redactSecrets(value) : value;
+}
+
+function redactError(error: Error): SerializedError {
+  const serialized = stdSerializers.err(error);
+  serialized.message = redactSecrets(serialized.message);
+  serialized.stack = redactSecrets(serialized.stack);
+  return serialized;
+}
+
+/** The log fields that may carry a request's path or a webhook URL, each redacted in one place. */
+const SECRET_SERIALIZERS = { path: redactString, url: redactString, webHook: redactString, err: redactError };
+
+/** A pino logger at `level`, to stdout or `destination`, that never writes a webhook secret. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, base: { service: 'infra-graphql-gateway' } };
+  const options = { level, base: { service: 'infra-graphql-gateway' }, serializers: SECRET_SERIALIZERS };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/** `logger`, made to redact secrets as `createLogger`'s do (for a logger built elsewhere). */
+export function withSecretsRedacted(logger: Logger): Logger {
+  return logger.child({}, { serializers: SECRET_SERIALIZERS });
 }
 
 /** An incoming id a client may set (printable, bounded), so it cannot forge log lines. */

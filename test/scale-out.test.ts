@@ -3,6 +3,7 @@
  * and a subscriber may sit on any other; a replica may die mid-job; Redis itself may go away.
  * Replicas are real processes (`node --import tsx src/index.ts`) against a real redis-server.
  */
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { credentialHeaders, errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
@@ -68,7 +69,7 @@ describe('two replicas sharing one Redis', () => {
     await redis?.stop();
   });
 
-  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
+  async function replica(port: number, publicUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
     const started = await spawnGateway({
       PORT: String(port),
       PUBLIC_URL: publicUrl,
@@ -77,6 +78,7 @@ describe('two replicas sharing one Redis', () => {
       JOB_POLL_AFTER_MS: '100',
       JOB_LEASE_MS: '600',
       LOG_LEVEL: 'warn',
+      ...env,
     });
     replicas.push(started);
     return started;
@@ -217,6 +219,66 @@ describe('two replicas sharing one Redis', () => {
     expect(simulator.journal().filter((entry) => entry.operation === 'PollJob' && entry.path.endsWith(job.id)).length).toBeGreaterThan(0);
     expect(await metric(b.url, /^gateway_webhook_deliveries_total\{result="accepted"/)).toBe(0);
     await completedOnB.close();
+  });
+});
+
+describe('a replica that has just started', () => {
+  let redis: RedisServer;
+  let simulator: Simulator;
+  let simulatorUrl: string;
+  const replicas: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    simulator = createSimulator({ asyncDelayMs: 5 });
+    simulatorUrl = await simulator.start(0, '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
+    await simulator?.stop();
+    await redis?.stop();
+  });
+
+  async function replica(): Promise<GatewayProcess> {
+    const port = await freePort();
+    // A long lease: its heartbeat is renewed only every 10 s, so the first one must not wait for that.
+    const started = await spawnGateway({
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      UPSTREAM_URL: simulatorUrl,
+      REDIS_URL: redis.url,
+      JOB_LEASE_MS: '30000',
+      JOB_POLL_AFTER_MS: '60000',
+      LOG_LEVEL: 'warn',
+    });
+    replicas.push(started);
+    return started;
+  }
+
+  it('keeps its jobs while alive: a peer starting next to it does not claim them', async () => {
+    const commands = new Redis(redis.url);
+    try {
+      simulator.configure({ dropWebhooks: true, asyncDelayMs: 60_000 });
+      const a = await replica();
+      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+        a.url,
+        UPDATE_NQN,
+        { input: { uuid: connectedHost(simulator), nqn: nqn('404'), async: true } },
+        { authorization: `OAuth ${simulator.credentials.session}` },
+      );
+      const job = started.data!.updateHostNqn.job;
+      expect(job.status).toBe('RUNNING');
+      const owner = await commands.hget(`gw:job:${job.id}`, 'replica');
+      expect(await commands.exists(`gw:replica:${owner}`)).toBe(1);
+
+      // A peer claims, as it starts, every running job whose replica has no heartbeat.
+      await replica();
+      expect(await commands.hget(`gw:job:${job.id}`, 'replica')).toBe(owner);
+    } finally {
+      simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+      commands.disconnect();
+    }
   });
 });
 

@@ -63,6 +63,10 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
     async start(jobs, connectTimeoutMs = 5000) {
       if (!(await redis.waitUntilReady(connectTimeoutMs))) {
         logger.error({ redis: redactUrl(options.redisUrl ?? '') }, 'redis is not reachable yet; the gateway is not ready until it is');
+      } else {
+        // Before this replica takes a job (and before it claims others'): a job whose replica has
+        // no heartbeat is claimed by the first peer that looks.
+        await store.heartbeat().catch((error: unknown) => logger.warn({ err: error }, 'writing the heartbeat failed; renewed on the next interval'));
       }
       const claim = (): void => {
         if (!redis.isReady()) return;

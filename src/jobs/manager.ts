@@ -65,6 +65,9 @@ export interface JobManager {
   close(): Promise<void>;
 }
 
+/** The ids the gateway gives jobs (see `start`). */
+const JOB_ID = /^[0-9a-f]{32}$/;
+
 /** The path of the webhook receiver, under the gateway's public URL. */
 export const WEBHOOK_PATH = '/webhooks/jobs/';
 
@@ -176,7 +179,9 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       }
     } catch (error) {
       if (isUpstreamRequestError(error) && error.errorCode) {
-        await finish(id, { success: false, body: { error: error.errorCode } }, 'submit');
+        // Refused (a rejected credential, a bad parameter): no upstream job exists to follow, so
+        // once its caller has the answer nothing keeps it for JOB_TTL_MS.
+        return finishUnstarted(id, { success: false, body: { error: error.errorCode } }, job);
       } else if (isUpstreamRequestError(error) && (error.code === 'UPSTREAM_TIMEOUT' || error.mayHaveBeenDelivered)) {
         // The write may have been accepted (a timeout, or a connection that failed after sending):
         // its job id is ours, so poll for it rather than guess. A job the upstream never received
@@ -185,11 +190,19 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         await store.setLocation(id, location);
         schedulePoll(id, location, pollAfterMs, job.createdAt);
       } else {
-        await finish(id, lostOutcome(error instanceof Error ? error.message : String(error)), 'submit');
+        await finishUnstarted(id, lostOutcome(error instanceof Error ? error.message : String(error)), job);
         throw error;
       }
     }
     return (await store.get(id)) ?? job;
+  }
+
+  /** Finishes (publishes) a job the upstream never took on and forgets it: its answer is all there is. */
+  async function finishUnstarted(id: string, outcome: JobOutcome, job: JobRecord): Promise<JobRecord> {
+    await finish(id, outcome, 'submit');
+    const finished = (await store.get(id)) ?? { ...job, status: 'FAILED', outcome, finishedAt: Date.now() };
+    await store.discard(id);
+    return finished;
   }
 
   async function wait(id: string, timeoutMs: number): Promise<JobRecord | null> {
@@ -224,15 +237,17 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(reason);
     };
     if (req.method !== 'POST') return reject(405, 'POST only');
+    // The path alone says whether anyone may deliver here: a stranger's body is never read, so it
+    // cannot hold memory while it trickles in.
+    const job = JOB_ID.test(id) ? await store.get(id) : null;
+    if (!job) return reject(404, 'unknown job');
+    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
+    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > webhookMaxBytes) return reject(413, 'body too large');
     const body = await readBody(req, webhookMaxBytes);
     if (body === null) return reject(413, 'body too large');
 
-    const job = await store.get(id);
-    if (!job) return reject(404, 'unknown job');
-    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
-    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
     const success = req.headers['x-job-success'];
     if (success !== 'true' && success !== 'false') return reject(400, 'X-Job-Success must be true or false');
     let parsed: unknown;

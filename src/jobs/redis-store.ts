@@ -7,8 +7,8 @@
  *   secret included), `status`, `location`, `finishedAt`, `outcome` (JSON), `replica` (who polls
  *   it). Running jobs expire after `runningTtlMs`, finished ones `ttlMs` after they finished.
  * - `gw:jobs:running`: the ids of running jobs.
- * - `gw:replica:{replicaId}`: this replica's heartbeat, renewed every `leaseMs / 3`, expiring
- *   after `leaseMs`.
+ * - `gw:replica:{replicaId}`: this replica's heartbeat, written before the replica takes jobs
+ *   (and with each job it creates), renewed every `leaseMs / 3`, expiring after `leaseMs`.
  *
  * A replica that dies stops renewing its heartbeat; `running()` on any other replica then claims
  * its running jobs (atomically: one claimant per job) and returns them to be polled, so a result
@@ -34,6 +34,8 @@ export interface RedisJobStoreOptions {
 export interface RedisJobStore extends JobStore {
   /** This replica's id, as written into the jobs it polls. */
   readonly replicaId: string;
+  /** Writes this replica's heartbeat now; rejects with `RedisUnavailableError` when Redis is down. */
+  heartbeat(): Promise<void>;
 }
 
 const PREFIX = 'gw:';
@@ -86,14 +88,17 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
   const replicaId = options.replicaId ?? randomBytes(8).toString('hex');
   let closed = false;
 
+  // Needs the command connection only: waiting for the subscriber too (whichever comes up last)
+  // left a fresh replica without a heartbeat until the next renewal, a third of a lease, while
+  // its peers claimed its jobs.
   async function renewHeartbeat(): Promise<void> {
-    if (closed || !options.connection.isReady()) return;
+    if (closed || redis.status !== 'ready') return;
     await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs).catch(() => undefined);
   }
   const heartbeat = setInterval(() => void renewHeartbeat(), Math.max(50, Math.floor(leaseMs / 3)));
   heartbeat.unref();
   // Renew as soon as Redis is reachable (at start, and after an outage).
-  options.connection.commands.on('ready', () => void renewHeartbeat());
+  redis.on('ready', () => void renewHeartbeat());
 
   async function read(id: string): Promise<JobRecord | null> {
     return decodeJob(await redis.hgetall(jobKey(id)));
@@ -101,6 +106,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
 
   return {
     replicaId,
+    heartbeat: () =>
+      guardRedis('write heartbeat', async () => {
+        await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs);
+      }),
     create: (job) =>
       guardRedis('create job', async () => {
         const fixed: FixedFields = {
@@ -115,7 +124,8 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
         if (job.location !== null) fields.location = job.location;
         if (job.finishedAt !== null) fields.finishedAt = String(job.finishedAt);
         if (job.outcome !== null) fields.outcome = JSON.stringify(job.outcome);
-        const multi = redis.multi().hset(jobKey(job.id), fields);
+        // With the heartbeat: no job of this replica is ever in Redis without it.
+        const multi = redis.multi().set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs).hset(jobKey(job.id), fields);
         if (job.status === 'RUNNING') multi.pexpire(jobKey(job.id), runningTtlMs).sadd(RUNNING_KEY, job.id);
         else multi.pexpire(jobKey(job.id), ttlMs);
         await multi.exec();
@@ -136,6 +146,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
         const claimed = (await redis.eval(CLAIM_SCRIPT, 1, RUNNING_KEY, replicaId, PREFIX)) as string[];
         const jobs = await Promise.all(claimed.map((id) => read(id)));
         return jobs.filter((job): job is JobRecord => job !== null && job.status === 'RUNNING');
+      }),
+    discard: (id) =>
+      guardRedis('discard job', async () => {
+        await redis.multi().del(jobKey(id)).srem(RUNNING_KEY, id).exec();
       }),
     async close() {
       closed = true;

@@ -25,7 +25,7 @@ export interface JobRecord {
   status: JobStatus;
   createdAt: number;
   finishedAt: number | null;
-  /** The mutation's own input, kept to build the payload when the job ends. */
+  /** What the payload needs of the mutation's input once the job ends (`clientMutationId`, record ids). */
   input: Record<string, unknown>;
   outcome: JobOutcome | null;
 }
@@ -41,6 +41,8 @@ export interface JobStore {
   finish(id: string, outcome: JobOutcome): Promise<JobRecord | null>;
   /** Running jobs (for polling them after a restart of the process that owned them). */
   running(): Promise<JobRecord[]>;
+  /** Forgets a job at once (one the upstream never took on, once its caller has the answer). */
+  discard(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,6 +90,9 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
     },
     async running() {
       return [...jobs.values()].filter((job) => job.status === 'RUNNING').map((job) => structuredClone(job));
+    },
+    async discard(id) {
+      jobs.delete(id);
     },
     async close() {
       clearInterval(sweeper);

@@ -19,10 +19,12 @@
  * SSE subscriptions are not counted (they last as long as the client wants). Queries and mutations
  * over graphql-ws take their place through `control` (see the WebSocket bridge in `app.ts`).
  */
+import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ConcurrencyGate } from '../concurrency-gate.js';
+import { declaresBody } from '../http-timeouts.js';
 
 export interface AdmissionOptions {
   /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
@@ -126,21 +128,49 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   // Keyed by the server context, which (unlike the request) no plugin can replace.
   const releases = new WeakMap<object, () => void>();
+  /** Requests whose body was still arriving: they take their place once it is in (`onRequestParse`). */
+  const admitAfterBody = new WeakSet<object>();
+
+  async function take(signal: AbortSignal, serverContext: object): Promise<void> {
+    const release = await control.acquire(signal);
+    releases.set(serverContext, release);
+    // Over node:http the slot is also freed if no response is ever made (the socket closes).
+    (serverContext as ServerContext).res?.once?.('close', release);
+  }
+
   const plugin: Plugin = {
     async onRequest({ request, serverContext, endResponse, fetchAPI }) {
       if (request.headers.get('accept')?.includes('text/event-stream')) return;
-      let release: () => void;
+      // A client that stalls its body must not hold a place others wait for (issue 19: 100 stalled
+      // bodies held the whole limit once the loop was busy, and normal callers queued behind them
+      // until each was cut). Such a request is read first (BODY_IDLE_TIMEOUT_MS bounds its pauses)
+      // and waits with its body parsed, at most MAX_BODY_BYTES.
+      if (await bodyStillArriving((serverContext as ServerContext).req)) {
+        admitAfterBody.add(serverContext);
+        return;
+      }
       try {
-        release = await control.acquire(request.signal);
+        await take(request.signal, serverContext);
       } catch (error) {
         // A client that hung up while waiting: nobody reads an answer.
         if (!(error instanceof OverloadedError)) return endResponse(new fetchAPI.Response(null, { status: 499 }));
         options.onShed?.();
         return endResponse(overloaded(fetchAPI, error));
       }
-      releases.set(serverContext, release);
-      // Over node:http the slot is also freed if no response is ever made (the socket closes).
-      (serverContext as { res?: { once?: (event: 'close', listener: () => void) => void } }).res?.once?.('close', release);
+    },
+    onRequestParse({ request, serverContext }) {
+      if (!admitAfterBody.has(serverContext)) return;
+      return {
+        async onRequestParseDone() {
+          try {
+            await take(request.signal, serverContext);
+          } catch (error) {
+            if (!(error instanceof OverloadedError)) throw error;
+            options.onShed?.();
+            throw overloadedDuringParse(error);
+          }
+        },
+      };
     },
     onResponse({ serverContext }) {
       releases.get(serverContext)?.();
@@ -157,7 +187,30 @@ export function createAdmission(options: AdmissionOptions): Admission {
   };
 }
 
+/** What yoga's node:http adapter passes as the server context. */
+interface ServerContext {
+  req?: IncomingMessage;
+  res?: { once?: (event: 'close', listener: () => void) => void };
+}
+
+/**
+ * Whether `req`'s body is still on its way. Bytes already read are parsed before the next turn of
+ * the event loop, so a small body sent with its headers is in by then.
+ */
+async function bodyStillArriving(req: IncomingMessage | undefined): Promise<boolean> {
+  if (req === undefined || req.complete || !declaresBody(req)) return false;
+  await new Promise((resolve) => setImmediate(resolve));
+  return !req.complete;
+}
+
 const RETRY_AFTER_SECONDS = 1;
+
+/** The 503 `OVERLOADED` refusal, thrown once yoga has read the body (it answers a thrown error itself). */
+function overloadedDuringParse(error: OverloadedError): GraphQLError {
+  return new GraphQLError(`The gateway is overloaded (${error.message}); retry after ${RETRY_AFTER_SECONDS} s.`, {
+    extensions: { code: 'OVERLOADED', retryAfter: RETRY_AFTER_SECONDS, http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } },
+  });
+}
 
 /** 503 `OVERLOADED`, shaped like every other GraphQL error answer. */
 function overloaded(fetchAPI: { Response: typeof Response }, error: OverloadedError): Response {

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
+import { getNamedType, getNullableType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
@@ -153,6 +154,30 @@ function buildBody(spec: WriteRequestSpec, systemTags: unknown, userTags: unknow
   return Object.keys(params).length > 0 || Object.keys(tags).length > 0 ? { params, ...tags } : undefined;
 }
 
+/** Per mutation: the input fields a job keeps (see `keptInput`). */
+const keptFields = new WeakMap<GraphQLField<unknown, unknown>, readonly string[]>();
+
+/**
+ * What a job keeps of its mutation's input for its life (`JOB_TTL_MS`): `clientMutationId` and
+ * the ids the payload reads the written records by, never tags or other values a caller may make
+ * as large as a request body.
+ */
+function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Record<string, unknown> {
+  const field = info.parentType.getFields()[info.fieldName]!;
+  let names = keptFields.get(field);
+  if (names === undefined) {
+    const inputType = getNamedType(field.args.find((arg) => arg.name === 'input')?.type);
+    const fields = isInputObjectType(inputType) ? Object.values(inputType.getFields()) : [];
+    const ids = fields.filter((candidate) => {
+      const type = getNullableType(candidate.type);
+      return isScalarType(type) && type.name === 'Uuid';
+    });
+    names = ['clientMutationId', ...ids.map((candidate) => candidate.name)];
+    keptFields.set(field, names);
+  }
+  return Object.fromEntries(names.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]));
+}
+
 export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMutationSpec<Fields>): ObjectRef<Types, PayloadSource> {
   const typeName = spec.name.charAt(0).toUpperCase() + spec.name.slice(1);
   const { payloadType } = builder.relayMutationField(
@@ -175,7 +200,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
     {
       description: spec.description,
       nullable: false,
-      resolve: async (_root, args, context): Promise<PayloadSource> => {
+      resolve: async (_root, args, context, info): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
         const credential = requireResourceCredential(context);
@@ -187,7 +212,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
           operation: spec.name,
           credential,
           owner: ownerOf(credential),
-          input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>,
+          input: keptInput(input, info),
           requestId: context.requestId,
           clientAddress: context.clientAddress,
           request: {

@@ -5,9 +5,17 @@
  * is checked for its result. Prints memory at start and end, the outcome of every kind of
  * operation, and the number of lost job results (which must be 0: the exit code says so).
  *
- * Env: `SOAK_SECONDS` (default 180), `SOAK_CONCURRENCY` (8), `SOAK_FAULT_RATE` (0.02),
- * `SOAK_LATENCY_MS` (2). Not part of `npm test`.
+ * Then, for `SOAK_ABUSE_SECONDS`, the same workers go on while an attacker process
+ * (`soak-abuse.ts`: stalled bodies, large aliased mutations, strangers' webhooks) runs beside them,
+ * and the normal callers' p99 in that phase is compared with the same length of quiet run just
+ * before it: more than 2x fails the soak.
+ *
+ * Env: `SOAK_SECONDS` (default 180), `SOAK_ABUSE_SECONDS` (60; 0 skips the phase),
+ * `SOAK_CONCURRENCY` (8), `SOAK_FAULT_RATE` (0.02), `SOAK_LATENCY_MS` (2),
+ * `SOAK_ABUSE_STALLED` (100 stalled connections at once). Not part of `npm test`.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createClient } from 'graphql-ws';
 import { destination, pino } from 'pino';
 import WebSocket from 'ws';
@@ -43,6 +51,9 @@ const WRITE = /* GraphQL */ `
 const JOB = 'query ($id: ID!) { job(id: $id) { id status error { code } } }';
 const JOB_COMPLETED = 'subscription ($id: ID!) { jobCompleted(id: $id) { id status error { code } } }';
 
+/** The most the abuse phase may stretch the normal callers' p99. */
+const MAX_P99_RATIO = 2;
+
 /** How long one operation may take before it counts as hung. */
 const OPERATION_TIMEOUT_MS = 30_000;
 
@@ -58,15 +69,41 @@ function megabytes(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
-/** Memory in use, after a full collection when the script runs with `--expose-gc` (as `npm run soak` does). */
-function memory(): { rssMb: number; heapUsedMb: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+/**
+ * Memory in use, after a full collection when the script runs with `--expose-gc` (as `npm run
+ * soak` does) and `collect` is left on; off while callers are timed, whom a collection would stall.
+ */
+function memory(collect = true): { rssMb: number; heapUsedMb: number } {
+  if (collect) (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
   return { rssMb: megabytes(usage.rss), heapUsedMb: megabytes(usage.heapUsed) };
 }
 
+/** The `q` quantile (0..1) of `values`, or 0 when there are none. */
+function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! * 10) / 10;
+}
+
+/** Runs the attacker process against `url` for `seconds`; resolves with what it reports. */
+function runAttacker(url: string, seconds: number): Promise<Record<string, number>> {
+  const script = fileURLToPath(new URL('./soak-abuse.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, url, String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the attacker exited with ${code}`));
+      else resolve(JSON.parse(output.trim().split('\n').pop() ?? '{}') as Record<string, number>);
+    });
+  });
+}
+
 async function main(): Promise<void> {
   const seconds = readNumber('SOAK_SECONDS', 180);
+  const abuseSeconds = readNumber('SOAK_ABUSE_SECONDS', 60);
   const concurrency = Math.max(1, Math.floor(readNumber('SOAK_CONCURRENCY', 8)));
   const faultRate = Math.min(1, readNumber('SOAK_FAULT_RATE', 0.02));
   const latencyMs = readNumber('SOAK_LATENCY_MS', 2);
@@ -74,7 +111,8 @@ async function main(): Promise<void> {
   const simulator = createSimulator({ asyncDelayMs: 20, latencyMs, faultRate });
   const simulatorUrl = await simulator.start(0, '127.0.0.1');
   const app = createApp(
-    { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, responseCacheTtlMs: 0 },
+    // One credential stands for many callers here: its cost budget would refuse most of them.
+    { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, responseCacheTtlMs: 0, costBudget: 0 },
     // Logs go to stderr, so stdout holds only the soak's own report.
     { logger: pino({ level: 'error' }, destination(2)) },
   );
@@ -105,18 +143,29 @@ async function main(): Promise<void> {
     count(codes.length === 0 ? `${kind}: ok` : `${kind}: ${[...new Set(codes)].sort().join(',')}`);
   }
 
+  /** When each normal HTTP operation (read or write) ended, and how long it took. */
+  const latencies: { at: number; ms: number }[] = [];
+  async function timed<T>(operation: () => Promise<T>): Promise<T> {
+    const startedAt = performance.now();
+    const result = await operation();
+    latencies.push({ at: Date.now(), ms: performance.now() - startedAt });
+    return result;
+  }
+
   async function read(): Promise<void> {
     const query = READS[Math.floor(Math.random() * READS.length)] ?? READS[0]!;
-    tally('read', await gql(query));
+    tally('read', await timed(() => gql(query)));
   }
 
   /** Starts a write; answers its job id when the gateway handed one out. */
   async function write(async: boolean): Promise<string | null> {
     const host = hosts[Math.floor(Math.random() * hosts.length)];
     sequence += 1;
-    const answer = await gql<{ updateHostNqn: { error: { code: string } | null; job: JobView | null } | null }>(WRITE, {
-      input: { uuid: host, nqn: `nqn.2014-08.org.example:soak-${sequence}`, async },
-    });
+    const answer = await timed(() =>
+      gql<{ updateHostNqn: { error: { code: string } | null; job: JobView | null } | null }>(WRITE, {
+        input: { uuid: host, nqn: `nqn.2014-08.org.example:soak-${sequence}`, async },
+      }),
+    );
     const kind = async ? 'write (async)' : 'write (sync)';
     const payloadError = answer.data?.updateHostNqn?.error?.code;
     if (payloadError !== undefined && answer.errors === undefined) count(`${kind}: payload error ${payloadError}`);
@@ -170,8 +219,24 @@ async function main(): Promise<void> {
   process.stdout.write(`soak: ${seconds} s, ${concurrency} workers, fault rate ${faultRate}, gateway ${url}\n`);
   process.stdout.write(`memory at start: ${JSON.stringify(start)}\n`);
   const startedAt = Date.now();
-  const deadline = startedAt + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, () => worker(deadline)));
+  const abuseAt = startedAt + seconds * 1000;
+  const deadline = abuseAt + abuseSeconds * 1000;
+  const workers = Promise.all(Array.from({ length: concurrency }, () => worker(deadline)));
+  let attack: Record<string, number> = {};
+  let quietMemory = start;
+  if (abuseSeconds > 0) {
+    await new Promise((resolve) => setTimeout(resolve, abuseAt - Date.now()));
+    quietMemory = memory(false);
+    process.stdout.write(`abuse phase: ${abuseSeconds} s beside the normal callers; memory before it: ${JSON.stringify(quietMemory)}\n`);
+    attack = await runAttacker(url, abuseSeconds);
+  }
+  await workers;
+  const abuseMemory = memory(false);
+  // The normal callers' p99 under attack against the same length of quiet run just before it.
+  const window = abuseSeconds * 1000;
+  const quietP99 = quantile(latencies.filter((entry) => entry.at >= abuseAt - window && entry.at < abuseAt).map((entry) => entry.ms), 0.99);
+  const abuseP99 = quantile(latencies.filter((entry) => entry.at >= abuseAt).map((entry) => entry.ms), 0.99);
+  const p99Ratio = quietP99 > 0 ? Math.round((abuseP99 / quietP99) * 100) / 100 : 0;
 
   // Every job handed out must end with its result, whatever faults happened on the way.
   simulator.configure({ faultRate: 0 });
@@ -202,6 +267,16 @@ async function main(): Promise<void> {
     upstreamRequests: simulator.stats().total,
     memory: { start, end },
     lostJobResults: lost.length,
+    ...(abuseSeconds > 0
+      ? {
+          abuse: {
+            seconds: abuseSeconds,
+            attack,
+            normalCallersP99Ms: { quiet: quietP99, underAttack: abuseP99, ratio: p99Ratio, limit: MAX_P99_RATIO },
+            memory: { beforeAttack: quietMemory, afterAttack: abuseMemory },
+          },
+        }
+      : {}),
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(`memory at end: ${JSON.stringify(end)}\n`);
@@ -209,7 +284,11 @@ async function main(): Promise<void> {
   // A hung or failed operation, or an error without a code (or an internal one), fails the soak.
   const broken = [...outcomes.keys()].filter((key) => key.startsWith('failed:') || /UNTYPED|INTERNAL_SERVER_ERROR/.test(key));
   process.stdout.write(`broken operations: ${broken.length === 0 ? 'none' : broken.join('; ')}\n`);
-  process.exitCode = lost.length === 0 && broken.length === 0 ? 0 : 1;
+  const attackHeld = abuseSeconds === 0 || p99Ratio <= MAX_P99_RATIO;
+  if (abuseSeconds > 0) {
+    process.stdout.write(`normal callers' p99: ${quietP99} ms quiet, ${abuseP99} ms under attack (${p99Ratio}x, limit ${MAX_P99_RATIO}x)\n`);
+  }
+  process.exitCode = lost.length === 0 && broken.length === 0 && attackHeld ? 0 : 1;
 }
 
 main().catch((error: unknown) => {
