@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
-import { getNamedType, getNullableType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
+import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
@@ -159,7 +159,7 @@ const keptFields = new WeakMap<GraphQLField<unknown, unknown>, readonly string[]
 
 /**
  * What a job keeps of its mutation's input for its life (`JOB_TTL_MS`): `clientMutationId` and
- * the ids the payload reads the written records by, never tags or other values a caller may make
+ * the ids (single or listed) the payload reads the written records by, never tags or other values a caller may make
  * as large as a request body.
  */
 function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Record<string, unknown> {
@@ -168,8 +168,9 @@ function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Re
   if (names === undefined) {
     const inputType = getNamedType(field.args.find((arg) => arg.name === 'input')?.type);
     const fields = isInputObjectType(inputType) ? Object.values(inputType.getFields()) : [];
+    // Lists of ids too (`volumeUuids`): the records a write names are what it invalidates.
     const ids = fields.filter((candidate) => {
-      const type = getNullableType(candidate.type);
+      const type = getNamedType(candidate.type);
       return isScalarType(type) && type.name === 'Uuid';
     });
     names = ['clientMutationId', ...ids.map((candidate) => candidate.name)];
