@@ -68,7 +68,10 @@ async function subscribe(url: string, connectionParams: Record<string, string>, 
         const id = result.data?.jobEvents.id;
         if (id) onJob(id);
       },
-      error: () => undefined,
+      // A refused subscription would leave its rounds waiting forever: fail the bench instead.
+      error: (error) => {
+        throw new Error(`fan-out subscription failed: ${JSON.stringify(error).slice(0, 300)}`);
+      },
       complete: () => undefined,
     },
   );

@@ -112,7 +112,8 @@ async function main(): Promise<void> {
     const heapFile = join(heapDir, 'gateway.json');
     const subscribed = await startGateway({
       upstreamUrl: simulator.url,
-      env: { BENCH_HEAP_FILE: heapFile },
+      // Every subscriber shares the bench's one credential, past the default per-credential cap.
+      env: { BENCH_HEAP_FILE: heapFile, MAX_SUBSCRIPTIONS_PER_CREDENTIAL: String(settings.subscribers) },
       nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
     });
     stopLater.push(subscribed);
