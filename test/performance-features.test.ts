@@ -77,6 +77,15 @@ describe('performance features', () => {
       }
     });
 
+    it('serves one caller its cached answer whatever the spelling of its scheme and whitespace', async () => {
+      const first = await costOf<HostsData>(HOSTS);
+      const [scheme, token] = harness.headers['x-resources-authorization']!.split(' ');
+      const respelled = { ...harness.headers, 'x-resources-authorization': `  ${scheme!.toLowerCase()}   ${token!} ` };
+      const second = await costOf<HostsData>(HOSTS, respelled);
+      expect(second.upstream).toBe(0);
+      expect(second.data).toEqual(first.data);
+    });
+
     it('does not cache answers for a caller without credentials', async () => {
       const anonymous: Record<string, string> = {};
       const first = await harness.gql(HOSTS, undefined, anonymous);

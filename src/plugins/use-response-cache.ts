@@ -22,6 +22,8 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
+import { readCredentials } from '../context.js';
+import { credentialsIdentity } from '../upstream/credentials.js';
 
 /**
  * Time to live (ms) by type or schema coordinate. An answer lives as long as the shortest TTL of
@@ -49,8 +51,6 @@ export const RESPONSE_CACHE_TTLS: Readonly<Record<string, number>> = Object.free
 /** Carries a cached answer's version from the cache to `onResponse`, which removes it. */
 const ANSWER_VERSION_HEADER = 'x-gateway-answer-version';
 
-/** The headers whose values make up a caller's identity (CONTRACT section 3). */
-const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
 
 export interface ResponseCacheOptions {
   /**
@@ -90,13 +90,14 @@ export function createResponseCacheStore(options: { max?: number } = {}): Cache 
   return cache;
 }
 
-/** A digest of the caller's three credential headers, or null when the caller sent none. */
+/**
+ * A digest of the caller's credentials as the upstream reads them (every spelling of one session
+ * is one caller, as for budgets and jobs), or null when the caller sent none.
+ */
 export function credentialSession(headers: Headers): string | null {
-  const values = CREDENTIAL_HEADERS.map((name) => headers.get(name)?.trim() ?? '');
-  if (values.every((value) => value === '')) return null;
-  const hash = createHash('sha256');
-  for (const value of values) hash.update(value).update('\0');
-  return hash.digest('hex');
+  const { resource, cursor } = readCredentials((name) => headers.get(name) ?? undefined);
+  if (resource === undefined && cursor === undefined) return null;
+  return createHash('sha256').update(credentialsIdentity(resource, cursor)).digest('hex');
 }
 
 export function useResponseCache(options: ResponseCacheOptions): Plugin {
