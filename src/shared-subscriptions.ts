@@ -26,6 +26,7 @@ import { getOperationAST, GraphQLError, print, type DocumentNode, type Execution
 import { MessageType } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
+import { credentialsIdentity } from './upstream/credentials.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
 export const SHARED_STREAM_EXTENSION = 'sharedStream';
@@ -165,9 +166,7 @@ export function sharingKey(args: ExecutionArgs): string | null {
         text,
         args.operationName ?? null,
         args.variableValues ?? null,
-        credentials.resource?.authorization ?? null,
-        credentials.cursor?.authorization ?? null,
-        credentials.cursor?.tenantId ?? null,
+        credentialsIdentity(credentials.resource, credentials.cursor),
       ]),
     )
     .digest('base64url');
