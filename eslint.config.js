@@ -4,7 +4,7 @@ import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'bench-results/', 'test/artifacts/'] },
+  { ignores: ['node_modules/', 'dist/', 'bench-results/', 'test/artifacts/'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],

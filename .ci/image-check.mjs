@@ -3,18 +3,23 @@
  * Replays the Dockerfile without a Docker engine (CI machines have none): every stage gets a
  * directory, `COPY` copies from the build context or an earlier stage, `RUN npm ...` runs there
  * (other `RUN`s install into the base image and are skipped), and the last stage's `CMD` runs
- * with its `ENV`. The container is then checked as a deployment would check it: its
- * `HEALTHCHECK` URL answers, a dashboard query reaches an upstream, and SIGTERM stops it with
- * exit code 0.
+ * with its `ENV`. The image is then checked as a deployment would check it:
+ * - it holds compiled JavaScript and production dependencies only: no TypeScript source, no tsx,
+ *   no dev dependency (one imported at run time would break the image; the runs below prove the
+ *   gateway and the simulator load without them);
+ * - against an upstream (the image's own simulator, `node dist/simulator/main.js`): its
+ *   `HEALTHCHECK` passes, a dashboard query reads VMs, and SIGTERM stops it with exit code 0;
+ * - with no `UPSTREAM_URL` (the demo default of `docker run`): it starts its embedded simulator,
+ *   the demo credentials its banner prints read VMs, and SIGTERM stops it with exit code 0.
  *
  * What this does not cover: the base image itself (its Node version: the replay runs on this
  * machine's), `apt-get` (tini) and the `node` user.
  */
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -152,35 +157,66 @@ async function build() {
   return stage;
 }
 
-try {
-  const runtime = await build();
-  if (!runtime?.cmd) throw new Error('the last stage has no exec-form CMD');
+/** Files under `dir` (recursively) whose name `test` accepts, relative to `dir`. */
+async function filesUnder(dir, test) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile() && test(entry.name)).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
 
-  // An upstream for the container to talk to: the simulator, run from this checkout.
-  const credentials = { SIM_SESSION: 'image-check-session', SIM_TOKEN: 'image-check-token', SIM_TENANT: 'image-check-tenant' };
-  const simulatorPort = await freePort();
-  start(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], {
-    cwd: context,
-    env: { ...process.env, ...credentials, PORT: String(simulatorPort) },
+/** The image carries what runs it and nothing of the development setup. */
+async function checkContents(runtime) {
+  const app = join(runtime.dir, runtime.workdir);
+  const sources = await filesUnder(app, (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
+  const ownSources = sources.filter((path) => !path.startsWith('node_modules'));
+  if (ownSources.length > 0) throw new Error(`the image carries TypeScript sources: ${ownSources.slice(0, 5).join(', ')}`);
+  const entry = join(app, runtime.cmd.at(-1));
+  await access(entry).catch(() => {
+    throw new Error(`the CMD's script ${runtime.cmd.at(-1)} is not in the image`);
   });
-  await answering(`http://127.0.0.1:${simulatorPort}/__sim/stats`, 30_000);
+  const { devDependencies = {} } = JSON.parse(await readFile(join(context, 'package.json'), 'utf8'));
+  // tsx and TypeScript by name too: as production dependencies they would pass the first test.
+  const forbidden = new Set([...Object.keys(devDependencies), 'tsx', 'typescript']);
+  const present = [];
+  for (const name of forbidden) {
+    if (await access(join(app, 'node_modules', name)).then(() => true, () => false)) present.push(name);
+  }
+  if (present.length > 0) throw new Error(`the image carries dev dependencies: ${present.join(', ')}`);
+  const compiled = await filesUnder(join(app, 'dist'), (name) => name.endsWith('.js'));
+  log(`contents: ${compiled.length} compiled modules, no TypeScript source, none of the ${forbidden.size} dev dependencies (tsx and typescript among them)`);
+}
 
+/** Waits until the child's output matches `pattern`, and answers the match. */
+function printed(child, pattern, timeoutMs) {
+  return until(`output matching ${pattern}`, timeoutMs, 100, async () => {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before printing ${pattern}`);
+    const match = pattern.exec(child.output);
+    if (!match) throw new Error('not yet');
+    return match;
+  });
+}
+
+/**
+ * Starts the image's CMD with `extraEnv`, waits for its HEALTHCHECK, reads VMs with the
+ * credentials `credentialsOf` finds, and stops it with SIGTERM, which must end it with code 0.
+ */
+async function checkGateway(runtime, label, extraEnv, credentialsOf) {
   const port = await freePort();
   const [command, ...args] = runtime.cmd;
-  log(`CMD ${runtime.cmd.join(' ')} (port ${port})`);
+  log(`${label}: CMD ${runtime.cmd.join(' ')} (port ${port})`);
   // Only the image's environment (and PATH): nothing of this checkout's leaks in.
-  const env = { PATH: process.env.PATH, ...runtime.env, HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: `http://127.0.0.1:${simulatorPort}/` };
+  const env = { PATH: process.env.PATH, ...runtime.env, HOST: '127.0.0.1', PORT: String(port), ...extraEnv };
   const gateway = start(executable(command), args, { cwd: join(runtime.dir, runtime.workdir), env });
   try {
     await healthy(runtime, env, 60_000);
-    log(`HEALTHCHECK passed: ${runtime.healthcheck.join(' ').slice(0, 80)}`);
+    log(`${label}: HEALTHCHECK passed: ${runtime.healthcheck.join(' ').slice(0, 80)}`);
+    const credentials = await credentialsOf(gateway);
     const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        authorization: `OAuth ${credentials.SIM_SESSION}`,
-        'x-resources-authorization': `Bearer ${credentials.SIM_TOKEN}`,
-        'x-tenant-id': credentials.SIM_TENANT,
+        authorization: `OAuth ${credentials.session}`,
+        'x-resources-authorization': `Bearer ${credentials.token}`,
+        'x-tenant-id': credentials.tenantId,
       },
       body: JSON.stringify({ query: '{ vmInstances(first: 3) { totalCount nodes { uuid name host { name } } } }' }),
     });
@@ -188,18 +224,56 @@ try {
     if (response.status !== 200 || body.errors || !(body.data?.vmInstances?.nodes?.length > 0)) {
       throw new Error(`the dashboard query failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
     }
-    log(`a query through the image read ${body.data.vmInstances.nodes.length} of ${body.data.vmInstances.totalCount} VMs from the upstream`);
+    log(`${label}: a query through the image read ${body.data.vmInstances.nodes.length} of ${body.data.vmInstances.totalCount} VMs from the upstream`);
     gateway.kill('SIGTERM');
     // A timer raced against the exit would keep this script alive for its 15 s after success.
     const [code] = await once(gateway, 'exit', { signal: AbortSignal.timeout(15_000) }).catch((error) => {
       throw new Error('no exit within 15 s of SIGTERM', { cause: error });
     });
     if (code !== 0) throw new Error(`exit code ${code} after SIGTERM`);
-    log('SIGTERM: graceful exit, code 0');
+    log(`${label}: SIGTERM: graceful exit, code 0`);
   } catch (error) {
-    process.stderr.write(`--- the image's output ---\n${gateway.output}\n`);
+    process.stderr.write(`--- the image's output (${label}) ---\n${gateway.output}\n`);
     throw error;
   }
+}
+
+try {
+  const runtime = await build();
+  if (!runtime?.cmd) throw new Error('the last stage has no exec-form CMD');
+  await checkContents(runtime);
+
+  // An upstream for the gateway: the simulator the image ships, run from the image as a
+  // deployment without a real upstream would run it.
+  const credentials = { SIM_SESSION: 'image-check-session', SIM_TOKEN: 'image-check-token', SIM_TENANT: 'image-check-tenant' };
+  const simulatorPort = await freePort();
+  const simulator = start(executable('node'), ['dist/simulator/main.js'], {
+    cwd: join(runtime.dir, runtime.workdir),
+    env: { PATH: process.env.PATH, ...runtime.env, ...credentials, PORT: String(simulatorPort) },
+  });
+  try {
+    await answering(`http://127.0.0.1:${simulatorPort}/__sim/stats`, 30_000);
+  } catch (error) {
+    process.stderr.write(`--- the simulator's output ---\n${simulator.output}\n`);
+    throw error;
+  }
+  log('the image\'s simulator answers: node dist/simulator/main.js');
+
+  await checkGateway(runtime, 'with UPSTREAM_URL', { UPSTREAM_URL: `http://127.0.0.1:${simulatorPort}/` }, async () => ({
+    session: credentials.SIM_SESSION,
+    token: credentials.SIM_TOKEN,
+    tenantId: credentials.SIM_TENANT,
+  }));
+
+  // `docker run` with nothing set: the embedded simulator and the credentials the banner prints.
+  await checkGateway(runtime, 'demo (no UPSTREAM_URL)', {}, async (gateway) => {
+    const [, session, token, tenantId] = await printed(
+      gateway,
+      /Authorization: OAuth (\S+)\n\s*X-Resources-Authorization: Bearer (\S+)\n\s*X-Tenant-ID: (\S+)\n/,
+      30_000,
+    );
+    return { session, token, tenantId };
+  });
 } finally {
   for (const child of children) child.kill('SIGKILL');
   await rm(work, { recursive: true, force: true });
