@@ -71,54 +71,39 @@ export class UpstreamBusinessError extends UpstreamRequestError {
   }
 }
 
-export class UpstreamAuthenticationError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UNAUTHENTICATED', message, details);
-  }
+/**
+ * The base of the classes below: one class per `code`, so a caller can `instanceof` the failure
+ * it handles and every instance of a class carries that class's code.
+ */
+function withCode<const C extends UpstreamErrorCode>(code: C) {
+  return class extends UpstreamRequestError {
+    declare readonly code: C;
+    constructor(message: string, details: UpstreamErrorDetails) {
+      super(code, message, details);
+    }
+  };
 }
 
-export class UpstreamForbiddenError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('FORBIDDEN', message, details);
-  }
-}
+export class UpstreamAuthenticationError extends withCode('UNAUTHENTICATED') {}
 
-export class UpstreamBadRequestError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UPSTREAM_BAD_REQUEST', message, details);
-  }
-}
+export class UpstreamForbiddenError extends withCode('FORBIDDEN') {}
 
-export class UpstreamNotFoundError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UPSTREAM_NOT_FOUND', message, details);
-  }
-}
+export class UpstreamBadRequestError extends withCode('UPSTREAM_BAD_REQUEST') {}
 
-export class UpstreamUnavailableError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UPSTREAM_UNAVAILABLE', message, details);
-  }
-}
+export class UpstreamNotFoundError extends withCode('UPSTREAM_NOT_FOUND') {}
 
-export class UpstreamTimeoutError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UPSTREAM_TIMEOUT', message, details);
-  }
-}
+export class UpstreamUnavailableError extends withCode('UPSTREAM_UNAVAILABLE') {}
 
-export class UpstreamProtocolError extends UpstreamRequestError {
-  constructor(message: string, details: UpstreamErrorDetails) {
-    super('UPSTREAM_PROTOCOL_ERROR', message, details);
-  }
-}
+export class UpstreamTimeoutError extends withCode('UPSTREAM_TIMEOUT') {}
+
+export class UpstreamProtocolError extends withCode('UPSTREAM_PROTOCOL_ERROR') {}
 
 /** A call the gateway did not make: see `credential-gate.ts`. */
-export class UpstreamRateLimitedError extends UpstreamRequestError {
+export class UpstreamRateLimitedError extends withCode('RATE_LIMITED') {
   /** When the address may make such a call again. */
   readonly retryAfterSeconds: number;
   constructor(message: string, details: UpstreamErrorDetails & { retryAfterSeconds: number }) {
-    super('RATE_LIMITED', message, details);
+    super(message, details);
     this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }
