@@ -9,6 +9,6 @@ export * from './errors.js';
 export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatcher } from './http.js';
 export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
 export type * from './records.js';
-export { createTimestampParser, formatTimestamp } from './timestamps.js';
+export { createTimestampParser } from './timestamps.js';
 export type { TimestampParser } from './timestamps.js';
 export type * from './types.js';

@@ -53,29 +53,6 @@ function parseInstant(text: string, offsetAt: ((instant: number) => number) | nu
   return offsetAt === null ? wall : wallToInstant(wall, offsetAt);
 }
 
-/** Formats a `Date` as Timestamp text in a zone (the simulator's and the tests' inverse). */
-export function formatTimestamp(date: Date, timeZone = 'UTC'): string {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      month: 'short',
-      day: 'numeric',
-      year: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      second: '2-digit',
-      hour12: true,
-    });
-    formatters.set(timeZone, format);
-  }
-  const fields: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
-  for (const part of format.formatToParts(date)) fields[part.type] = part.value;
-  return `${fields.month} ${fields.day}, ${fields.year} ${fields.hour}:${fields.minute}:${fields.second} ${(fields.dayPeriod ?? '').toUpperCase()}`;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 function isUtc(timeZone: string): boolean {
   const upper = timeZone.toUpperCase();
   if (upper === 'UTC' || upper === 'ETC/UTC' || upper === 'GMT' || upper === 'ETC/GMT' || upper === 'Z') return true;
