@@ -23,22 +23,30 @@ export interface RetryInterceptorOptions {
 }
 
 /**
- * Errors from a connection that never produced a response: safe to retry for a GET. Timeouts of
- * headers or body are not among them: the client's deadline already spans every attempt.
+ * Errors of a connection that was never made (refused, no route, no such name, connect timeout):
+ * the request surely did not reach the upstream, and a GET may be sent again.
  */
-const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
+export const CONNECT_FAILURE_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
-  'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
   'ENETDOWN',
   'ENETUNREACH',
   'EHOSTDOWN',
   'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Errors from a connection that never produced a response (never made, or broken before any
+ * answer): safe to retry for a GET. Timeouts of headers or body are not among them: the client's deadline already spans every attempt.
+ */
+const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
+  ...CONNECT_FAILURE_CODES,
+  'ECONNRESET',
+  'EPIPE',
   'ETIMEDOUT',
   'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 /** Statuses that mean "the service is momentarily away" when their body is not an ErrorCode. */
