@@ -12,19 +12,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
+import { numberFromEnv } from './knobs.js';
 import { percentile } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
 import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
-
-function numberFromEnv(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text.trim() === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${text}"`);
-  return value;
-}
 
 const settings = {
   latencyMs: numberFromEnv('SIM_LATENCY_MS', 2),

@@ -20,6 +20,7 @@ import { createClient } from 'graphql-ws';
 import { destination, pino } from 'pino';
 import WebSocket from 'ws';
 import { createApp } from '../app.js';
+import { numberFromEnv } from '../bench/knobs.js';
 import { defaultConfig } from '../config.js';
 import { createSimulator } from '../simulator/server.js';
 
@@ -56,14 +57,6 @@ const MAX_P99_RATIO = 2;
 
 /** How long one operation may take before it counts as hung. */
 const OPERATION_TIMEOUT_MS = 30_000;
-
-function readNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
-  return value;
-}
 
 function megabytes(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -102,11 +95,11 @@ function runAttacker(url: string, seconds: number): Promise<Record<string, numbe
 }
 
 async function main(): Promise<void> {
-  const seconds = readNumber('SOAK_SECONDS', 180);
-  const abuseSeconds = readNumber('SOAK_ABUSE_SECONDS', 60);
-  const concurrency = Math.max(1, Math.floor(readNumber('SOAK_CONCURRENCY', 8)));
-  const faultRate = Math.min(1, readNumber('SOAK_FAULT_RATE', 0.02));
-  const latencyMs = readNumber('SOAK_LATENCY_MS', 2);
+  const seconds = numberFromEnv('SOAK_SECONDS', 180);
+  const abuseSeconds = numberFromEnv('SOAK_ABUSE_SECONDS', 60);
+  const concurrency = Math.max(1, Math.floor(numberFromEnv('SOAK_CONCURRENCY', 8)));
+  const faultRate = Math.min(1, numberFromEnv('SOAK_FAULT_RATE', 0.02));
+  const latencyMs = numberFromEnv('SOAK_LATENCY_MS', 2);
 
   const simulator = createSimulator({ asyncDelayMs: 20, latencyMs, faultRate });
   const simulatorUrl = await simulator.start(0, '127.0.0.1');
