@@ -6,6 +6,7 @@
 import { SimBadRequest, SimError, errorCode, type Tenant } from './contracts.js';
 import type { Wire } from './format.js';
 import type { Host, Owned, PrimaryStorage, VmInstance } from './model.js';
+import { compilePathTemplate, pathParameters } from './path-template.js';
 import {
   CBT_TASK_FIELDS,
   HBA_FIELDS,
@@ -242,41 +243,18 @@ export const READ_ROUTES: readonly ReadRoute[] = [
   ),
 ];
 
-interface CompiledRoute {
-  route: ReadRoute;
-  pattern: RegExp;
-  names: string[];
-}
-
-const COMPILED: readonly CompiledRoute[] = READ_ROUTES.map((route) => {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const parameter = /^\{(\w+)\}$/.exec(segment);
-      if (parameter === null) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(parameter[1] ?? '');
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
-});
+const COMPILED = READ_ROUTES.map((route) => ({ route, path: compilePathTemplate(route.path) }));
 
 /** The read route for a path below `svc/v1/` (fixed segments win over parameters). */
 export function matchRead(subPath: string): MatchedRead | null {
   let best: MatchedRead | null = null;
   let bestFixed = -1;
-  for (const { route, pattern, names } of COMPILED) {
-    const match = pattern.exec(subPath);
+  for (const { route, path } of COMPILED) {
+    if (path.fixedSegments <= bestFixed) continue;
+    const match = path.pattern.exec(subPath);
     if (match === null) continue;
-    const fixed = route.path.split('/').length - names.length;
-    if (fixed <= bestFixed) continue;
-    const params: Record<string, string> = {};
-    names.forEach((name, index) => {
-      params[name] = decodeURIComponent(match[index + 1] ?? '');
-    });
-    best = { route, params };
-    bestFixed = fixed;
+    best = { route, params: pathParameters(path, match, decodeURIComponent) };
+    bestFixed = path.fixedSegments;
   }
   return best;
 }

@@ -6,8 +6,9 @@
  * their failures follow the real service (see `write-context.ts`).
  */
 import { SimBadRequest, type ExecuteWrite, type MatchedWrite, type WriteRequest } from './contracts.js';
+import { compilePathTemplate, pathParameters, type PathTemplate } from './path-template.js';
 import type { SimulatorStore } from './store.js';
-import { readParameters, validateParameters, type ParameterSource, type ParameterSpecs } from './write-arguments.js';
+import { readParameters, validateParameters, type ParameterSource, type ParameterSpec, type ParameterSpecs } from './write-arguments.js';
 import { createCbtTask, deleteCbtTask, disableCbtTask, enableCbtTask, exportNbdVolumes } from './write-cbt-tasks.js';
 import { Arguments, type Result, type WriteContext } from './write-context.js';
 import { deleteDirectory } from './write-directories.js';
@@ -25,20 +26,25 @@ import {
   updateVmNicDriver,
 } from './write-vm-instances.js';
 
-/** One write operation of the spec. */
-interface WriteOperation {
+/** One write operation of the spec, as the spec lists it. */
+type WriteOperation = {
   operation: string;
-  method: 'POST' | 'PUT' | 'DELETE';
   /** Path under `/svc/v1/`, with `{name}` for path parameters. */
   path: string;
-  source: ParameterSource;
-  /** Every parameter, path parameters included. */
+  /**
+   * The parameters besides the path's: each `{name}` of the path is a required uuid unless it is
+   * declared here too.
+   */
   parameters: ParameterSpecs;
   execute(context: WriteContext): Result;
-}
+} & (
+  | { method: 'POST' | 'DELETE' }
+  /** A PUT carries its parameters in the object under its action key. */
+  | { method: 'PUT'; action: string }
+);
 
 const API_PREFIX = '/svc/v1/';
-const DELETE_MODES = ['Permissive', 'Enforcing'] as const;
+const DELETE_MODE: ParameterSpec = { type: 'string', values: ['Permissive', 'Enforcing'] };
 const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -49,28 +55,21 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'UpdateHostNqn',
     method: 'PUT',
     path: 'hosts/nqn/{uuid}/actions',
-    source: { kind: 'action', key: 'updateHostNqn' },
-    parameters: { uuid: { type: 'uuid', required: true }, nqn: { type: 'string', required: true } },
+    action: 'updateHostNqn',
+    parameters: { nqn: { type: 'string', required: true } },
     execute: updateHostNqn,
   },
   {
     operation: 'SetIpOnHostNetworkBonding',
     method: 'POST',
     path: 'hosts/bondings/{bondingUuid}/ip',
-    source: { kind: 'params' },
-    parameters: {
-      bondingUuid: { type: 'uuid', required: true },
-      ipAddress: { type: 'string' },
-      netmask: { type: 'string' },
-      isDefaultRoute: { type: 'boolean' },
-    },
+    parameters: { ipAddress: { type: 'string' }, netmask: { type: 'string' }, isDefaultRoute: { type: 'boolean' } },
     execute: setIpOnHostNetworkBonding,
   },
   {
     operation: 'CreateCbtTask',
     method: 'POST',
     path: 'cbt-task/create',
-    source: { kind: 'params' },
     parameters: {
       name: { type: 'string', required: true },
       description: { type: 'string' },
@@ -86,35 +85,27 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'DeleteCbtTask',
     method: 'DELETE',
     path: 'cbt-task/{uuid}',
-    source: { kind: 'delete' },
-    parameters: {
-      uuid: { type: 'uuid', required: true },
-      force: { type: 'boolean' },
-      deleteMode: { type: 'string', values: DELETE_MODES },
-    },
+    parameters: { force: { type: 'boolean' }, deleteMode: DELETE_MODE },
     execute: deleteCbtTask,
   },
   {
     operation: 'DisableCbtTask',
     method: 'POST',
     path: 'cbt-task/disable/{uuid}',
-    source: { kind: 'params' },
-    parameters: { uuid: { type: 'uuid', required: true }, force: { type: 'boolean' } },
+    parameters: { force: { type: 'boolean' } },
     execute: disableCbtTask,
   },
   {
     operation: 'EnableCbtTask',
     method: 'POST',
     path: 'cbt-task/enable/{uuid}',
-    source: { kind: 'params' },
-    parameters: { uuid: { type: 'uuid', required: true }, bitmapName: { type: 'string' } },
+    parameters: { bitmapName: { type: 'string' } },
     execute: enableCbtTask,
   },
   {
     operation: 'ExportNbdVolumes',
     method: 'POST',
     path: 'cbt-task/exportvolume',
-    source: { kind: 'params' },
     parameters: {
       volumeUuids: { type: 'uuidList', required: true },
       vmInstanceUuid: { type: 'uuid', required: true },
@@ -126,7 +117,6 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'CreateVolumeSnapshotGroup',
     method: 'POST',
     path: 'volume-snapshots/group',
-    source: { kind: 'params' },
     parameters: {
       rootVolumeUuid: { type: 'uuid', required: true },
       name: { type: 'string', required: true },
@@ -140,25 +130,23 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'DeleteVolumeSnapshotGroup',
     method: 'DELETE',
     path: 'volume-snapshots/group/{uuid}',
-    source: { kind: 'delete' },
-    parameters: { uuid: { type: 'uuid', required: true }, deleteMode: { type: 'string', values: DELETE_MODES } },
+    parameters: { deleteMode: DELETE_MODE },
     execute: deleteVolumeSnapshotGroup,
   },
   {
     operation: 'UpdateVolumeSnapshotGroup',
     method: 'PUT',
     path: 'volume-snapshots/group/{uuid}/actions',
-    source: { kind: 'action', key: 'updateVolumeSnapshotGroup' },
-    parameters: { uuid: { type: 'uuid', required: true }, name: { type: 'string' }, description: { type: 'string' } },
+    action: 'updateVolumeSnapshotGroup',
+    parameters: { name: { type: 'string' }, description: { type: 'string' } },
     execute: updateVolumeSnapshotGroup,
   },
   {
     operation: 'PrimaryStorageMigrateVm',
     method: 'PUT',
     path: 'vm-instances/{vmInstanceUuid}/actions',
-    source: { kind: 'action', key: 'primaryStorageMigrateVm' },
+    action: 'primaryStorageMigrateVm',
     parameters: {
-      vmInstanceUuid: { type: 'uuid', required: true },
       dstPrimaryStorageUuid: { type: 'uuid' },
       withDataVolumes: { type: 'boolean' },
       withSnapshots: { type: 'boolean' },
@@ -175,25 +163,24 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'SetVmBootVolume',
     method: 'PUT',
     path: 'vm-instances/{vmInstanceUuid}/actions',
-    source: { kind: 'action', key: 'setVmBootVolume' },
-    parameters: { vmInstanceUuid: { type: 'uuid', required: true }, volumeUuid: { type: 'uuid', required: true } },
+    action: 'setVmBootVolume',
+    parameters: { volumeUuid: { type: 'uuid', required: true } },
     execute: setVmBootVolume,
   },
   {
     operation: 'RecoverVmInstance',
     method: 'PUT',
     path: 'vm-instances/{uuid}/actions',
-    source: { kind: 'action', key: 'recoverVmInstance' },
-    parameters: { uuid: { type: 'uuid', required: true } },
+    action: 'recoverVmInstance',
+    parameters: {},
     execute: recoverVmInstance,
   },
   {
     operation: 'UpdateVmNicDriver',
     method: 'PUT',
     path: 'vm-instances/{vmInstanceUuid}/actions',
-    source: { kind: 'action', key: 'updateVmNicDriver' },
+    action: 'updateVmNicDriver',
     parameters: {
-      vmInstanceUuid: { type: 'uuid', required: true },
       vmNicUuid: { type: 'uuid', required: true },
       driverType: { type: 'string', required: true, values: NIC_DRIVER_TYPES },
     },
@@ -203,9 +190,7 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'CreateVmInstanceFromVolumeSnapshotGroup',
     method: 'POST',
     path: 'vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}',
-    source: { kind: 'params' },
     parameters: {
-      volumeSnapshotGroupUuid: { type: 'uuid', required: true },
       name: { type: 'string', required: true },
       description: { type: 'string' },
       instanceOfferingUuid: { type: 'uuid' },
@@ -235,49 +220,44 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'DetachL3NetworkFromVm',
     method: 'DELETE',
     path: 'vm-instances/nics/{vmNicUuid}',
-    source: { kind: 'delete' },
-    parameters: { vmNicUuid: { type: 'uuid', required: true } },
+    parameters: {},
     execute: detachL3NetworkFromVm,
   },
   {
     operation: 'DeleteVmSshKey',
     method: 'DELETE',
     path: 'vm-instances/{uuid}/ssh-keys',
-    source: { kind: 'delete' },
-    parameters: { uuid: { type: 'uuid', required: true } },
+    parameters: {},
     execute: deleteVmSshKey,
   },
   {
     operation: 'DestroyVmInstance',
     method: 'DELETE',
     path: 'vm-instances/{uuid}',
-    source: { kind: 'delete' },
-    parameters: { uuid: { type: 'uuid', required: true }, deleteMode: { type: 'string', values: DELETE_MODES } },
+    parameters: { deleteMode: DELETE_MODE },
     execute: destroyVmInstance,
   },
   {
     operation: 'DeleteDirectory',
     method: 'DELETE',
     path: 'delete/directory',
-    source: { kind: 'delete' },
-    parameters: { uuid: { type: 'uuid', required: true }, deleteMode: { type: 'string', values: DELETE_MODES } },
+    parameters: { uuid: { type: 'uuid', required: true }, deleteMode: DELETE_MODE },
     execute: deleteDirectory,
   },
   {
     operation: 'ChangeSNSApplicationPlatformState',
     method: 'PUT',
     path: 'sns/application-platforms/{uuid}/actions',
-    source: { kind: 'action', key: 'changeSNSApplicationPlatformState' },
-    parameters: { uuid: { type: 'uuid', required: true }, stateEvent: { type: 'string', required: true, values: ['enable', 'disable'] } },
+    action: 'changeSNSApplicationPlatformState',
+    parameters: { stateEvent: { type: 'string', required: true, values: ['enable', 'disable'] } },
     execute: changeSnsApplicationPlatformState,
   },
   {
     operation: 'UpdateSNSHttpEndpoint',
     method: 'PUT',
     path: 'sns/application-endpoints/http/{uuid}/actions',
-    source: { kind: 'action', key: 'updateSNSHttpEndpoint' },
+    action: 'updateSNSHttpEndpoint',
     parameters: {
-      uuid: { type: 'uuid', required: true },
       url: { type: 'string' },
       username: { type: 'string' },
       password: { type: 'string' },
@@ -290,12 +270,7 @@ const OPERATIONS: readonly WriteOperation[] = [
     operation: 'RemoveSNSSmsReceiver',
     method: 'DELETE',
     path: 'sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}',
-    source: { kind: 'delete' },
-    parameters: {
-      endpointUuid: { type: 'uuid', required: true },
-      phoneNumber: { type: 'string', required: true },
-      deleteMode: { type: 'string', values: DELETE_MODES },
-    },
+    parameters: { phoneNumber: { type: 'string', required: true }, deleteMode: DELETE_MODE },
     execute: removeSnsSmsReceiver,
   },
 ];
@@ -306,27 +281,30 @@ export const WRITE_OPERATIONS: readonly string[] = OPERATIONS.map((operation) =>
 // ---------------------------------------------------------------------------------------------
 // Matching and executing
 
+/** An operation ready to match and run: where its parameters travel, and all of them. */
 interface CompiledRoute {
   operation: WriteOperation;
-  pattern: RegExp;
-  names: string[];
+  path: PathTemplate;
+  source: ParameterSource;
+  /** The path's parameters first, then the declared ones. */
+  parameters: ParameterSpecs;
 }
 
+const PATH_PARAMETER: ParameterSpec = { type: 'uuid', required: true };
+
 const ROUTES: readonly CompiledRoute[] = OPERATIONS.map((operation) => {
-  const names: string[] = [];
-  const source = operation.path
-    .split('/')
-    .map((segment) => {
-      const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-      if (name === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(name);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { operation, pattern: new RegExp(`^${source}$`), names };
+  const path = compilePathTemplate(operation.path);
+  const pathParameters = Object.fromEntries(path.names.map((name) => [name, PATH_PARAMETER]));
+  return { operation, path, source: sourceOf(operation), parameters: { ...pathParameters, ...operation.parameters } };
 });
 
-const OPERATIONS_BY_NAME = new Map(OPERATIONS.map((operation) => [operation.operation, operation]));
+/** The spec's body rules: POST carries `params`, PUT its action object, DELETE the query or the body. */
+function sourceOf(operation: WriteOperation): ParameterSource {
+  if (operation.method === 'PUT') return { kind: 'action', key: operation.action };
+  return operation.method === 'POST' ? { kind: 'params' } : { kind: 'delete' };
+}
+
+const ROUTES_BY_NAME = new Map(ROUTES.map((route) => [route.operation.operation, route]));
 
 /**
  * The write operation a request names, or null when the route is not a write. Throws
@@ -338,30 +316,37 @@ export function matchWrite(method: string, pathname: string, body: Record<string
   if (!pathname.startsWith(API_PREFIX)) return null;
   const subPath = pathname.slice(API_PREFIX.length).replace(/\/+$/, '');
   const verb = method.toUpperCase();
-  const candidates: { route: CompiledRoute; values: string[] }[] = [];
+  const candidates: { route: CompiledRoute; match: RegExpExecArray }[] = [];
   for (const route of ROUTES) {
     if (route.operation.method !== verb) continue;
-    const match = route.pattern.exec(subPath);
-    if (match !== null) candidates.push({ route, values: match.slice(1) });
+    const match = route.path.pattern.exec(subPath);
+    if (match !== null) candidates.push({ route, match });
   }
   const first = candidates[0];
   if (first === undefined) return null;
-  const chosen = first.route.operation.source.kind === 'action' ? chooseAction(candidates, body) : first;
-  const params: Record<string, string> = {};
-  chosen.route.names.forEach((name, index) => {
-    params[name] = decodeSegment(chosen.values[index] ?? '');
-  });
+  const chosen = first.route.source.kind === 'action' ? chooseAction(candidates, body) : first;
+  const params = pathParameters(chosen.route.path, chosen.match, decodeSegment);
   // Type problems in the body are the REST layer's to reject, before any job exists.
-  readParameters(chosen.route.operation.source, chosen.route.operation.parameters, body, new URLSearchParams());
+  readParameters(chosen.route.source, chosen.route.parameters, body, new URLSearchParams());
   return { operation: chosen.route.operation.operation, params };
 }
 
 function chooseAction<T extends { route: CompiledRoute }>(candidates: T[], body: Record<string, unknown>): T {
-  const keys = candidates.map(({ route }) => (route.operation.source as { key: string }).key);
+  const keys = candidates.map(({ route }) => (route.source as { key: string }).key);
   const present = candidates.filter((_, index) => Object.hasOwn(body, keys[index] as string));
   if (present.length === 1) return present[0] as T;
   if (present.length === 0) throw new SimBadRequest(`the body must carry one action key of: ${keys.join(', ')}`);
   throw new SimBadRequest(`the body carries more than one action key: ${keys.filter((key) => Object.hasOwn(body, key)).join(', ')}`);
+}
+
+/** Whether `method subPath` is one of the spec's writes, whatever its body (`method` as sent). */
+export function isWritePath(method: string, subPath: string): boolean {
+  return ROUTES.some((route) => route.operation.method === method && route.path.pattern.test(subPath));
+}
+
+/** Whether some write of the spec is at `subPath`, whatever its method. */
+export function isWriteSubPath(subPath: string): boolean {
+  return ROUTES.some((route) => route.path.pattern.test(subPath));
 }
 
 function decodeSegment(segment: string): string {
@@ -377,12 +362,12 @@ function decodeSegment(segment: string): string {
  * `SimError` for a business or validation failure.
  */
 export const executeWrite: ExecuteWrite = (request: WriteRequest, store: SimulatorStore): Result => {
-  const operation = OPERATIONS_BY_NAME.get(request.operation);
-  if (operation === undefined) throw new Error(`not a write operation: ${request.operation}`);
-  const values = readParameters(operation.source, operation.parameters, request.body, request.query);
+  const route = ROUTES_BY_NAME.get(request.operation);
+  if (route === undefined) throw new Error(`not a write operation: ${request.operation}`);
+  const values = readParameters(route.source, route.parameters, request.body, request.query);
   Object.assign(values, request.params);
-  validateParameters(operation.parameters, values);
-  return operation.execute({ store, tenant: request.tenant, now: new Date(), args: new Arguments(values) });
+  validateParameters(route.parameters, values);
+  return route.operation.execute({ store, tenant: request.tenant, now: new Date(), args: new Arguments(values) });
 };
 
 /**
