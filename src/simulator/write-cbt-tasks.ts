@@ -7,11 +7,9 @@ import type { SimulatorStore } from './store.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
-  findCbtTask,
-  findVm,
-  findVolume,
+  find,
   inventoryResult,
-  newUuid,
+  newNamedRecord,
   notFound,
   notFoundThrow,
   operationFailed,
@@ -25,7 +23,7 @@ import {
 const NBD_BASE_PORT = 10809;
 
 export function createCbtTask(context: WriteContext): Result {
-  const { args, store, tenant, now } = context;
+  const { args, store, tenant } = context;
   const resourceUuids = args.texts('resourceUuids') ?? [];
   if (resourceUuids.length === 0) throw invalidArgument('resourceUuids must name the VM or its volumes');
   const namedVmUuid = args.text('vmInstanceUuid');
@@ -41,10 +39,10 @@ export function createCbtTask(context: WriteContext): Result {
     if (volume.vmInstanceUuid === null) throw invalidArgument(`volume[uuid:${uuid}] is not attached to a VM`);
     volumes.push(volume);
   }
-  if (namedVmUuid !== undefined) vms.set(namedVmUuid, findVm(context, namedVmUuid));
+  if (namedVmUuid !== undefined) vms.set(namedVmUuid, find(context, 'vm', namedVmUuid));
   for (const volume of volumes) {
     if (volume.vmInstanceUuid !== null && !vms.has(volume.vmInstanceUuid)) {
-      vms.set(volume.vmInstanceUuid, findVm(context, volume.vmInstanceUuid));
+      vms.set(volume.vmInstanceUuid, find(context, 'vm', volume.vmInstanceUuid));
     }
   }
   const [vm, ...others] = vms.values();
@@ -54,25 +52,20 @@ export function createCbtTask(context: WriteContext): Result {
   if (existing !== undefined) throw invalidArgument(`vm[uuid:${vm.uuid}] already belongs to CBT task[uuid:${existing.uuid}]`);
   const tracked = resourceUuids.includes(vm.uuid) ? store.volumesOfVm(vm) : volumes;
   const task = store.cbtTasks.insert({
-    uuid: newUuid(store, args.text('resourceUuid')),
-    tenantId: tenant.id,
-    name: args.required('name'),
-    description: args.text('description') ?? null,
+    ...newNamedRecord(context),
     status: 'Created',
     taskType: args.required('taskType'),
     vmInstanceUuid: vm.uuid,
     volumeUuids: tracked.map((volume) => volume.uuid),
     bitmapName: null,
     exportedVolumeUuids: new Set(),
-    createDate: now,
-    lastOpDate: now,
   });
   return inventoryResult(store.wire.cbtTask(task));
 }
 
 export function deleteCbtTask(context: WriteContext): Result {
   const { args, store } = context;
-  const task = findCbtTask(context, args.required('uuid'));
+  const task = find(context, 'cbtTask', args.required('uuid'));
   const forced = args.flag('force') === true || args.text('deleteMode') === 'Enforcing';
   if ((task.status === 'Running' || task.status === 'Starting') && !forced) {
     throw operationFailed(`CBT task[uuid:${task.uuid}] is ${task.status}; delete it with force or deleteMode=Enforcing`);
@@ -83,7 +76,7 @@ export function deleteCbtTask(context: WriteContext): Result {
 
 export function disableCbtTask(context: WriteContext): Result {
   const { args, store, now } = context;
-  const task = findCbtTask(context, args.required('uuid'));
+  const task = find(context, 'cbtTask', args.required('uuid'));
   task.exportedVolumeUuids.clear();
   store.cbtTasks.update(task, { status: 'Stopped', lastOpDate: now });
   return inventoryResult(store.wire.cbtTask(task));
@@ -91,7 +84,7 @@ export function disableCbtTask(context: WriteContext): Result {
 
 export function enableCbtTask(context: WriteContext): Result {
   const { args, store, now } = context;
-  const task = findCbtTask(context, args.required('uuid'));
+  const task = find(context, 'cbtTask', args.required('uuid'));
   const vm = store.vms.get(task.tenantId, task.vmInstanceUuid);
   if (vm === undefined || !LIVE_VM_STATES.includes(vm.state)) {
     store.cbtTasks.update(task, { status: 'Failed', lastOpDate: now });
@@ -114,8 +107,8 @@ function trackedVolumes(store: SimulatorStore, task: CbtTask): Volume[] {
 
 export function exportNbdVolumes(context: WriteContext): Result {
   const { args, store, tenant, now } = context;
-  const vm = findVm(context, args.required('vmInstanceUuid'));
-  const volumes = (args.texts('volumeUuids') ?? []).map((uuid) => findVolume(context, uuid));
+  const vm = find(context, 'vm', args.required('vmInstanceUuid'));
+  const volumes = (args.texts('volumeUuids') ?? []).map((uuid) => find(context, 'volume', uuid));
   if (volumes.length === 0) throw invalidArgument('volumeUuids must name at least one volume');
   for (const volume of volumes) {
     if (volume.vmInstanceUuid !== vm.uuid) throw invalidArgument(`volume[uuid:${volume.uuid}] is not attached to vm[uuid:${vm.uuid}]`);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SimError, errorCode, type Tenant, type WireErrorCode } from './contracts.js';
-import type { CbtTask, Host, PrimaryStorage, VmInstance, VmState, Volume, VolumeSnapshotGroup } from './model.js';
+import type { Host, Owned, RecordKind, RecordKinds, Timestamped, VmInstance, VmState } from './model.js';
 import type { SimulatorStore } from './store.js';
 import { invalidArgument, isPlainObject } from './write-arguments.js';
 
@@ -92,28 +92,25 @@ export function requireConnectedHost(host: Host, action: string): void {
   );
 }
 
-export function findVm({ store, tenant }: WriteContext, uuid: string): VmInstance {
-  return store.vms.get(tenant.id, uuid) ?? notFoundThrow('VmInstance', uuid);
-}
+/** What a not-found error calls each kind of record a write looks up. */
+const NOT_FOUND_NAMES = {
+  vm: 'VmInstance',
+  host: 'Host',
+  volume: 'Volume',
+  primaryStorage: 'PrimaryStorage',
+  cbtTask: 'CbtTask',
+  snapshotGroup: 'VolumeSnapshotGroup',
+  bonding: 'HostNetworkBonding',
+  directory: 'Directory',
+  snsPlatform: 'SNSApplicationPlatform',
+  cluster: 'Cluster',
+  zone: 'Zone',
+  l3Network: 'L3Network',
+} as const satisfies Partial<Record<RecordKind, string>>;
 
-export function findHost({ store, tenant }: WriteContext, uuid: string): Host {
-  return store.hosts.get(tenant.id, uuid) ?? notFoundThrow('Host', uuid);
-}
-
-export function findVolume({ store, tenant }: WriteContext, uuid: string): Volume {
-  return store.volumes.get(tenant.id, uuid) ?? notFoundThrow('Volume', uuid);
-}
-
-export function findPrimaryStorage({ store, tenant }: WriteContext, uuid: string): PrimaryStorage {
-  return store.primaryStorages.get(tenant.id, uuid) ?? notFoundThrow('PrimaryStorage', uuid);
-}
-
-export function findCbtTask({ store, tenant }: WriteContext, uuid: string): CbtTask {
-  return store.cbtTasks.get(tenant.id, uuid) ?? notFoundThrow('CbtTask', uuid);
-}
-
-export function findSnapshotGroup({ store, tenant }: WriteContext, uuid: string): VolumeSnapshotGroup {
-  return store.snapshotGroups.get(tenant.id, uuid) ?? notFoundThrow('VolumeSnapshotGroup', uuid);
+/** The caller's record of `kind` with this uuid; another tenant's is not found (SYS.1003). */
+export function find<K extends keyof typeof NOT_FOUND_NAMES>({ store, tenant }: WriteContext, kind: K, uuid: string): RecordKinds[K] {
+  return store.table(kind).get(tenant.id, uuid) ?? notFoundThrow(NOT_FOUND_NAMES[kind], uuid);
 }
 
 export function notFoundThrow(kind: string, uuid: string): never {
@@ -126,6 +123,19 @@ export function newUuid(store: SimulatorStore, chosen: string | undefined): stri
   const taken = [store.vms, store.volumes, store.cbtTasks, store.snapshotGroups].some((table) => table.has(chosen));
   if (taken) throw invalidArgument(`resourceUuid[${chosen}] is already in use`);
   return chosen;
+}
+
+/**
+ * What a create operation's new record starts with: `uuid` (by default the caller's
+ * `resourceUuid`, checked, else a fresh one), the caller as owner, the `name` and `description`
+ * parameters, and `now` as both dates.
+ */
+export function newNamedRecord(
+  context: WriteContext,
+  uuid = newUuid(context.store, context.args.text('resourceUuid')),
+): Owned & Timestamped & { name: string; description: string | null } {
+  const { tenant, args, now } = context;
+  return { uuid, tenantId: tenant.id, name: args.required('name'), description: args.text('description') ?? null, createDate: now, lastOpDate: now };
 }
 
 export function randomUuid(): string {

@@ -1,12 +1,12 @@
 /**
  * DeleteDirectory.
  */
-import { notFoundThrow, operationFailed, type Result, type WriteContext } from './write-context.js';
+import { find, operationFailed, type Result, type WriteContext } from './write-context.js';
 
 export function deleteDirectory(context: WriteContext): Result {
   const { args, store, tenant } = context;
   const uuid = args.required('uuid');
-  const directory = store.directories.get(tenant.id, uuid) ?? notFoundThrow('Directory', uuid);
+  const directory = find(context, 'directory', uuid);
   const children = store.directories.by('parentUuid', directory.uuid, tenant.id);
   if (children.length > 0 && args.text('deleteMode') !== 'Enforcing') {
     throw operationFailed(`directory[uuid:${uuid}] has ${children.length} sub-directories; delete them first or use deleteMode=Enforcing`);

@@ -3,9 +3,8 @@
  */
 import { invalidArgument } from './write-arguments.js';
 import {
-  findHost,
+  find,
   inventoryResult,
-  notFoundThrow,
   parseIpv4,
   requireConnectedHost,
   type Result,
@@ -18,7 +17,7 @@ const NQN_MAX_BYTES = 223;
 
 export function updateHostNqn(context: WriteContext): Result {
   const { args, store, now } = context;
-  const host = findHost(context, args.required('uuid'));
+  const host = find(context, 'host', args.required('uuid'));
   const nqn = args.required('nqn');
   if (!NQN_PATTERN.test(nqn) || Buffer.byteLength(nqn) > NQN_MAX_BYTES) {
     throw invalidArgument(`nqn[${nqn}] is not an NVMe qualified name (nqn.yyyy-mm.<reverse domain>[:<name>], at most 223 bytes)`);
@@ -29,9 +28,8 @@ export function updateHostNqn(context: WriteContext): Result {
 }
 
 export function setIpOnHostNetworkBonding(context: WriteContext): Result {
-  const { args, store, tenant, now } = context;
-  const bondingUuid = args.required('bondingUuid');
-  const bond = store.bondings.get(tenant.id, bondingUuid) ?? notFoundThrow('HostNetworkBonding', bondingUuid);
+  const { args, store, now } = context;
+  const bond = find(context, 'bonding', args.required('bondingUuid'));
   const ipAddress = args.text('ipAddress');
   const netmask = args.text('netmask');
   const isDefaultRoute = args.flag('isDefaultRoute');
@@ -41,7 +39,7 @@ export function setIpOnHostNetworkBonding(context: WriteContext): Result {
   if (isDefaultRoute === true && ipAddress === undefined) {
     throw invalidArgument('isDefaultRoute needs an ipAddress');
   }
-  const host = findHost(context, bond.hostUuid);
+  const host = find(context, 'host', bond.hostUuid);
   requireConnectedHost(host, 'set an IP on a bond');
   if (ipAddress === undefined || netmask === undefined) {
     store.bondings.update(bond, { ipAddresses: [], gateway: null, lastOpDate: now });

@@ -6,10 +6,9 @@ import { errorCode } from './contracts.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
-  findSnapshotGroup,
-  findVm,
-  findVolume,
+  find,
   inventoryResult,
+  newNamedRecord,
   newUuid,
   randomUuid,
   requireVmState,
@@ -18,34 +17,29 @@ import {
 } from './write-context.js';
 
 export function createVolumeSnapshotGroup(context: WriteContext): Result {
-  const { args, store, tenant, now } = context;
-  const root = findVolume(context, args.required('rootVolumeUuid'));
+  const { args, store, now } = context;
+  const root = find(context, 'volume', args.required('rootVolumeUuid'));
   if (root.type !== 'Root' || root.vmInstanceUuid === null) {
     throw invalidArgument(`volume[uuid:${root.uuid}] is not the root volume of a VM`);
   }
-  const vm = findVm(context, root.vmInstanceUuid);
+  const vm = find(context, 'vm', root.vmInstanceUuid);
   requireVmState(vm, 'snapshot', LIVE_VM_STATES);
   const groupUuid = newUuid(store, args.text('resourceUuid'));
   const refs = store
     .volumesOfVm(vm)
     .map((volume, index) => buildSnapshotRef(volume, index, groupUuid, { uuid: randomUuid(), deleted: false, createDate: now, lastOpDate: now }));
   const group = store.snapshotGroups.insert({
-    uuid: groupUuid,
-    tenantId: tenant.id,
-    name: args.required('name'),
-    description: args.text('description') ?? null,
+    ...newNamedRecord(context, groupUuid),
     snapshotCount: refs.length,
     vmInstanceUuid: vm.uuid,
     volumeSnapshotRefs: refs,
-    createDate: now,
-    lastOpDate: now,
   });
   return inventoryResult(store.wire.snapshotGroup(group));
 }
 
 export function deleteVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store } = context;
-  const group = findSnapshotGroup(context, args.required('uuid'));
+  const group = find(context, 'snapshotGroup', args.required('uuid'));
   const results = group.volumeSnapshotRefs.map((ref) =>
     ref.snapshotDeleted
       ? {
@@ -62,7 +56,7 @@ export function deleteVolumeSnapshotGroup(context: WriteContext): Result {
 
 export function updateVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, now } = context;
-  const group = findSnapshotGroup(context, args.required('uuid'));
+  const group = find(context, 'snapshotGroup', args.required('uuid'));
   const name = args.text('name');
   if (name !== undefined && name.trim() === '') throw invalidArgument('name must not be empty');
   const description = args.text('description');

@@ -5,17 +5,16 @@ import { SimError, errorCode } from './contracts.js';
 import type { SnsApplicationEndpoint } from './model.js';
 import { invalidArgument } from './write-arguments.js';
 import {
+  find,
   inventoryResult,
   notFound,
-  notFoundThrow,
   type Result,
   type WriteContext,
 } from './write-context.js';
 
 export function changeSnsApplicationPlatformState(context: WriteContext): Result {
-  const { args, store, tenant, now } = context;
-  const uuid = args.required('uuid');
-  const platform = store.snsPlatforms.get(tenant.id, uuid) ?? notFoundThrow('SNSApplicationPlatform', uuid);
+  const { args, store, now } = context;
+  const platform = find(context, 'snsPlatform', args.required('uuid'));
   store.snsPlatforms.update(platform, { state: args.required('stateEvent') === 'enable' ? 'Enabled' : 'Disabled', lastOpDate: now });
   return inventoryResult(store.wire.snsPlatform(platform));
 }

@@ -18,12 +18,9 @@ import type { SimulatorStore } from './store.js';
 import { invalidArgument, isUuid } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
-  findHost,
-  findPrimaryStorage,
-  findSnapshotGroup,
-  findVm,
-  findVolume,
+  find,
   inventoryResult,
+  newNamedRecord,
   newUuid,
   notFoundThrow,
   operationFailed,
@@ -38,14 +35,14 @@ const GIB = 1024 ** 3;
 
 export function primaryStorageMigrateVm(context: WriteContext): Result {
   const { args, store, now } = context;
-  const vm = findVm(context, args.required('vmInstanceUuid'));
+  const vm = find(context, 'vm', args.required('vmInstanceUuid'));
   const bandwidth = args.integer('bandwidth');
   if (bandwidth !== undefined && bandwidth <= 0) throw invalidArgument('bandwidth must be a positive number of MB/s');
   const downTime = args.integer('downTime');
   if (downTime !== undefined && downTime < 0) throw invalidArgument('downTime must not be negative');
   const plan = migrationPlan(context, vm);
   const dstHostUuid = args.text('dstHostUuid');
-  const dstHost = dstHostUuid === undefined ? undefined : findHost(context, dstHostUuid);
+  const dstHost = dstHostUuid === undefined ? undefined : find(context, 'host', dstHostUuid);
   if (dstHost !== undefined && dstHost.zoneUuid !== vm.zoneUuid) {
     throw invalidArgument(`host[uuid:${dstHost.uuid}] is not in the VM's zone`);
   }
@@ -78,7 +75,7 @@ export function primaryStorageMigrateVm(context: WriteContext): Result {
 function migrationPlan(context: WriteContext, vm: VmInstance): { volume: Volume; destination: PrimaryStorage }[] {
   const { args, store } = context;
   const overallUuid = args.text('dstPrimaryStorageUuid');
-  const overall = overallUuid === undefined ? undefined : findPrimaryStorage(context, overallUuid);
+  const overall = overallUuid === undefined ? undefined : find(context, 'primaryStorage', overallUuid);
   const targets = new Map<string, PrimaryStorage>();
   const attached = store.volumesOfVm(vm);
   if (overall !== undefined) targets.set(vm.rootVolumeUuid, overall);
@@ -94,13 +91,13 @@ function migrationPlan(context: WriteContext, vm: VmInstance): { volume: Volume;
     if (withSnapshots !== undefined && typeof withSnapshots !== 'boolean') {
       throw invalidArgument('volumeMigrationAOs: withSnapshots must be a boolean');
     }
-    const destination = dstPrimaryStorageUuid === undefined ? overall : findPrimaryStorage(context, dstPrimaryStorageUuid);
+    const destination = dstPrimaryStorageUuid === undefined ? overall : find(context, 'primaryStorage', dstPrimaryStorageUuid);
     if (destination === undefined) throw invalidArgument(`volumeMigrationAOs: no destination for volume[uuid:${volumeUuid}]`);
     targets.set(volumeUuid, destination);
   }
   if (targets.size === 0) throw invalidArgument('give dstPrimaryStorageUuid or volumeMigrationAOs');
   return [...targets].map(([volumeUuid, destination]) => {
-    const volume = findVolume(context, volumeUuid);
+    const volume = find(context, 'volume', volumeUuid);
     if (volume.vmInstanceUuid !== vm.uuid) throw invalidArgument(`volume[uuid:${volumeUuid}] is not attached to vm[uuid:${vm.uuid}]`);
     if (volume.primaryStorageUuid === destination.uuid) {
       throw invalidArgument(`volume[uuid:${volumeUuid}] is already on primary storage[uuid:${destination.uuid}]`);
@@ -124,8 +121,8 @@ function clamp(value: number, low: number, high: number): number {
 
 export function setVmBootVolume(context: WriteContext): Result {
   const { args, store, now } = context;
-  const vm = findVm(context, args.required('vmInstanceUuid'));
-  const volume = findVolume(context, args.required('volumeUuid'));
+  const vm = find(context, 'vm', args.required('vmInstanceUuid'));
+  const volume = find(context, 'volume', args.required('volumeUuid'));
   if (volume.vmInstanceUuid !== vm.uuid) throw invalidArgument(`volume[uuid:${volume.uuid}] is not attached to vm[uuid:${vm.uuid}]`);
   requireVmState(vm, 'set the boot volume of', LIVE_VM_STATES);
   const current = store.volumesOfVm(vm).find((candidate) => candidate.deviceId === 0);
@@ -139,7 +136,7 @@ export function setVmBootVolume(context: WriteContext): Result {
 
 export function recoverVmInstance(context: WriteContext): Result {
   const { args, store, now } = context;
-  const vm = findVm(context, args.required('uuid'));
+  const vm = find(context, 'vm', args.required('uuid'));
   requireVmState(vm, 'recover', ['Destroyed']);
   store.vms.update(vm, { state: 'Stopped', lastOpDate: now });
   return inventoryResult(store.wire.vm(vm));
@@ -147,7 +144,7 @@ export function recoverVmInstance(context: WriteContext): Result {
 
 export function updateVmNicDriver(context: WriteContext): Result {
   const { args, store, tenant, now } = context;
-  const vm = findVm(context, args.required('vmInstanceUuid'));
+  const vm = find(context, 'vm', args.required('vmInstanceUuid'));
   const nicUuid = args.required('vmNicUuid');
   const found = store.findVmNic(tenant.id, nicUuid) ?? notFoundThrow('VmNic', nicUuid);
   if (found.vm !== vm) throw invalidArgument(`vm nic[uuid:${nicUuid}] does not belong to vm[uuid:${vm.uuid}]`);
@@ -174,7 +171,7 @@ export function detachL3NetworkFromVm(context: WriteContext): Result {
 
 export function deleteVmSshKey(context: WriteContext): Result {
   const { args, store, now } = context;
-  const vm = findVm(context, args.required('uuid'));
+  const vm = find(context, 'vm', args.required('uuid'));
   requireVmState(vm, 'delete the SSH key of', LIVE_VM_STATES);
   store.vms.update(vm, { sshKey: null, lastOpDate: now });
   return inventoryResult(store.wire.vm(vm));
@@ -182,7 +179,7 @@ export function deleteVmSshKey(context: WriteContext): Result {
 
 export function destroyVmInstance(context: WriteContext): Result {
   const { args, store, now } = context;
-  const vm = findVm(context, args.required('uuid'));
+  const vm = find(context, 'vm', args.required('uuid'));
   // Destroying a destroyed VM succeeds and changes nothing, as upstream.
   if (vm.state !== 'Destroyed') {
     store.vms.update(vm, {
@@ -197,7 +194,7 @@ export function destroyVmInstance(context: WriteContext): Result {
 
 export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, tenant, now } = context;
-  const group = findSnapshotGroup(context, args.required('volumeSnapshotGroupUuid'));
+  const group = find(context, 'snapshotGroup', args.required('volumeSnapshotGroupUuid'));
   const source = store.vms.get(tenant.id, group.vmInstanceUuid);
   const placement = placeNewVm(context, source);
   const cpuNum = args.integer('cpuNum') ?? source?.cpuNum ?? 1;
@@ -210,7 +207,7 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
   }
   const rootStorageUuid = args.text('primaryStorageUuidForRootVolume');
   const rootStorage =
-    rootStorageUuid === undefined ? storageOfSnapshot(context, rootRef, placement.zoneUuid) : findPrimaryStorage(context, rootStorageUuid);
+    rootStorageUuid === undefined ? storageOfSnapshot(context, rootRef, placement.zoneUuid) : find(context, 'primaryStorage', rootStorageUuid);
   if (rootStorage.zoneUuid !== placement.zoneUuid) {
     throw invalidArgument(`primary storage[uuid:${rootStorage.uuid}] is not in zone[uuid:${placement.zoneUuid}]`);
   }
@@ -228,10 +225,7 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
     createVolumeFromSnapshot(context, ref, vmUuid, storageOfSnapshot(context, ref, placement.zoneUuid, rootStorage), encrypted);
   }
   const vm: VmInstance = {
-    uuid: vmUuid,
-    tenantId: tenant.id,
-    name: args.required('name'),
-    description: args.text('description') ?? null,
+    ...newNamedRecord(context, vmUuid),
     zoneUuid: placement.zoneUuid,
     clusterUuid: placement.clusterUuid,
     imageUuid: source?.imageUuid ?? null,
@@ -253,8 +247,6 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
     sshKey: null,
     vmNics: [],
     vmCdRoms: [],
-    createDate: now,
-    lastOpDate: now,
   };
   vm.vmNics = l3Networks.map((l3, deviceId) => newVmNic(store, vm, l3, deviceId, now));
   store.vms.insert(vm);
@@ -274,10 +266,9 @@ function placeNewVm(context: WriteContext, source: VmInstance | undefined): Plac
   const hostUuid = args.text('hostUuid');
   const clusterUuid = args.text('clusterUuid');
   const zoneUuid = args.text('zoneUuid');
-  const host = hostUuid === undefined ? undefined : findHost(context, hostUuid);
-  const cluster =
-    clusterUuid === undefined ? undefined : (store.clusters.get(tenant.id, clusterUuid) ?? notFoundThrow('Cluster', clusterUuid));
-  const zone = zoneUuid === undefined ? undefined : (store.zones.get(tenant.id, zoneUuid) ?? notFoundThrow('Zone', zoneUuid));
+  const host = hostUuid === undefined ? undefined : find(context, 'host', hostUuid);
+  const cluster = clusterUuid === undefined ? undefined : find(context, 'cluster', clusterUuid);
+  const zone = zoneUuid === undefined ? undefined : find(context, 'zone', zoneUuid);
   if (host !== undefined && cluster !== undefined && host.clusterUuid !== cluster.uuid) {
     throw invalidArgument(`host[uuid:${host.uuid}] is not in cluster[uuid:${cluster.uuid}]`);
   }
@@ -364,7 +355,7 @@ function networksOfNewVm(context: WriteContext, source: VmInstance | undefined, 
     asked !== undefined && asked.length > 0
       ? asked
       : [...new Set(source?.zoneUuid === zoneUuid ? source.vmNics.map((nic) => nic.l3NetworkUuid) : [])];
-  const networks = uuids.map((uuid) => store.l3Networks.get(tenant.id, uuid) ?? notFoundThrow('L3Network', uuid));
+  const networks = uuids.map((uuid) => find(context, 'l3Network', uuid));
   for (const l3 of networks) {
     if (l3.zoneUuid !== zoneUuid) throw invalidArgument(`l3 network[uuid:${l3.uuid}] is not in zone[uuid:${zoneUuid}]`);
   }
