@@ -4,6 +4,7 @@
  * republished on jobCompleted / jobEvents over graphql-ws and SSE.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HOST_WIRE } from '../src/simulator/wire.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
 
@@ -195,7 +196,7 @@ describe('asynchronous jobs', () => {
       const events = await subscribeWs<{ jobEvents: { id: string } }>(harness.url, 'subscription { jobEvents { id status } }', {}, {
         authorization: harness.headers.authorization,
       });
-      const body = JSON.stringify({ success: true, inventory: harness.simulator.store.wire.host(harness.simulator.store.hosts.getAny(connectedHost())!) });
+      const body = JSON.stringify({ success: true, inventory: harness.simulator.store.wire.write(HOST_WIRE, harness.simulator.store.hosts.getAny(connectedHost())!) });
       expect(await deliver(hook, id, body)).toBe(200);
       expect(await deliver(hook, id, body)).toBe(200);
       await events.waitFor(1);

@@ -11,12 +11,6 @@ import { SimBadRequest } from './contracts.js';
 import type { Wire } from './format.js';
 import type { Owned } from './model.js';
 import {
-  DIRECTORY_FIELDS,
-  HOST_FIELDS,
-  SNS_ENDPOINT_FIELDS,
-  SNS_PLATFORM_FIELDS,
-  VM_FIELDS,
-  VOLUME_FIELDS,
   compareKeys,
   compileConditions,
   keyOf,
@@ -25,6 +19,7 @@ import {
   type SortKey,
 } from './query.js';
 import type { SimulatorStore, Table } from './store.js';
+import { DIRECTORY_WIRE, HOST_WIRE, SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE, VM_WIRE, VOLUME_WIRE, type WireRecord } from './wire.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
@@ -36,34 +31,22 @@ interface ResourceType {
   toWire: (store: SimulatorStore, record: Owned) => Wire;
 }
 
-function resourceType<T extends Owned>(
-  fields: FieldTypes,
-  table: (store: SimulatorStore) => Table<T>,
-  toWire: (store: SimulatorStore, record: T) => Wire,
-): ResourceType {
+function resourceType<T extends Owned>(wire: WireRecord<T>, table: (store: SimulatorStore) => Table<T>): ResourceType {
   return {
-    fields,
+    fields: wire.queryable,
     records: (store, tenantId) => table(store).list(tenantId),
-    toWire: (store, record) => toWire(store, record as T),
+    toWire: (store, record) => store.wire.write(wire, record as T),
   };
 }
 
 /** The resourceTypes the family serves, with their tables and wire records. */
 const RESOURCE_TYPES: Readonly<Record<string, ResourceType>> = {
-  host: resourceType(HOST_FIELDS, (store) => store.hosts, (store, record) => store.wire.host(record)),
-  vm: resourceType(VM_FIELDS, (store) => store.vms, (store, record) => store.wire.vm(record)),
-  volume: resourceType(VOLUME_FIELDS, (store) => store.volumes, (store, record) => store.wire.volume(record)),
-  'sns-application-platform': resourceType(
-    SNS_PLATFORM_FIELDS,
-    (store) => store.snsPlatforms,
-    (store, record) => store.wire.snsPlatform(record),
-  ),
-  'sns-application-endpoint': resourceType(
-    SNS_ENDPOINT_FIELDS,
-    (store) => store.snsEndpoints,
-    (store, record) => store.wire.snsEndpoint(record),
-  ),
-  directory: resourceType(DIRECTORY_FIELDS, (store) => store.directories, (store, record) => store.wire.directory(record)),
+  host: resourceType(HOST_WIRE, (store) => store.hosts),
+  vm: resourceType(VM_WIRE, (store) => store.vms),
+  volume: resourceType(VOLUME_WIRE, (store) => store.volumes),
+  'sns-application-platform': resourceType(SNS_PLATFORM_WIRE, (store) => store.snsPlatforms),
+  'sns-application-endpoint': resourceType(SNS_ENDPOINT_WIRE, (store) => store.snsEndpoints),
+  directory: resourceType(DIRECTORY_WIRE, (store) => store.directories),
 };
 
 export const RESOURCE_TYPE_NAMES: readonly string[] = Object.keys(RESOURCE_TYPES);

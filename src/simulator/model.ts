@@ -3,12 +3,12 @@
  * structures the spec only references (zones, clusters, primary storages, L3 networks).
  *
  * Rules every writer of the store follows:
- * - Timestamps are `Date` in memory; `format.ts` turns them into the spec's text on output.
+ * - Timestamps are `Date` in memory; `wire.ts` turns them into the spec's text on output.
  * - Absent values are `null`; the wire omits them (as the real service does).
  * - Every record carries `tenantId`, the `Tenant.id` of the account that owns it.
  * - Field names are the spec's wire names, so the query evaluators read them directly. Fields
- *   that never reach the wire (`tenantId`, `password`, ...) are listed in `format.ts`'s
- *   serializers only by omission.
+ *   that never reach the wire (`tenantId`, `password`, ...) are left out of `wire.ts`'s
+ *   declarations.
  * - A field the store indexes (see `store.ts`) is changed only through `SimulatorStore.update`.
  */
 

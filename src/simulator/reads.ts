@@ -7,18 +7,21 @@ import { SimBadRequest, SimError, errorCode, type Tenant } from './contracts.js'
 import type { Wire } from './format.js';
 import type { Host, Owned, PrimaryStorage, VmInstance } from './model.js';
 import { compilePathTemplate, pathParameters } from './path-template.js';
-import {
-  CBT_TASK_FIELDS,
-  HBA_FIELDS,
-  LUN_FIELDS,
-  SNAPSHOT_GROUP_FIELDS,
-  SNS_EMAIL_FIELDS,
-  namedUuids,
-  parseResourceQuery,
-  runResourceQuery,
-  type FieldTypes,
-} from './query.js';
+import { namedUuids, parseResourceQuery, runResourceQuery } from './query.js';
 import type { SimulatorStore, Table } from './store.js';
+import {
+  ATTACHABLE_VOLUME_WIRE,
+  BLOCK_DEVICE_WIRE,
+  BONDING_WIRE,
+  CBT_TASK_WIRE,
+  HBA_WIRE,
+  HOST_NIC_WIRE,
+  LUN_WIRE,
+  SENSOR_WIRE,
+  SNAPSHOT_GROUP_WIRE,
+  SNS_EMAIL_WIRE,
+  type WireRecord,
+} from './wire.js';
 
 export interface ReadContext {
   store: SimulatorStore;
@@ -43,20 +46,14 @@ export interface MatchedRead {
 }
 
 /** Answers a resource-family query over one table: `{success, inventories[, total]}`. */
-function queryRoute<T extends Owned>(
-  operation: string,
-  path: string,
-  fields: FieldTypes,
-  table: (store: SimulatorStore) => Table<T>,
-  toWire: (store: SimulatorStore, record: T) => Wire,
-): ReadRoute {
+function queryRoute<T extends Owned>(operation: string, path: string, wire: WireRecord<T>, table: (store: SimulatorStore) => Table<T>): ReadRoute {
   return {
     operation,
     path,
     handle({ store, tenant, params, query }) {
       const effective = new URLSearchParams(query);
       if (params.uuid !== undefined) effective.append('q', `uuid=${params.uuid}`);
-      const parsed = parseResourceQuery(effective, fields, store.timeZone);
+      const parsed = parseResourceQuery(effective, wire.queryable, store.timeZone);
       const records = table(store);
       const uuids = namedUuids(parsed);
       const candidates =
@@ -67,7 +64,7 @@ function queryRoute<T extends Owned>(
       if (parsed.countOnly) return { success: true, total };
       return {
         success: true,
-        inventories: items.map((record) => toWire(store, record)),
+        inventories: store.wire.writeAll(wire, items),
         ...(parsed.replyWithCount ? { total } : {}),
       };
     },
@@ -75,17 +72,26 @@ function queryRoute<T extends Owned>(
 }
 
 /** Both `GET <collection>` and `GET <collection>/{uuid}`. */
-function queryRoutes<T extends Owned>(
+function queryRoutes<T extends Owned>(operation: string, path: string, wire: WireRecord<T>, table: (store: SimulatorStore) => Table<T>): ReadRoute[] {
+  return [queryRoute(operation, path, wire, table), queryRoute(operation, `${path}/{uuid}`, wire, table)];
+}
+
+/** A host's records of one kind, `{<key>: [...]}`. */
+function hostRecordsRoute<T extends Owned & { hostUuid: string }>(
   operation: string,
   path: string,
-  fields: FieldTypes,
+  key: string,
+  wire: WireRecord<T>,
   table: (store: SimulatorStore) => Table<T>,
-  toWire: (store: SimulatorStore, record: T) => Wire,
-): ReadRoute[] {
-  return [
-    queryRoute(operation, path, fields, table, toWire),
-    queryRoute(operation, `${path}/{uuid}`, fields, table, toWire),
-  ];
+): ReadRoute {
+  return {
+    operation,
+    path,
+    handle(context) {
+      const host = requireHost(context, 'uuid');
+      return { [key]: context.store.wire.writeAll(wire, table(context.store).by('hostUuid', host.uuid, host.tenantId)) };
+    },
+  };
 }
 
 function notFound(kind: string, uuid: string): SimError {
@@ -155,24 +161,8 @@ function selectStorages(context: ReadContext): PrimaryStorage[] {
 
 /** Every GET of the spec. */
 export const READ_ROUTES: readonly ReadRoute[] = [
-  {
-    operation: 'GetHostBlockDevices',
-    path: 'hosts/{uuid}/get-block-devices',
-    handle(context) {
-      const host = requireHost(context, 'uuid');
-      const { store } = context;
-      return { blockDevices: store.blockDevices.by('hostUuid', host.uuid, host.tenantId).map((device) => store.wire.blockDevice(device)) };
-    },
-  },
-  {
-    operation: 'GetHostSensors',
-    path: 'hosts/{uuid}/get-sensors',
-    handle(context) {
-      const host = requireHost(context, 'uuid');
-      const { store } = context;
-      return { sensors: store.sensors.by('hostUuid', host.uuid, host.tenantId).map((sensor) => store.wire.sensor(sensor)) };
-    },
-  },
+  hostRecordsRoute('GetHostBlockDevices', 'hosts/{uuid}/get-block-devices', 'blockDevices', BLOCK_DEVICE_WIRE, (store) => store.blockDevices),
+  hostRecordsRoute('GetHostSensors', 'hosts/{uuid}/get-sensors', 'sensors', SENSOR_WIRE, (store) => store.sensors),
   {
     operation: 'GetHostNetworkFacts',
     path: 'hosts/network-facts/{hostUuid}',
@@ -181,19 +171,13 @@ export const READ_ROUTES: readonly ReadRoute[] = [
       const { store } = context;
       return {
         success: true,
-        bondings: store.bondings.by('hostUuid', host.uuid, host.tenantId).map((bond) => store.wire.bonding(bond)),
-        nics: store.nicsOfHost(host).map((nic) => store.wire.hostNic(nic)),
+        bondings: store.wire.writeAll(BONDING_WIRE, store.bondings.by('hostUuid', host.uuid, host.tenantId)),
+        nics: store.wire.writeAll(HOST_NIC_WIRE, store.nicsOfHost(host)),
       };
     },
   },
-  ...queryRoutes('QueryHBADevice', 'storage-devices/hba', HBA_FIELDS, (store) => store.hbas, (store, record) => store.wire.hba(record)),
-  ...queryRoutes(
-    'QueryFiberChannelLun',
-    'storage-devices/fiber-channel/luns',
-    LUN_FIELDS,
-    (store) => store.luns,
-    (store, record) => store.wire.lun(record),
-  ),
+  ...queryRoutes('QueryHBADevice', 'storage-devices/hba', HBA_WIRE, (store) => store.hbas),
+  ...queryRoutes('QueryFiberChannelLun', 'storage-devices/fiber-channel/luns', LUN_WIRE, (store) => store.luns),
   {
     operation: 'GetPrimaryStorageCapacity',
     path: 'primary-storage/capacities',
@@ -208,14 +192,8 @@ export const READ_ROUTES: readonly ReadRoute[] = [
       return { success: true, ...totals };
     },
   },
-  ...queryRoutes('QueryCbtTask', 'cbt-task', CBT_TASK_FIELDS, (store) => store.cbtTasks, (store, record) => store.wire.cbtTask(record)),
-  ...queryRoutes(
-    'QueryVolumeSnapshotGroup',
-    'volume-snapshots/group',
-    SNAPSHOT_GROUP_FIELDS,
-    (store) => store.snapshotGroups,
-    (store, record) => store.wire.snapshotGroup(record),
-  ),
+  ...queryRoutes('QueryCbtTask', 'cbt-task', CBT_TASK_WIRE, (store) => store.cbtTasks),
+  ...queryRoutes('QueryVolumeSnapshotGroup', 'volume-snapshots/group', SNAPSHOT_GROUP_WIRE, (store) => store.snapshotGroups),
   {
     operation: 'GetVmAttachableDataVolume',
     path: 'vm-instances/{vmInstanceUuid}/data-volume-candidates',
@@ -231,16 +209,10 @@ export const READ_ROUTES: readonly ReadRoute[] = [
           volume.status === 'Ready' &&
           zoneStorages.has(volume.primaryStorageUuid),
       );
-      return { success: true, inventories: candidates.map((volume) => store.wire.attachableVolume(volume)) };
+      return { success: true, inventories: store.wire.writeAll(ATTACHABLE_VOLUME_WIRE, candidates) };
     },
   },
-  ...queryRoutes(
-    'QuerySNSEmailAddress',
-    'sns/application-endpoints/emails/email-addresses',
-    SNS_EMAIL_FIELDS,
-    (store) => store.snsEmails,
-    (store, record) => store.wire.snsEmail(record),
-  ),
+  ...queryRoutes('QuerySNSEmailAddress', 'sns/application-endpoints/emails/email-addresses', SNS_EMAIL_WIRE, (store) => store.snsEmails),
 ];
 
 const COMPILED = READ_ROUTES.map((route) => ({ route, path: compilePathTemplate(route.path) }));

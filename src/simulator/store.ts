@@ -4,7 +4,7 @@
  * by (a VM's volumes, a host's NICs, ...), so that estates of 10,000 VMs answer fast.
  */
 import type { Tenant } from './contracts.js';
-import { WireFormat } from './format.js';
+import { WireFormat } from './wire.js';
 import type {
   BlockDevice,
   CbtTask,
@@ -147,7 +147,7 @@ export class SimulatorStore {
   /** The accounts the simulator knows; `tenants[0]` is the first (larger) tenant. */
   readonly tenants: Tenant[] = [];
 
-  /** IANA zone in which timestamps are written on the wire (`format.ts`). */
+  /** IANA zone in which timestamps are written on the wire (`wire.ts`). */
   timeZone = 'UTC';
 
   /** Serializers to the wire records (timestamps in `timeZone`). */

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CbtTask, VmInstance, Volume } from './model.js';
 import type { SimulatorStore } from './store.js';
+import { CBT_TASK_WIRE, VOLUME_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
@@ -60,7 +61,7 @@ export function createCbtTask(context: WriteContext): Result {
     bitmapName: null,
     exportedVolumeUuids: new Set(),
   });
-  return inventoryResult(store.wire.cbtTask(task));
+  return inventoryResult(store.wire.write(CBT_TASK_WIRE, task));
 }
 
 export function deleteCbtTask(context: WriteContext): Result {
@@ -79,7 +80,7 @@ export function disableCbtTask(context: WriteContext): Result {
   const task = find(context, 'cbtTask', args.required('uuid'));
   task.exportedVolumeUuids.clear();
   store.cbtTasks.update(task, { status: 'Stopped', lastOpDate: now });
-  return inventoryResult(store.wire.cbtTask(task));
+  return inventoryResult(store.wire.write(CBT_TASK_WIRE, task));
 }
 
 export function enableCbtTask(context: WriteContext): Result {
@@ -98,7 +99,7 @@ export function enableCbtTask(context: WriteContext): Result {
     installPath: volume.installPath,
     bitmapName,
   }));
-  return { ...inventoryResult(store.wire.cbtTask(task)), volumeCbtBackupInfos };
+  return { ...inventoryResult(store.wire.write(CBT_TASK_WIRE, task)), volumeCbtBackupInfos };
 }
 
 function trackedVolumes(store: SimulatorStore, task: CbtTask): Volume[] {
@@ -129,7 +130,7 @@ export function exportNbdVolumes(context: WriteContext): Result {
   const volumeInfos = volumes.map((volume, index) => {
     task.exportedVolumeUuids.add(volume.uuid);
     return {
-      volume: store.wire.volume(volume),
+      volume: store.wire.write(VOLUME_WIRE, volume),
       bitmapBase64: randomBytes(16).toString('base64'),
       target: `${volume.uuid}-${bitmapName}`,
       nbdPort: NBD_BASE_PORT + index,

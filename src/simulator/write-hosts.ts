@@ -1,6 +1,7 @@
 /**
  * Host write operations: UpdateHostNqn and SetIpOnHostNetworkBonding.
  */
+import { BONDING_WIRE, HOST_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   find,
@@ -24,7 +25,7 @@ export function updateHostNqn(context: WriteContext): Result {
   }
   requireConnectedHost(host, 'update the NQN');
   store.hosts.update(host, { nqn, lastOpDate: now });
-  return inventoryResult(store.wire.host(host));
+  return inventoryResult(store.wire.write(HOST_WIRE, host));
 }
 
 export function setIpOnHostNetworkBonding(context: WriteContext): Result {
@@ -43,7 +44,7 @@ export function setIpOnHostNetworkBonding(context: WriteContext): Result {
   requireConnectedHost(host, 'set an IP on a bond');
   if (ipAddress === undefined || netmask === undefined) {
     store.bondings.update(bond, { ipAddresses: [], gateway: null, lastOpDate: now });
-    return inventoryResult(store.wire.bonding(bond));
+    return inventoryResult(store.wire.write(BONDING_WIRE, bond));
   }
   const address = parseIpv4(ipAddress);
   if (address === null) throw invalidArgument(`ipAddress[${ipAddress}] is not an IPv4 address`);
@@ -51,7 +52,7 @@ export function setIpOnHostNetworkBonding(context: WriteContext): Result {
   if (prefix === null) throw invalidArgument(`netmask[${netmask}] is not an IPv4 netmask`);
   const gateway = isDefaultRoute === undefined ? bond.gateway : isDefaultRoute ? firstHostAddress(address, prefix) : null;
   store.bondings.update(bond, { ipAddresses: [`${ipAddress}/${prefix}`], gateway, lastOpDate: now });
-  return inventoryResult(store.wire.bonding(bond));
+  return inventoryResult(store.wire.write(BONDING_WIRE, bond));
 }
 
 function netmaskPrefix(text: string): number | null {

@@ -3,6 +3,7 @@
  */
 import { buildSnapshotRef } from './builders.js';
 import { errorCode } from './contracts.js';
+import { SNAPSHOT_GROUP_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
@@ -34,7 +35,7 @@ export function createVolumeSnapshotGroup(context: WriteContext): Result {
     vmInstanceUuid: vm.uuid,
     volumeSnapshotRefs: refs,
   });
-  return inventoryResult(store.wire.snapshotGroup(group));
+  return inventoryResult(store.wire.write(SNAPSHOT_GROUP_WIRE, group));
 }
 
 export function deleteVolumeSnapshotGroup(context: WriteContext): Result {
@@ -65,5 +66,5 @@ export function updateVolumeSnapshotGroup(context: WriteContext): Result {
     ...(description === undefined ? {} : { description }),
     lastOpDate: now,
   });
-  return inventoryResult(store.wire.snapshotGroup(group));
+  return inventoryResult(store.wire.write(SNAPSHOT_GROUP_WIRE, group));
 }

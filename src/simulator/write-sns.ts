@@ -3,6 +3,7 @@
  */
 import { SimError, errorCode } from './contracts.js';
 import type { SnsApplicationEndpoint } from './model.js';
+import { SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
 import {
   find,
@@ -16,7 +17,7 @@ export function changeSnsApplicationPlatformState(context: WriteContext): Result
   const { args, store, now } = context;
   const platform = find(context, 'snsPlatform', args.required('uuid'));
   store.snsPlatforms.update(platform, { state: args.required('stateEvent') === 'enable' ? 'Enabled' : 'Disabled', lastOpDate: now });
-  return inventoryResult(store.wire.snsPlatform(platform));
+  return inventoryResult(store.wire.write(SNS_PLATFORM_WIRE, platform));
 }
 
 function findEndpoint(context: WriteContext, uuid: string, type: SnsApplicationEndpoint['type']): SnsApplicationEndpoint {
@@ -43,7 +44,7 @@ export function updateSnsHttpEndpoint(context: WriteContext): Result {
   const password = args.text('password');
   if (password !== undefined) patch.password = password;
   store.snsEndpoints.update(endpoint, patch);
-  return inventoryResult(store.wire.snsEndpoint(endpoint));
+  return inventoryResult(store.wire.write(SNS_ENDPOINT_WIRE, endpoint));
 }
 
 function isHttpUrl(text: string): boolean {

@@ -15,6 +15,7 @@ import type {
 } from './model.js';
 import { buildVmNic, buildVolume, installPathOf } from './builders.js';
 import type { SimulatorStore } from './store.js';
+import { VM_NIC_WIRE, VM_WIRE } from './wire.js';
 import { invalidArgument, isUuid } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
@@ -68,7 +69,7 @@ export function primaryStorageMigrateVm(context: WriteContext): Result {
     ...(dstHost === undefined ? {} : { lastHostUuid: dstHost.uuid, clusterUuid: dstHost.clusterUuid }),
     lastOpDate: now,
   });
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 /** Which volume goes to which primary storage: the root volume, plus data volumes asked for. */
@@ -131,7 +132,7 @@ export function setVmBootVolume(context: WriteContext): Result {
     store.volumes.update(volume, { deviceId: 0, lastOpDate: now });
   }
   store.vms.update(vm, { lastOpDate: now });
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 export function recoverVmInstance(context: WriteContext): Result {
@@ -139,7 +140,7 @@ export function recoverVmInstance(context: WriteContext): Result {
   const vm = find(context, 'vm', args.required('uuid'));
   requireVmState(vm, 'recover', ['Destroyed']);
   store.vms.update(vm, { state: 'Stopped', lastOpDate: now });
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 export function updateVmNicDriver(context: WriteContext): Result {
@@ -152,7 +153,7 @@ export function updateVmNicDriver(context: WriteContext): Result {
   found.nic.driverType = args.required('driverType');
   found.nic.lastOpDate = now;
   store.vms.update(vm, { lastOpDate: now });
-  return inventoryResult(store.wire.vmNic(found.nic));
+  return inventoryResult(store.wire.write(VM_NIC_WIRE, found.nic));
 }
 
 export function detachL3NetworkFromVm(context: WriteContext): Result {
@@ -166,7 +167,7 @@ export function detachL3NetworkFromVm(context: WriteContext): Result {
       ? (vmNics[0]?.l3NetworkUuid ?? null)
       : vm.defaultL3NetworkUuid;
   store.vms.update(vm, { vmNics, defaultL3NetworkUuid, lastOpDate: now });
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 export function deleteVmSshKey(context: WriteContext): Result {
@@ -174,7 +175,7 @@ export function deleteVmSshKey(context: WriteContext): Result {
   const vm = find(context, 'vm', args.required('uuid'));
   requireVmState(vm, 'delete the SSH key of', LIVE_VM_STATES);
   store.vms.update(vm, { sshKey: null, lastOpDate: now });
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 export function destroyVmInstance(context: WriteContext): Result {
@@ -250,7 +251,7 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
   };
   vm.vmNics = l3Networks.map((l3, deviceId) => newVmNic(store, vm, l3, deviceId, now));
   store.vms.insert(vm);
-  return inventoryResult(store.wire.vm(vm));
+  return inventoryResult(store.wire.write(VM_WIRE, vm));
 }
 
 interface Placement {
