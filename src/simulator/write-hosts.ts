@@ -3,14 +3,7 @@
  */
 import { BONDING_WIRE, HOST_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
-import {
-  find,
-  inventoryResult,
-  parseIpv4,
-  requireConnectedHost,
-  type Result,
-  type WriteContext,
-} from './write-context.js';
+import { find, inventoryResult, parseIpv4, requireConnectedHost, type Result, type WriteContext } from './write-context.js';
 
 const NQN_PATTERN = /^nqn\.\d{4}-\d{2}\.[^\s:]+(:\S+)?$/;
 /** NVMe base specification: an NQN is at most 223 bytes. */

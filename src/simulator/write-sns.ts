@@ -5,13 +5,7 @@ import { SimError, errorCode } from './contracts.js';
 import type { SnsApplicationEndpoint } from './model.js';
 import { SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
-import {
-  find,
-  inventoryResult,
-  notFound,
-  type Result,
-  type WriteContext,
-} from './write-context.js';
+import { find, inventoryResult, notFound, type Result, type WriteContext } from './write-context.js';
 
 export function changeSnsApplicationPlatformState(context: WriteContext): Result {
   const { args, store, now } = context;
