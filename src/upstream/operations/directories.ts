@@ -1,0 +1,12 @@
+/** Directories (spec: Endpoints, "Directories", since 4.6.0). */
+import { defineOperation } from './define.js';
+import { EMPTY_RESULT } from './results.js';
+
+export const DeleteDirectory = defineOperation({
+  name: 'DeleteDirectory',
+  method: 'DELETE',
+  family: 'resource',
+  path: 'delete/directory',
+  params: { uuid: 'body', deleteMode: 'body' },
+  decode: () => EMPTY_RESULT,
+});
