@@ -14,6 +14,7 @@ import {
   type UpstreamRequestError,
   type UpstreamRequestEvent,
 } from '../src/upstream/index.js';
+import { CreateCbtTask, DeleteVolumeSnapshotGroup, DestroyVmInstance, UpdateHostNqn } from '../src/upstream/operations/index.js';
 
 const UP = 'http://upstream.test';
 const RES = 'http://resources.test';
@@ -443,7 +444,7 @@ describe('retries', () => {
     const first = capture(UP, 503, 'Service Unavailable', TEXT_HEADERS);
     const spare = capture(UP, 202, { location: `${UP}/svc/v1/api-jobs/${JOB}` });
     const error = await failure(
-      client.submit(SESSION, { operation: 'CreateCbtTask', method: 'POST', path: 'cbt-task/create', body: { params: { name: 't' } }, jobUuid: JOB }),
+      client.submit(SESSION, { operation: CreateCbtTask, params: { name: 't' }, jobUuid: JOB }),
     );
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.operation).toBe('CreateCbtTask');
@@ -457,7 +458,7 @@ describe('retries', () => {
       .intercept({ path: () => true, method: 'DELETE' })
       .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const spare = capture(UP, 202, { location: `${UP}/svc/v1/api-jobs/${JOB}` });
-    const error = await failure(client.submit(SESSION, { operation: 'DestroyVmInstance', method: 'DELETE', path: `vm-instances/${U1}`, jobUuid: JOB }));
+    const error = await failure(client.submit(SESSION, { operation: DestroyVmInstance, params: { uuid: U1 }, jobUuid: JOB }));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(spare).toHaveLength(0);
   });
@@ -469,10 +470,8 @@ describe('writes and jobs', () => {
     const accepted = await client.submit(
       SESSION,
       {
-        operation: 'UpdateHostNqn',
-        method: 'PUT',
-        path: `hosts/nqn/${U1}/actions`,
-        body: { updateHostNqn: { nqn: 'nqn.2014-08.org:host' } },
+        operation: UpdateHostNqn,
+        params: { uuid: U1, nqn: 'nqn.2014-08.org:host' },
         jobUuid: JOB,
         webHook: 'http://gateway.test/webhooks/upstream',
       },
@@ -495,10 +494,8 @@ describe('writes and jobs', () => {
   it('takes the polling address from a Location header, sends the query and no body when there is none', async () => {
     const seen = capture(UP, 202, '', { location: `${UP}/svc/v1/api-jobs/${JOB}` });
     const accepted = await client.submit(SESSION, {
-      operation: 'DeleteVolumeSnapshotGroup',
-      method: 'DELETE',
-      path: `volume-snapshots/group/${U1}`,
-      query: new URLSearchParams({ deleteMode: 'Enforcing' }),
+      operation: DeleteVolumeSnapshotGroup,
+      params: { uuid: U1, deleteMode: 'Enforcing' },
       jobUuid: JOB,
     });
     expect(accepted.location).toBe(`${UP}/svc/v1/api-jobs/${JOB}`);
@@ -509,7 +506,7 @@ describe('writes and jobs', () => {
 
   it('accepts a synchronous 200 as an already finished job', async () => {
     capture(UP, 200, { success: true, inventory: { uuid: U1, status: 'Created' } });
-    const accepted = await client.submit(SESSION, { operation: 'CreateCbtTask', method: 'POST', path: 'cbt-task/create', body: {}, jobUuid: JOB });
+    const accepted = await client.submit(SESSION, { operation: CreateCbtTask, params: {}, jobUuid: JOB });
     expect(accepted.location).toBeNull();
     expect(accepted.result).toEqual({ success: true, inventory: { uuid: U1, status: 'Created' } });
     expect(client.decoder.cbtTask(accepted.result?.inventory).status).toBe('Created');
@@ -517,7 +514,7 @@ describe('writes and jobs', () => {
 
   it('rejects a submitted duplicate job uuid as a bad request', async () => {
     capture(UP, 400, 'Duplicate job uuid', TEXT_HEADERS);
-    const error = await failure(client.submit(SESSION, { operation: 'CreateCbtTask', method: 'POST', path: 'cbt-task/create', body: {}, jobUuid: JOB }));
+    const error = await failure(client.submit(SESSION, { operation: CreateCbtTask, params: {}, jobUuid: JOB }));
     expect(error.code).toBe('UPSTREAM_BAD_REQUEST');
     expect(error.message).toContain('Duplicate job uuid');
   });

@@ -17,6 +17,7 @@ import {
   type UpstreamClient,
   type UpstreamRequestError,
 } from '../src/upstream/index.js';
+import { ChangeSNSApplicationPlatformState, DeleteDirectory, RecoverVmInstance } from '../src/upstream/operations/index.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 const INTERFACE_TYPES: ReadonlySet<InterfaceType | null> = new Set<InterfaceType | null>(['noMaster', 'bridgeSlave', 'bondingSlave', null]);
@@ -319,10 +320,8 @@ describe('writes and jobs', () => {
     const accepted = await client.submit(
       session,
       {
-        operation: 'ChangeSNSApplicationPlatformState',
-        method: 'PUT',
-        path: `sns/application-platforms/${platform.uuid}/actions`,
-        body: { changeSNSApplicationPlatformState: { stateEvent: 'disable' } },
+        operation: ChangeSNSApplicationPlatformState,
+        params: { uuid: platform.uuid, stateEvent: 'disable' },
         jobUuid,
       },
       { requestId: 'req-write-1' },
@@ -345,10 +344,8 @@ describe('writes and jobs', () => {
     simulator.resetStats();
     const duplicate = await failure(
       client.submit(session, {
-        operation: 'ChangeSNSApplicationPlatformState',
-        method: 'PUT',
-        path: `sns/application-platforms/${platform.uuid}/actions`,
-        body: { changeSNSApplicationPlatformState: { stateEvent: 'enable' } },
+        operation: ChangeSNSApplicationPlatformState,
+        params: { uuid: platform.uuid, stateEvent: 'enable' },
         jobUuid,
       }),
     );
@@ -361,10 +358,8 @@ describe('writes and jobs', () => {
     if (running === undefined) throw new Error('the estate has no running VM');
     // RecoverVmInstance fails with VM.1010 for a VM that is not Destroyed.
     const accepted = await client.submit(session, {
-      operation: 'RecoverVmInstance',
-      method: 'PUT',
-      path: `vm-instances/${running.uuid}/actions`,
-      body: { recoverVmInstance: {} },
+      operation: RecoverVmInstance,
+      params: { uuid: running.uuid },
       jobUuid: crypto.randomUUID().replaceAll('-', ''),
     });
     let poll = await client.pollJob(accepted.location ?? '');
@@ -411,10 +406,8 @@ describe('faults', () => {
     simulator.configure({ faultRate: 1 });
     const error = await failure(
       client.submit(session, {
-        operation: 'DeleteDirectory',
-        method: 'DELETE',
-        path: 'delete/directory',
-        body: { uuid: 'a'.repeat(32) },
+        operation: DeleteDirectory,
+        params: { uuid: 'a'.repeat(32) },
         jobUuid: crypto.randomUUID().replaceAll('-', ''),
       }),
     );

@@ -4,13 +4,20 @@
  */
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import { asObject, DecodeError, type RecordDecoder } from '../upstream/decode.js';
-import type { CbtTaskRecord, VolumeRecord } from '../upstream/records.js';
+import type { CbtTaskRecord } from '../upstream/records.js';
 import type { QueryCondition } from '../upstream/types.js';
+import {
+  CreateCbtTask,
+  DeleteCbtTask,
+  DisableCbtTask,
+  EnableCbtTask,
+  ExportNbdVolumes,
+  type NbdVolumeInfoRecord,
+} from '../upstream/operations/index.js';
 import { DeleteMode, OrderDirection } from './common.js';
 import { pageArgs, resolveQueryConnection } from './connections.js';
 import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
-import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
@@ -115,17 +122,16 @@ builder.queryFields((t) => ({
 // ---------------------------------------------------------------------------------------------
 // Mutations
 
-/** The task a CBT write answered with in `inventory`; null until its job succeeded. */
-function cbtTaskOf(source: PayloadSource, _args: unknown, context: GatewayContext): CbtTaskRecord | null {
-  const inventory = resultOf(source)?.inventory;
-  return inventory ? context.upstream.decoder.cbtTask(inventory, 'inventory') : null;
+/** The payload field's resolver of the task a CBT write answered with in `inventory`; null until its job succeeded. */
+function cbtTaskOf(result: ResultReader<{ inventory: CbtTaskRecord | null }>) {
+  return (source: PayloadSource, _args: unknown, context: GatewayContext): CbtTaskRecord | null => result(source, context)?.inventory ?? null;
 }
 
 const cbtTaskUuidField = { type: 'Uuid', required: true, description: 'The CBT task (path parameter). Since 4.10.10.' } as const;
 
 defineWriteMutation({
   name: 'createCbtTask',
-  operation: 'CreateCbtTask',
+  operation: CreateCbtTask,
   description:
     'Creates a CBT task that tracks changed blocks of one VM\'s volumes; the task starts `CREATED` (CreateCbtTask: `POST cbt-task/create`). Fails when the VM already belongs to a task. Since 4.10.10.',
   inputFields: (t) => ({
@@ -148,25 +154,21 @@ defineWriteMutation({
       description: 'The VM the task tracks; carried by the request body, whether the service requires it is not shown. Since 4.10.10.',
     }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: 'cbt-task/create',
-    params: {
-      name: input.name,
-      description: input.description,
-      taskType: input.taskType,
-      resourceUuids: input.resourceUuids,
-      resourceUuid: input.resourceUuid,
-      tagUuids: input.tagUuids,
-      vmInstanceUuid: input.vmInstanceUuid,
-    },
+  params: (input) => ({
+    name: input.name,
+    description: input.description,
+    taskType: input.taskType,
+    resourceUuids: input.resourceUuids,
+    resourceUuid: input.resourceUuid,
+    tagUuids: input.tagUuids,
+    vmInstanceUuid: input.vmInstanceUuid,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
       nullable: true,
       description: 'The new task (CbtTaskInventory), status `CREATED`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf,
+      resolve: cbtTaskOf(result),
     }),
   }),
   touches: { types: ['CbtTask'], uuids: () => [] },
@@ -174,7 +176,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'deleteCbtTask',
-  operation: 'DeleteCbtTask',
+  operation: DeleteCbtTask,
   description:
     'Deletes a CBT task (DeleteCbtTask: `DELETE cbt-task/{uuid}`); a running task needs `force` or `deleteMode: ENFORCING`. Since 4.10.10.',
   inputFields: (t) => ({
@@ -182,17 +184,13 @@ defineWriteMutation({
     force: t.boolean({ description: 'Delete even while the task runs. Since 4.10.10.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.10.10.' }),
   }),
-  request: (input) => ({
-    method: 'DELETE',
-    path: `cbt-task/${input.uuid}`,
-    params: { force: input.force, deleteMode: input.deleteMode },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, force: input.force, deleteMode: input.deleteMode }),
+  payloadFields: (t, result) => ({
     deletedCbtTaskUuid: t.field({
       type: 'Uuid',
       nullable: true,
       description: 'The uuid of the deleted task (the upstream answers `{}`); null until the job succeeded. Since 4.10.10.',
-      resolve: (source) => (resultOf(source) ? String(source.input.uuid) : null),
+      resolve: (source, _args, context) => (result(source, context) ? String(source.input.uuid) : null),
     }),
   }),
   touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
@@ -200,23 +198,19 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'disableCbtTask',
-  operation: 'DisableCbtTask',
+  operation: DisableCbtTask,
   description: 'Stops a CBT task and ends its NBD exports; the task becomes `STOPPED` (DisableCbtTask: `POST cbt-task/disable/{uuid}`). Since 4.10.10.',
   inputFields: (t) => ({
     uuid: t.field(cbtTaskUuidField),
     force: t.boolean({ description: 'Disable forcibly. Since 4.10.10.' }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: `cbt-task/disable/${input.uuid}`,
-    params: { force: input.force },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, force: input.force }),
+  payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
       nullable: true,
       description: 'The task (CbtTaskInventory), status `STOPPED`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf,
+      resolve: cbtTaskOf(result),
     }),
   }),
   touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
@@ -224,73 +218,31 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'enableCbtTask',
-  operation: 'EnableCbtTask',
+  operation: EnableCbtTask,
   description:
     'Starts a CBT task: `STARTING` while the job runs, then `RUNNING` (`FAILED` on error) (EnableCbtTask: `POST cbt-task/enable/{uuid}`). Since 4.10.10.',
   inputFields: (t) => ({
     uuid: t.field(cbtTaskUuidField),
     bitmapName: t.string({ description: 'Name of the dirty bitmap that tracks changed blocks. Since 4.10.10.' }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: `cbt-task/enable/${input.uuid}`,
-    params: { bitmapName: input.bitmapName },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, bitmapName: input.bitmapName }),
+  payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
       nullable: true,
       description: 'The task (CbtTaskInventory), status `RUNNING`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf,
+      resolve: cbtTaskOf(result),
     }),
     volumeCbtBackupInfos: t.field({
       type: ['JSON'],
       nullable: true,
       description:
         'Backup information of each tracked volume, as the upstream gives it (`volumeCbtBackupInfos`; the spec does not show the item fields); null until the job succeeded. Since 4.10.10.',
-      resolve: (source) => {
-        const result = resultOf(source);
-        if (!result) return null;
-        return Array.isArray(result.volumeCbtBackupInfos) ? result.volumeCbtBackupInfos : [];
-      },
+      resolve: (source, _args, context) => result(source, context)?.volumeCbtBackupInfos ?? null,
     }),
   }),
   touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
 });
-
-/** One exported volume of an ExportNbdVolumes answer (`volumeInfos` item). */
-interface NbdVolumeInfoRecord {
-  volume: VolumeRecord | null;
-  bitmapBase64: string | null;
-  target: string | null;
-  nbdPort: number | null;
-  nbdServer: string | null;
-  mode: string | null;
-  bitmapName: string | null;
-}
-
-function decodeNbdVolumeInfo(decoder: RecordDecoder, value: unknown, path: string): NbdVolumeInfoRecord {
-  const o = asObject(value, path);
-  const text = (key: string): string | null => {
-    const field = o[key];
-    if (field === undefined || field === null) return null;
-    if (typeof field !== 'string') throw new DecodeError(`${path}.${key}`, 'expected text');
-    return field;
-  };
-  const port = o.nbdPort;
-  if (port !== undefined && port !== null && !(typeof port === 'number' && Number.isInteger(port))) {
-    throw new DecodeError(`${path}.nbdPort`, 'expected an integer');
-  }
-  return {
-    volume: o.volume === undefined || o.volume === null ? null : decoder.volume(o.volume, `${path}.volume`),
-    bitmapBase64: text('bitmapBase64'),
-    target: text('target'),
-    nbdPort: typeof port === 'number' ? port : null,
-    nbdServer: text('nbdServer'),
-    mode: text('mode'),
-    bitmapName: text('bitmapName'),
-  };
-}
 
 const NbdVolumeInfoRef = builder.objectRef<NbdVolumeInfoRecord>('NbdVolumeInfo');
 
@@ -317,7 +269,7 @@ NbdVolumeInfoRef.implement({
 
 defineWriteMutation({
   name: 'exportNbdVolumes',
-  operation: 'ExportNbdVolumes',
+  operation: ExportNbdVolumes,
   description:
     'Exports volumes of a stopped VM with a CBT task over NBD (ExportNbdVolumes: `POST cbt-task/exportvolume`); an already exported volume needs `force`. Since 4.10.10.',
   inputFields: (t) => ({
@@ -325,30 +277,20 @@ defineWriteMutation({
     vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM the volumes belong to. Since 4.10.10.' }),
     force: t.boolean({ description: 'Export again volumes that are already exported. Since 4.10.10.' }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: 'cbt-task/exportvolume',
-    params: { volumeUuids: input.volumeUuids, vmInstanceUuid: input.vmInstanceUuid, force: input.force },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ volumeUuids: input.volumeUuids, vmInstanceUuid: input.vmInstanceUuid, force: input.force }),
+  payloadFields: (t, result) => ({
     volumeInfos: t.field({
       type: [NbdVolumeInfoRef],
       nullable: true,
       description: 'One item per exported volume (empty when the upstream answers a bare `{}`); null until the job succeeded. Since 4.10.10.',
-      resolve: (source, _args, context) => {
-        const result = resultOf(source);
-        if (!result) return null;
-        const infos = result.volumeInfos;
-        if (infos === undefined || infos === null) return [];
-        if (!Array.isArray(infos)) throw new DecodeError('volumeInfos', 'expected a list');
-        return infos.map((info, index) => decodeNbdVolumeInfo(context.upstream.decoder, info, `volumeInfos[${index}]`));
-      },
+      resolve: (source, _args, context) => result(source, context)?.volumeInfos ?? null,
     }),
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM whose volumes were exported, read again; null until the job succeeded. Since 0.6.',
-      resolve: (source) => (resultOf(source) ? String(source.input.vmInstanceUuid) : null),
+      // Read afresh by uuid, so it does not wait on (or fail with) the decoding of `volumeInfos`.
+      resolve: (source) => (source.job.status === 'SUCCEEDED' ? String(source.input.vmInstanceUuid) : null),
     }),
   }),
   // The VM's task records the exports, and the input names the VM, not its task.

@@ -2,29 +2,26 @@
  * Directories: DeleteDirectory. The spec gives directories no query of the resource API, and
  * the contract lists no directory query field, so only the write is exposed.
  */
+import { DeleteDirectory } from '../upstream/operations/index.js';
 import { DeleteMode } from './common.js';
-import { defineWriteMutation, resultOf } from './mutation-kit.js';
+import { defineWriteMutation } from './mutation-kit.js';
 
 defineWriteMutation({
   name: 'deleteDirectory',
-  operation: 'DeleteDirectory',
+  operation: DeleteDirectory,
   description:
     'Deletes a directory (DeleteDirectory: `DELETE delete/directory`); one with sub-directories needs `deleteMode: ENFORCING`, which deletes the whole subtree. Since 4.6.0.',
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The directory (sent in the body). Since 4.6.0.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.6.0.' }),
   }),
-  request: (input) => ({
-    method: 'DELETE',
-    path: 'delete/directory',
-    params: { uuid: input.uuid, deleteMode: input.deleteMode },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
+  payloadFields: (t, result) => ({
     deletedDirectoryUuid: t.field({
       type: 'Uuid',
       nullable: true,
       description: 'The uuid of the deleted directory (the upstream answers `{}`); null until the job succeeded. Since 4.6.0.',
-      resolve: (source) => (resultOf(source) ? String(source.input.uuid) : null),
+      resolve: (source, _args, context) => (result(source, context) ? String(source.input.uuid) : null),
     }),
   }),
   // No field of the gateway reads directories: nothing cached can hold one.

@@ -8,10 +8,11 @@ import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
+import { SetIpOnHostNetworkBonding, UpdateHostNqn } from '../upstream/operations/index.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { pageArgs, resolveCursorConnection } from './connections.js';
 import { embeddedLoadError, loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
-import { defineWriteMutation, resultOf } from './mutation-kit.js';
+import { defineWriteMutation } from './mutation-kit.js';
 import { reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 
@@ -310,27 +311,19 @@ builder.queryFields((t) => ({
 
 defineWriteMutation({
   name: 'updateHostNqn',
-  operation: 'UpdateHostNqn',
+  operation: UpdateHostNqn,
   description: 'Sets the NVMe qualified name of a host (UpdateHostNqn: `PUT hosts/nqn/{uuid}/actions`). Since 4.10.6.',
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The host.' }),
     nqn: t.string({ required: true, description: 'The new NVMe qualified name, e.g. `nqn.2014-08.org.nvmexpress:uuid:...`.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `hosts/nqn/${input.uuid}/actions`,
-    actionKey: 'updateHostNqn',
-    params: { nqn: input.nqn },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, nqn: input.nqn }),
+  payloadFields: (t, result) => ({
     host: t.field({
       type: HostRef,
       nullable: true,
       description: 'The host with its new NQN; null until the job succeeded.',
-      resolve: (source, _args, context) => {
-        const inventory = resultOf(source)?.inventory;
-        return inventory ? context.upstream.decoder.host(inventory) : null;
-      },
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
     }),
   }),
   touches: { types: ['Host'], uuids: (input) => [input.uuid] },
@@ -338,7 +331,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'setIpOnHostNetworkBonding',
-  operation: 'SetIpOnHostNetworkBonding',
+  operation: SetIpOnHostNetworkBonding,
   description:
     'Sets (or, without `ipAddress` and `netmask`, clears) the IP address of a host network bond (SetIpOnHostNetworkBonding: `POST hosts/bondings/{bondingUuid}/ip`). Since 4.7.0.',
   inputFields: (t) => ({
@@ -347,20 +340,18 @@ defineWriteMutation({
     netmask: t.string({ description: 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.' }),
     isDefaultRoute: t.boolean({ description: 'Whether the bond becomes the host\'s default route. Since 4.7.0.' }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: `hosts/bondings/${input.bondingUuid}/ip`,
-    params: { ipAddress: input.ipAddress, netmask: input.netmask, isDefaultRoute: input.isDefaultRoute },
+  params: (input) => ({
+    bondingUuid: input.bondingUuid,
+    ipAddress: input.ipAddress,
+    netmask: input.netmask,
+    isDefaultRoute: input.isDefaultRoute,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     bonding: t.field({
       type: HostNetworkBondingRef,
       nullable: true,
       description: 'The bond with its new addresses (HostNetworkBondingInventory); null until the job succeeded. Since 4.7.0.',
-      resolve: (source, _args, context) => {
-        const inventory = resultOf(source)?.inventory;
-        return inventory ? context.upstream.decoder.hostBonding(inventory, 'inventory') : null;
-      },
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
     }),
   }),
   touches: { types: ['HostNetworkBonding'], uuids: (input) => [input.bondingUuid] },

@@ -1,15 +1,105 @@
 /**
- * Jobs as GraphQL reads them: `job(id)`, and the subscriptions `jobCompleted(id)` (the finished
- * job once, then complete) and `jobEvents` (every job the caller's credential starts). A job is
- * visible only to the credential that started it.
+ * Jobs as GraphQL reads them: the `Job` type, its status and the `MutationPayload` union of every
+ * mutation's payload; `job(id)`, and the subscriptions `jobCompleted(id)` (the finished job once,
+ * then complete) and `jobEvents` (every job the caller's credential starts). A job is visible only
+ * to the credential that started it.
  */
+import { createHash } from 'node:crypto';
+import type { ObjectRef } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { mapAsyncIterator } from 'graphql-yoga';
-import { builder } from '../builder.js';
+import { builder, type GatewaySchemaTypes } from '../builder.js';
 import { forgetLoadedRecords, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
-import { JobRef, ownerOf } from './mutation-kit.js';
+import { resourceIdentity } from '../upstream/credentials.js';
+import type { ErrorCodeRecord } from '../upstream/records.js';
+import type { ResourceCredential } from '../upstream/types.js';
+import { UpstreamErrorRef } from './errors.js';
+
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
+
+/** What every payload resolves from: the job and the mutation's input. */
+export interface PayloadSource {
+  clientMutationId: string | null;
+  input: Record<string, unknown>;
+  job: JobRecord;
+}
+
+/**
+ * Digest of a credential as the upstream reads it: who a job belongs to, without keeping the
+ * credential itself (the same session in another spelling owns the same jobs).
+ */
+export function ownerOf(credential: ResourceCredential): string {
+  return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
+}
+
+/** The upstream ErrorCode of a failed job. */
+export function errorOf(source: PayloadSource, context: GatewayContext): ErrorCodeRecord | null {
+  if (source.job.status !== 'FAILED') return null;
+  const error = source.job.outcome?.body.error;
+  return error ? context.upstream.decoder.errorCode(error) : null;
+}
+
+export function payloadSourceOf(job: JobRecord): PayloadSource {
+  const clientMutationId = job.input.clientMutationId;
+  return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
+}
+
+/** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
+const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
+
+/** Makes a mutation's payload one of the types `Job.payload` may return (`defineWriteMutation` calls it). */
+export function addMutationPayloadType(mutation: string, payloadType: ObjectRef<Types, PayloadSource>): void {
+  payloadTypes.set(mutation, payloadType);
+}
+
+export const JobStatusEnum = builder.enumType('JobStatus', {
+  description: 'Where an upstream job is.',
+  values: {
+    RUNNING: { value: 'RUNNING', description: 'Accepted by the upstream (202), result not in yet.' },
+    SUCCEEDED: { value: 'SUCCEEDED', description: 'Finished successfully; `payload` holds the result.' },
+    FAILED: { value: 'FAILED', description: 'Finished with an error; `error` says which.' },
+  } as const,
+});
+
+export const MutationPayloadUnion = builder.unionType('MutationPayload', {
+  description: 'The payload of whichever mutation started a job.',
+  types: () => [...payloadTypes.values()],
+  resolveType: (source: PayloadSource) => `${source.job.operation.charAt(0).toUpperCase()}${source.job.operation.slice(1)}Payload`,
+});
+
+export const JobRef = builder.objectRef<JobRecord>('Job');
+
+JobRef.implement({
+  description:
+    'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`.',
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false, description: 'The job id (the `X-Job-UUID` the gateway sent upstream).' }),
+    operation: t.exposeString('operation', { nullable: false, description: 'The mutation that started the job, e.g. `destroyVmInstance`.' }),
+    status: t.field({ type: JobStatusEnum, nullable: false, description: 'Where the job is.', resolve: (job) => job.status }),
+    createdAt: t.field({ type: 'DateTime', nullable: false, description: 'When the gateway submitted the job.', resolve: (job) => new Date(job.createdAt) }),
+    finishedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the result arrived; null while running.',
+      resolve: (job) => (job.finishedAt === null ? null : new Date(job.finishedAt)),
+    }),
+    error: t.field({
+      type: UpstreamErrorRef,
+      nullable: true,
+      description: 'The upstream error of a failed job.',
+      resolve: (job, _args, context) => errorOf(payloadSourceOf(job), context),
+    }),
+    payload: t.field({
+      type: MutationPayloadUnion,
+      nullable: true,
+      description: 'The mutation\'s payload once the job finished; null while running.',
+      resolve: (job) => (job.status === 'RUNNING' ? null : payloadSourceOf(job)),
+    }),
+  }),
+});
+
 
 function forbidden(id: string): GraphQLError {
   return new GraphQLError(`Job ${id} was started with another credential.`, { extensions: { code: 'FORBIDDEN', job: id } });

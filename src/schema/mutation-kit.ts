@@ -1,53 +1,40 @@
 /**
- * One way to declare a write of the spec as a Relay mutation: its typed input, the exact
- * upstream request, and the payload fields that read the result. The kit adds what every
- * mutation shares: `clientMutationId`, `systemTags`, `userTags`, `async`, the job, `error`, and
- * the payload's place in the `MutationPayload` union that `Job.payload` returns.
+ * One way to declare a write of the spec as a Relay mutation: its typed input, the operation of
+ * the catalogue it sends with the parameters its input maps to, and the payload fields that read
+ * the operation's decoded result. The kit adds what every mutation shares: `clientMutationId`,
+ * `systemTags`, `userTags`, `async`, the job, `error`, and the payload's place in the
+ * `MutationPayload` union that `Job.payload` returns. No method, path or body shape lives here:
+ * the operation's declaration (`upstream/operations/`) has them.
  */
-import { createHash } from 'node:crypto';
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../builder.js';
 import { requireResourceCredential, type GatewayContext } from '../context.js';
-import type { JobRecord } from '../jobs/store.js';
-import { resourceIdentity } from '../upstream/credentials.js';
-import type { ErrorCodeRecord } from '../upstream/records.js';
-import type { ResourceCredential } from '../upstream/types.js';
+import type { JobOutcome, JobRecord } from '../jobs/store.js';
+import type { ParamsOf, ResultOf, WriteOperation } from '../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
+import { JobRef, addMutationPayloadType, errorOf, ownerOf, payloadSourceOf, type PayloadSource } from './job.js';
 
-/** What every payload resolves from: the job and the mutation's input. */
-export interface PayloadSource {
-  clientMutationId: string | null;
-  input: Record<string, unknown>;
-  job: JobRecord;
-}
-
-/** The request a mutation makes, before the kit adds tags and job headers. */
-export interface WriteRequestSpec {
-  method: 'POST' | 'PUT' | 'DELETE';
-  /** Relative to `svc/v1/`, uuids already in place. */
-  path: string;
-  /** POST: the `params` object. PUT: the action object. DELETE: parameters sent in the body's `params`. */
-  params?: Record<string, unknown>;
-  /** PUT only: the action key that selects the operation. */
-  actionKey?: string;
-  /** Parameters the spec sends on the query string. */
-  query?: Record<string, string | undefined>;
-}
+export type { PayloadSource } from './job.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 type InputBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 type PayloadBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, PayloadSource>;
 
-export interface WriteMutationSpec<Fields extends InputFieldMap> {
+/** A finished job's result as its operation's decoder reads it; null while running or after a failure. */
+export type ResultReader<Result> = (source: PayloadSource, context: GatewayContext) => Result | null;
+
+export interface WriteMutationSpec<Fields extends InputFieldMap, Op extends WriteOperation> {
   /** The mutation's name: the spec's operation in lowerCamelCase. */
   name: string;
-  /** The spec's operation name, e.g. `DestroyVmInstance`. */
-  operation: string;
+  /** The operation of the catalogue the mutation sends, e.g. `DestroyVmInstance`. */
+  operation: Op;
   description: string;
   inputFields: (t: InputBuilder) => Fields;
-  request: (input: InputShapeFromFields<Fields>) => WriteRequestSpec;
-  payloadFields: (t: PayloadBuilder) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
+  /** The operation's parameters from the mutation's input (the kit adds the tags). */
+  params: (input: InputShapeFromFields<Fields>) => ParamsOf<Op>;
+  /** The payload's own fields; `result` reads the job's result, decoded once by the operation. */
+  payloadFields: (t: PayloadBuilder, result: ResultReader<ResultOf<Op>>) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
   /** What the write changes, for the response cache to forget once its job finishes. */
   touches: WriteTouches<InputShapeFromFields<Fields>>;
 }
@@ -80,9 +67,6 @@ export interface TouchedRecords {
   uuids: readonly string[];
   everyRecordOf: readonly string[];
 }
-
-/** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
-const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
 
 /** What each mutation touches; keyed by mutation name. */
 const touchesByMutation = new Map<string, WriteTouches<Record<string, unknown>>>();
@@ -118,40 +102,23 @@ function collectUuids(value: unknown, into: Set<string>): void {
   }
 }
 
-/**
- * Digest of a credential as the upstream reads it: who a job belongs to, without keeping the
- * credential itself (the same session in another spelling owns the same jobs).
- */
-export function ownerOf(credential: ResourceCredential): string {
-  return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
-}
+// Results by the outcome they were decoded from: the payload's fields share one decoding, and the
+// entry goes with the job record it belongs to.
+const decodedResults = new WeakMap<JobOutcome, { value: unknown }>();
 
-/** The success body of a finished job, or null (running, or failed). */
-export function resultOf(source: PayloadSource): Record<string, unknown> | null {
-  return source.job.status === 'SUCCEEDED' ? (source.job.outcome?.body ?? null) : null;
-}
-
-/** The upstream ErrorCode of a failed job. */
-export function errorOf(source: PayloadSource, context: GatewayContext): ErrorCodeRecord | null {
-  if (source.job.status !== 'FAILED') return null;
-  const error = source.job.outcome?.body.error;
-  return error ? context.upstream.decoder.errorCode(error) : null;
-}
-
-export function payloadSourceOf(job: JobRecord): PayloadSource {
-  const clientMutationId = job.input.clientMutationId;
-  return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
-}
-
-function buildBody(spec: WriteRequestSpec, systemTags: unknown, userTags: unknown): Record<string, unknown> | undefined {
-  const tags = {
-    ...(Array.isArray(systemTags) ? { systemTags } : {}),
-    ...(Array.isArray(userTags) ? { userTags } : {}),
+/** Reads a job's result with its operation's decoder, once per job record. */
+function resultReader<Op extends WriteOperation>(operation: Op): ResultReader<ResultOf<Op>> {
+  return (source, context) => {
+    const outcome = source.job.outcome;
+    if (source.job.status !== 'SUCCEEDED' || outcome === null) return null;
+    let decoded = decodedResults.get(outcome);
+    if (decoded === undefined) {
+      // A write's decoder reads the body alone; the parameters are not kept with the job.
+      decoded = { value: operation.decode(outcome.body, context.upstream.decoder, {} as ParamsOf<Op>) };
+      decodedResults.set(outcome, decoded);
+    }
+    return decoded.value as ResultOf<Op>;
   };
-  const params = Object.fromEntries(Object.entries(spec.params ?? {}).filter(([, value]) => value !== undefined && value !== null));
-  if (spec.method === 'PUT') return { [spec.actionKey ?? 'params']: params, ...tags };
-  if (spec.method === 'POST') return { params, ...tags };
-  return Object.keys(params).length > 0 || Object.keys(tags).length > 0 ? { params, ...tags } : undefined;
 }
 
 /** Per mutation: the input fields a job keeps (see `keptInput`). */
@@ -179,13 +146,15 @@ function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Re
   return Object.fromEntries(names.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]));
 }
 
-export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMutationSpec<Fields>): ObjectRef<Types, PayloadSource> {
+export function defineWriteMutation<Fields extends InputFieldMap, Op extends WriteOperation>(spec: WriteMutationSpec<Fields, Op>): ObjectRef<Types, PayloadSource> {
   const typeName = spec.name.charAt(0).toUpperCase() + spec.name.slice(1);
+  const operation = spec.operation.name;
+  const result = resultReader(spec.operation);
   const { payloadType } = builder.relayMutationField(
     spec.name,
     {
       name: `${typeName}Input`,
-      description: `Input of \`${spec.name}\` (${spec.operation}).`,
+      description: `Input of \`${spec.name}\` (${operation}).`,
       inputFields: (t) => ({
         clientMutationId: t.id({ description: 'Echoed back in the payload, for the client to match answers to requests.' }),
         ...spec.inputFields(t),
@@ -205,10 +174,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
         const credential = requireResourceCredential(context);
-        const request = spec.request(input as InputShapeFromFields<Fields>);
-        const query = new URLSearchParams(
-          Object.entries(request.query ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
-        );
+        const params = spec.params(input as InputShapeFromFields<Fields>);
         let job = await context.jobs.start({
           operation: spec.name,
           credential,
@@ -216,15 +182,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
           input: keptInput(input, info),
           requestId: context.requestId,
           clientAddress: context.clientAddress,
-          request: {
-            operation: spec.operation,
-            method: request.method,
-            path: request.path,
-            ...(query.size > 0 ? { query } : {}),
-            ...(buildBody(request, input.systemTags, input.userTags) === undefined
-              ? {}
-              : { body: buildBody(request, input.systemTags, input.userTags) }),
-          },
+          request: { operation: spec.operation, params, systemTags: input.systemTags, userTags: input.userTags },
         });
         if (input.async !== true && job.status === 'RUNNING') {
           job = (await context.jobs.wait(job.id, context.mutationWaitMs)) ?? job;
@@ -234,14 +192,14 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
     },
     {
       name: `${typeName}Payload`,
-      description: `Result of \`${spec.name}\` (${spec.operation}).`,
+      description: `Result of \`${spec.name}\` (${operation}).`,
       outputFields: (t) => ({
         clientMutationId: t.id({
           nullable: true,
           description: 'The `clientMutationId` sent in the input.',
           resolve: (source) => source.clientMutationId,
         }),
-        ...spec.payloadFields(t),
+        ...spec.payloadFields(t, result),
         error: t.field({
           type: UpstreamErrorRef,
           nullable: true,
@@ -257,53 +215,7 @@ export function defineWriteMutation<Fields extends InputFieldMap>(spec: WriteMut
       }),
     },
   );
-  payloadTypes.set(spec.name, payloadType as unknown as ObjectRef<Types, PayloadSource>);
+  addMutationPayloadType(spec.name, payloadType as unknown as ObjectRef<Types, PayloadSource>);
   touchesByMutation.set(spec.name, spec.touches as unknown as WriteTouches<Record<string, unknown>>);
   return payloadType as unknown as ObjectRef<Types, PayloadSource>;
 }
-
-export const JobStatusEnum = builder.enumType('JobStatus', {
-  description: 'Where an upstream job is.',
-  values: {
-    RUNNING: { value: 'RUNNING', description: 'Accepted by the upstream (202), result not in yet.' },
-    SUCCEEDED: { value: 'SUCCEEDED', description: 'Finished successfully; `payload` holds the result.' },
-    FAILED: { value: 'FAILED', description: 'Finished with an error; `error` says which.' },
-  } as const,
-});
-
-export const MutationPayloadUnion = builder.unionType('MutationPayload', {
-  description: 'The payload of whichever mutation started a job.',
-  types: () => [...payloadTypes.values()],
-  resolveType: (source: PayloadSource) => `${source.job.operation.charAt(0).toUpperCase()}${source.job.operation.slice(1)}Payload`,
-});
-
-export const JobRef = builder.objectRef<JobRecord>('Job');
-
-JobRef.implement({
-  description:
-    'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`.',
-  fields: (t) => ({
-    id: t.exposeID('id', { nullable: false, description: 'The job id (the `X-Job-UUID` the gateway sent upstream).' }),
-    operation: t.exposeString('operation', { nullable: false, description: 'The mutation that started the job, e.g. `destroyVmInstance`.' }),
-    status: t.field({ type: JobStatusEnum, nullable: false, description: 'Where the job is.', resolve: (job) => job.status }),
-    createdAt: t.field({ type: 'DateTime', nullable: false, description: 'When the gateway submitted the job.', resolve: (job) => new Date(job.createdAt) }),
-    finishedAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'When the result arrived; null while running.',
-      resolve: (job) => (job.finishedAt === null ? null : new Date(job.finishedAt)),
-    }),
-    error: t.field({
-      type: UpstreamErrorRef,
-      nullable: true,
-      description: 'The upstream error of a failed job.',
-      resolve: (job, _args, context) => errorOf(payloadSourceOf(job), context),
-    }),
-    payload: t.field({
-      type: MutationPayloadUnion,
-      nullable: true,
-      description: 'The mutation\'s payload once the job finished; null while running.',
-      resolve: (job) => (job.status === 'RUNNING' ? null : payloadSourceOf(job)),
-    }),
-  }),
-});

@@ -14,10 +14,11 @@ import type {
   SnsSmsReceiverRecord,
 } from '../upstream/records.js';
 import type { CursorFilter, QueryCondition } from '../upstream/types.js';
+import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../upstream/operations/index.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, OrderDirection } from './common.js';
 import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection, resolveQueryConnection } from './connections.js';
 import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
-import { defineWriteMutation, resultOf } from './mutation-kit.js';
+import { defineWriteMutation } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
@@ -389,28 +390,20 @@ export const SnsStateEvent = builder.enumType('SnsStateEvent', {
 
 defineWriteMutation({
   name: 'changeSnsApplicationPlatformState',
-  operation: 'ChangeSNSApplicationPlatformState',
+  operation: ChangeSNSApplicationPlatformState,
   description:
     'Enables or disables an SNS application platform (ChangeSNSApplicationPlatformState: `PUT sns/application-platforms/{uuid}/actions`). Since 2.3.',
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The platform (path parameter). Since 2.3.' }),
     stateEvent: t.field({ type: SnsStateEvent, required: true, description: 'The state change to apply: enable or disable. Since 2.3.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `sns/application-platforms/${input.uuid}/actions`,
-    actionKey: 'changeSNSApplicationPlatformState',
-    params: { stateEvent: input.stateEvent },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, stateEvent: input.stateEvent }),
+  payloadFields: (t, result) => ({
     platform: t.field({
       type: SnsApplicationPlatformRef,
       nullable: true,
       description: 'The platform in its new state (SNSApplicationPlatformInventory); null until the job succeeded. Since 2.3.',
-      resolve: (source, _args, context) => {
-        const inventory = resultOf(source)?.inventory;
-        return inventory ? context.upstream.decoder.snsApplicationPlatform(inventory, 'inventory') : null;
-      },
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
     }),
   }),
   touches: { types: ['SnsApplicationPlatform'], uuids: (input) => [input.uuid] },
@@ -418,7 +411,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'updateSnsHttpEndpoint',
-  operation: 'UpdateSNSHttpEndpoint',
+  operation: UpdateSNSHttpEndpoint,
   description:
     'Changes an HTTP (webhook) SNS endpoint; only the fields given change (UpdateSNSHttpEndpoint: `PUT sns/application-endpoints/http/{uuid}/actions`). Since 4.2.0.',
   inputFields: (t) => ({
@@ -431,38 +424,40 @@ defineWriteMutation({
     name: t.string({ description: 'New name of the endpoint. Since 4.2.0.' }),
     description: t.string({ description: 'New description of the endpoint. Since 4.2.0.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `sns/application-endpoints/http/${input.uuid}/actions`,
-    actionKey: 'updateSNSHttpEndpoint',
-    params: { url: input.url, username: input.username, password: input.password, name: input.name, description: input.description },
+  params: (input) => ({
+    uuid: input.uuid,
+    url: input.url,
+    username: input.username,
+    password: input.password,
+    name: input.name,
+    description: input.description,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     endpoint: t.field({
       type: SnsApplicationEndpointRef,
       nullable: true,
       description:
         'The endpoint as changed (SNSApplicationEndpointInventory; `url` and `username` only when the upstream includes them); null until the job succeeded. Since 4.2.0.',
-      resolve: (source, _args, context) => {
-        const inventory = resultOf(source)?.inventory;
-        return inventory ? context.upstream.decoder.snsApplicationEndpoint(inventory, 'inventory') : null;
-      },
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
     }),
   }),
   touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.uuid] },
 });
 
-/** A phone number as one path segment: `.` and `..` would be read as path navigation. */
-function phoneNumberSegment(phoneNumber: string): string {
+/**
+ * A phone number fit for its path segment: `.` and `..` would be read as path navigation, so
+ * they are refused as the caller's mistake before any job starts.
+ */
+function checkedPhoneNumber(phoneNumber: string): string {
   if (phoneNumber === '' || phoneNumber === '.' || phoneNumber === '..') {
     throw new GraphQLError(`phoneNumber ${JSON.stringify(phoneNumber)} is not a phone number.`, { extensions: { code: 'BAD_USER_INPUT' } });
   }
-  return encodeURIComponent(phoneNumber);
+  return phoneNumber;
 }
 
 defineWriteMutation({
   name: 'removeSnsSmsReceiver',
-  operation: 'RemoveSNSSmsReceiver',
+  operation: RemoveSNSSmsReceiver,
   description:
     'Removes a receiver (phone number) from an SMS SNS endpoint (RemoveSNSSmsReceiver: `DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}`). Since 3.7.0.',
   inputFields: (t) => ({
@@ -476,18 +471,17 @@ defineWriteMutation({
       description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Sent in the body and on the query string, as the spec does. Since 3.7.0.',
     }),
   }),
-  request: (input) => ({
-    method: 'DELETE',
-    path: `sns/sms-endpoints/${input.endpointUuid}/receivers/${phoneNumberSegment(input.phoneNumber)}`,
-    params: { deleteMode: input.deleteMode },
-    query: { deleteMode: input.deleteMode ?? undefined },
+  params: (input) => ({
+    endpointUuid: input.endpointUuid,
+    phoneNumber: checkedPhoneNumber(input.phoneNumber),
+    deleteMode: input.deleteMode,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     endpoint: t.field({
       type: SnsApplicationEndpointRef,
       nullable: true,
       description: 'The SMS endpoint read again after the removal (the upstream answers `{}`); null until the job succeeded. Since 3.7.0.',
-      resolve: (source) => (resultOf(source) ? String(source.input.endpointUuid) : null),
+      resolve: (source, _args, context) => (result(source, context) ? String(source.input.endpointUuid) : null),
     }),
   }),
   // The receivers are a plain list inside the endpoint record.

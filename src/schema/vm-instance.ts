@@ -8,11 +8,21 @@ import { builder } from '../builder.js';
 import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
 import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
 import type { CursorFilter } from '../upstream/types.js';
+import {
+  CreateVmInstanceFromVolumeSnapshotGroup,
+  DeleteVmSshKey,
+  DestroyVmInstance,
+  DetachL3NetworkFromVm,
+  PrimaryStorageMigrateVm,
+  RecoverVmInstance,
+  SetVmBootVolume,
+  UpdateVmNicDriver,
+} from '../upstream/operations/index.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
 import { loadListConnection, pageArgs, resolveCursorConnection } from './connections.js';
 import { HostRef, prefetchHostRelations } from './host.js';
 import { embeddedLoadError, groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
-import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
 import { alsoReads, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 import { VolumeRef } from './volume.js';
@@ -447,10 +457,9 @@ const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
   }),
 });
 
-/** The VM of a success body's `inventory`, or null (running, failed, or no inventory). */
-function resultingVm(source: PayloadSource, context: GatewayContext): VmInstanceRecord | null {
-  const inventory = resultOf(source)?.inventory;
-  return inventory ? context.upstream.decoder.vmInstance(inventory, 'inventory') : null;
+/** The payload field's resolver of the VM a write answered with in `inventory`; null while running, after a failure, or with no inventory. */
+function resultingVm(result: ResultReader<{ inventory: VmInstanceRecord | null }>) {
+  return (source: PayloadSource, _args: unknown, context: GatewayContext): VmInstanceRecord | null => result(source, context)?.inventory ?? null;
 }
 
 /** The uuid of the VM a succeeded job wrote, for the loader to read its state now. */
@@ -468,7 +477,7 @@ const DEPRECATED_FOR_VOLUME_MIGRATION_AOS = 'Deprecated by the upstream: use `vo
 
 defineWriteMutation({
   name: 'primaryStorageMigrateVm',
-  operation: 'PrimaryStorageMigrateVm',
+  operation: PrimaryStorageMigrateVm,
   description:
     'Moves a stopped VM\'s root volume, and the data volumes named, to another primary storage (PrimaryStorageMigrateVm: `PUT vm-instances/{vmInstanceUuid}/actions`, action `primaryStorageMigrateVm`). Since 2.6.0.',
   inputFields: (t) => ({
@@ -495,28 +504,24 @@ defineWriteMutation({
     }),
     enableMigrationTls: t.boolean({ description: 'Whether the migration traffic is encrypted with TLS. Since 5.0.0.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `vm-instances/${input.vmInstanceUuid}/actions`,
-    actionKey: 'primaryStorageMigrateVm',
-    params: {
-      dstPrimaryStorageUuid: input.dstPrimaryStorageUuid,
-      withDataVolumes: input.withDataVolumes,
-      withSnapshots: input.withSnapshots,
-      dstHostUuid: input.dstHostUuid,
-      strategy: input.strategy,
-      downTime: input.downTime,
-      bandwidth: input.bandwidth,
-      volumeMigrationAOs: input.volumeMigrationAOs?.map(withoutAbsent),
-      enableMigrationTls: input.enableMigrationTls,
-    },
+  params: (input) => ({
+    vmInstanceUuid: input.vmInstanceUuid,
+    dstPrimaryStorageUuid: input.dstPrimaryStorageUuid,
+    withDataVolumes: input.withDataVolumes,
+    withSnapshots: input.withSnapshots,
+    dstHostUuid: input.dstHostUuid,
+    strategy: input.strategy,
+    downTime: input.downTime,
+    bandwidth: input.bandwidth,
+    volumeMigrationAOs: input.volumeMigrationAOs?.map(withoutAbsent),
+    enableMigrationTls: input.enableMigrationTls,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM after the migration, its volumes on their new storage; null until the job succeeded. Since 2.6.0.',
-      resolve: (source, _args, context) => resultingVm(source, context),
+      resolve: resultingVm(result),
     }),
   }),
   // The root volume moves too (found in the answer's inventory), and both storages' capacity changes.
@@ -529,7 +534,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'createVmInstanceFromVolumeSnapshotGroup',
-  operation: 'CreateVmInstanceFromVolumeSnapshotGroup',
+  operation: CreateVmInstanceFromVolumeSnapshotGroup,
   description:
     'Creates a VM whose root and data volumes are made from the snapshots of a volume snapshot group (CreateVmInstanceFromVolumeSnapshotGroup: `POST vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}`). Since 3.11.0.',
   inputFields: (t) => ({
@@ -563,42 +568,39 @@ defineWriteMutation({
     }),
     vmEncryption: t.boolean({ description: 'Whether the new VM is encrypted. Since 5.1.0.' }),
   }),
-  request: ({ volumeSnapshotGroupUuid, dataVolumeSystemTags, volumeSnapshotEncryptions, ...params }) => ({
-    method: 'POST',
-    path: `vm-instances/from/volume-snapshots/group/${volumeSnapshotGroupUuid}`,
-    params: {
-      name: params.name,
-      description: params.description,
-      instanceOfferingUuid: params.instanceOfferingUuid,
-      zoneUuid: params.zoneUuid,
-      clusterUuid: params.clusterUuid,
-      hostUuid: params.hostUuid,
-      primaryStorageUuidForRootVolume: params.primaryStorageUuidForRootVolume,
-      defaultL3NetworkUuid: params.defaultL3NetworkUuid,
-      resourceUuid: params.resourceUuid,
-      cpuNum: params.cpuNum,
-      memorySize: params.memorySize,
-      l3NetworkUuids: params.l3NetworkUuids,
-      type: params.type,
-      strategy: params.strategy,
-      tagUuids: params.tagUuids,
-      rootVolumeSystemTags: params.rootVolumeSystemTags,
-      dataVolumeSystemTags: dataVolumeSystemTags
-        ? Object.fromEntries(dataVolumeSystemTags.map((entry) => [entry.snapshotUuid, entry.systemTags]))
-        : undefined,
-      reservedMemorySize: params.reservedMemorySize,
-      vmNicParams: params.vmNicParams,
-      resetTpm: params.resetTpm,
-      volumeSnapshotEncryptions: volumeSnapshotEncryptions?.map(({ volumeSnapshotUuid, encrypted }) => ({ volumeSnapshotUuid, encrypted })),
-      vmEncryption: params.vmEncryption,
-    },
+  params: ({ dataVolumeSystemTags, volumeSnapshotEncryptions, ...input }) => ({
+    volumeSnapshotGroupUuid: input.volumeSnapshotGroupUuid,
+    name: input.name,
+    description: input.description,
+    instanceOfferingUuid: input.instanceOfferingUuid,
+    zoneUuid: input.zoneUuid,
+    clusterUuid: input.clusterUuid,
+    hostUuid: input.hostUuid,
+    primaryStorageUuidForRootVolume: input.primaryStorageUuidForRootVolume,
+    defaultL3NetworkUuid: input.defaultL3NetworkUuid,
+    resourceUuid: input.resourceUuid,
+    cpuNum: input.cpuNum,
+    memorySize: input.memorySize,
+    l3NetworkUuids: input.l3NetworkUuids,
+    type: input.type,
+    strategy: input.strategy,
+    tagUuids: input.tagUuids,
+    rootVolumeSystemTags: input.rootVolumeSystemTags,
+    dataVolumeSystemTags: dataVolumeSystemTags
+      ? Object.fromEntries(dataVolumeSystemTags.map((entry) => [entry.snapshotUuid, entry.systemTags]))
+      : undefined,
+    reservedMemorySize: input.reservedMemorySize,
+    vmNicParams: input.vmNicParams,
+    resetTpm: input.resetTpm,
+    volumeSnapshotEncryptions: volumeSnapshotEncryptions?.map(({ volumeSnapshotUuid, encrypted }) => ({ volumeSnapshotUuid, encrypted })),
+    vmEncryption: input.vmEncryption,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The new VM; null until the job succeeded. Since 3.11.0.',
-      resolve: (source, _args, context) => resultingVm(source, context),
+      resolve: resultingVm(result),
     }),
   }),
   // New VM and volumes: the lists of both change, and the volumes take primary storage space.
@@ -607,19 +609,19 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'detachL3NetworkFromVm',
-  operation: 'DetachL3NetworkFromVm',
+  operation: DetachL3NetworkFromVm,
   description:
     'Detaches the network of a NIC from its VM, removing the NIC (DetachL3NetworkFromVm: `DELETE vm-instances/nics/{vmNicUuid}`). Since 0.6.',
   inputFields: (t) => ({
     vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC whose network is detached from its VM. Since 0.6.' }),
   }),
-  request: (input) => ({ method: 'DELETE', path: `vm-instances/nics/${input.vmNicUuid}` }),
-  payloadFields: (t) => ({
+  params: (input) => ({ vmNicUuid: input.vmNicUuid }),
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM without the NIC; null until the job succeeded. Since 0.6.',
-      resolve: (source, _args, context) => resultingVm(source, context),
+      resolve: resultingVm(result),
     }),
   }),
   // The VM, named by the answer's inventory, loses the NIC and its IPs.
@@ -628,7 +630,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'deleteVmSshKey',
-  operation: 'DeleteVmSshKey',
+  operation: DeleteVmSshKey,
   description: 'Removes the SSH key set on a VM (DeleteVmSshKey: `DELETE vm-instances/{uuid}/ssh-keys`). Since 0.6.',
   inputFields: (t) => ({
     uuid: t.field({
@@ -637,13 +639,13 @@ defineWriteMutation({
       description: 'The VM. Since 0.6. The spec lists it as optional, but it is a path segment, so the gateway requires it.',
     }),
   }),
-  request: (input) => ({ method: 'DELETE', path: `vm-instances/${input.uuid}/ssh-keys` }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid }),
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM without its SSH key (the answer\'s `inventory`, else read afresh); null until the job succeeded. Since 0.6.',
-      resolve: (source, _args, context) => resultingVm(source, context) ?? vmWrittenBy(source, 'uuid'),
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? vmWrittenBy(source, 'uuid'),
     }),
   }),
   touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
@@ -651,25 +653,20 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'setVmBootVolume',
-  operation: 'SetVmBootVolume',
+  operation: SetVmBootVolume,
   description:
     'Makes one of the VM\'s volumes its boot volume (SetVmBootVolume: `PUT vm-instances/{vmInstanceUuid}/actions`, action `setVmBootVolume`). Since 3.12.0.',
   inputFields: (t) => ({
     vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.12.0.' }),
     volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to boot from; it must be attached to the VM. Since 3.12.0.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `vm-instances/${input.vmInstanceUuid}/actions`,
-    actionKey: 'setVmBootVolume',
-    params: { volumeUuid: input.volumeUuid },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, volumeUuid: input.volumeUuid }),
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM, its boot volume first in `volumes`; null until the job succeeded. Since 3.12.0.',
-      resolve: (source, _args, context) => resultingVm(source, context),
+      resolve: resultingVm(result),
     }),
   }),
   // The former boot volume changes device too; the answer's inventory names it.
@@ -678,19 +675,19 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'recoverVmInstance',
-  operation: 'RecoverVmInstance',
+  operation: RecoverVmInstance,
   description:
     'Brings a destroyed VM back, stopped (RecoverVmInstance: `PUT vm-instances/{uuid}/actions`, action `recoverVmInstance`). Since 0.6.',
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The destroyed VM. Since 0.6.' }),
   }),
-  request: (input) => ({ method: 'PUT', path: `vm-instances/${input.uuid}/actions`, actionKey: 'recoverVmInstance', params: {} }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid }),
+  payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The recovered VM (state `Stopped`); null until the job succeeded. Since 0.6.',
-      resolve: (source, _args, context) => resultingVm(source, context),
+      resolve: resultingVm(result),
     }),
   }),
   touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
@@ -698,7 +695,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'updateVmNicDriver',
-  operation: 'UpdateVmNicDriver',
+  operation: UpdateVmNicDriver,
   description:
     'Changes the emulated device model of a VM NIC (UpdateVmNicDriver: `PUT vm-instances/{vmInstanceUuid}/actions`, action `updateVmNicDriver`). Since 3.9.0.',
   inputFields: (t) => ({
@@ -706,21 +703,15 @@ defineWriteMutation({
     vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC of that VM (sent inside the action object). Since 3.9.0.' }),
     driverType: t.field({ type: NicDriverType, required: true, description: 'The new device model. Since 3.9.0.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `vm-instances/${input.vmInstanceUuid}/actions`,
-    actionKey: 'updateVmNicDriver',
-    params: { vmNicUuid: input.vmNicUuid, driverType: input.driverType },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, vmNicUuid: input.vmNicUuid, driverType: input.driverType }),
+  payloadFields: (t, result) => ({
     vmNic: t.field({
       type: VmNicRef,
       nullable: true,
       description: 'The NIC with its new driver (the answer\'s VmNicInventory); null until the job succeeded. Since 3.9.0.',
       resolve: (source, _args, context) => {
-        const inventory = resultOf(source)?.inventory;
-        if (!inventory) return null;
-        const nic = context.upstream.decoder.vmNic(inventory, 'inventory');
+        const nic = result(source, context)?.inventory;
+        if (!nic) return null;
         return nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: vmWrittenBy(source, 'vmInstanceUuid') };
       },
     }),
@@ -736,14 +727,14 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'destroyVmInstance',
-  operation: 'DestroyVmInstance',
+  operation: DestroyVmInstance,
   description:
     'Destroys a VM; it stays queryable in state `Destroyed` until expunged and `recoverVmInstance` can bring it back (DestroyVmInstance: `DELETE vm-instances/{uuid}`). Since 0.6.',
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 0.6.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How dependants are treated; the upstream\'s default is `Permissive`. Since 0.6.' }),
   }),
-  request: (input) => ({ method: 'DELETE', path: `vm-instances/${input.uuid}`, params: { deleteMode: input.deleteMode } }),
+  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
   payloadFields: (t) => ({
     vmInstance: t.field({
       type: VmInstanceRef,

@@ -6,11 +6,12 @@ import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
 import type { QueryCondition } from '../upstream/types.js';
+import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnapshotGroup } from '../upstream/operations/index.js';
 import { DeleteMode, OrderDirection } from './common.js';
 import { pageArgs, resolveQueryConnection } from './connections.js';
 import { UpstreamErrorRef } from './errors.js';
 import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
-import { defineWriteMutation, resultOf, type PayloadSource } from './mutation-kit.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
@@ -177,15 +178,15 @@ SnapshotGroupDeletionResultRef.implement({
   }),
 });
 
-/** The snapshot group of a success body's `inventory`, or null (running, failed, or no inventory). */
-function resultingGroup(source: PayloadSource, context: GatewayContext): VolumeSnapshotGroupRecord | null {
-  const inventory = resultOf(source)?.inventory;
-  return inventory ? context.upstream.decoder.volumeSnapshotGroup(inventory, 'inventory') : null;
+/** The payload field's resolver of the group a write answered with in `inventory`; null while running, after a failure, or with no inventory. */
+function resultingGroup(result: ResultReader<{ inventory: VolumeSnapshotGroupRecord | null }>) {
+  return (source: PayloadSource, _args: unknown, context: GatewayContext): VolumeSnapshotGroupRecord | null =>
+    result(source, context)?.inventory ?? null;
 }
 
 defineWriteMutation({
   name: 'createVolumeSnapshotGroup',
-  operation: 'CreateVolumeSnapshotGroup',
+  operation: CreateVolumeSnapshotGroup,
   description:
     'Snapshots all volumes of the VM a root volume belongs to, together, as one group (CreateVolumeSnapshotGroup: `POST volume-snapshots/group`). Since 3.6.0.',
   inputFields: (t) => ({
@@ -195,23 +196,19 @@ defineWriteMutation({
     resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new group should get, instead of a generated one. Since 3.6.0.' }),
     tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new group. Since 3.6.0.' }),
   }),
-  request: (input) => ({
-    method: 'POST',
-    path: 'volume-snapshots/group',
-    params: {
-      rootVolumeUuid: input.rootVolumeUuid,
-      name: input.name,
-      description: input.description,
-      resourceUuid: input.resourceUuid,
-      tagUuids: input.tagUuids,
-    },
+  params: (input) => ({
+    rootVolumeUuid: input.rootVolumeUuid,
+    name: input.name,
+    description: input.description,
+    resourceUuid: input.resourceUuid,
+    tagUuids: input.tagUuids,
   }),
-  payloadFields: (t) => ({
+  payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,
       nullable: true,
       description: 'The new group with one snapshot reference per volume; null until the job succeeded. Since 3.6.0.',
-      resolve: (source, _args, context) => resultingGroup(source, context),
+      resolve: resultingGroup(result),
     }),
   }),
   // The VM's snapshot groups (a connection) gain one; snapshots take primary storage space.
@@ -220,7 +217,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'deleteVolumeSnapshotGroup',
-  operation: 'DeleteVolumeSnapshotGroup',
+  operation: DeleteVolumeSnapshotGroup,
   description:
     'Deletes a snapshot group and its snapshots, reporting each snapshot\'s outcome (DeleteVolumeSnapshotGroup: `DELETE volume-snapshots/group/{uuid}?deleteMode=`). Since 3.6.0.',
   inputFields: (t) => ({
@@ -230,21 +227,13 @@ defineWriteMutation({
       description: 'How dependants are treated (sent on the query string); the upstream\'s default is `Permissive`. Since 3.6.0.',
     }),
   }),
-  request: (input) => ({
-    method: 'DELETE',
-    path: `volume-snapshots/group/${input.uuid}`,
-    query: { deleteMode: input.deleteMode ?? undefined },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
+  payloadFields: (t, result) => ({
     results: t.field({
       type: [SnapshotGroupDeletionResultRef],
       nullable: true,
       description: 'One outcome per snapshot of the group; null until the job succeeded. Since 3.6.0.',
-      resolve: (source, _args, context) => {
-        const result = resultOf(source);
-        if (!result) return null;
-        return context.upstream.decoder.list(result.results ?? [], 'results', context.upstream.decoder.snapshotGroupDeletionResult);
-      },
+      resolve: (source, _args, context) => result(source, context)?.results ?? null,
     }),
   }),
   // The VM's snapshot groups (a connection) lose one; the space of its snapshots is freed.
@@ -253,7 +242,7 @@ defineWriteMutation({
 
 defineWriteMutation({
   name: 'updateVolumeSnapshotGroup',
-  operation: 'UpdateVolumeSnapshotGroup',
+  operation: UpdateVolumeSnapshotGroup,
   description:
     'Renames a snapshot group or changes its description (UpdateVolumeSnapshotGroup: `PUT volume-snapshots/group/{uuid}/actions`, action `updateVolumeSnapshotGroup`). Since 3.6.0.',
   inputFields: (t) => ({
@@ -261,18 +250,13 @@ defineWriteMutation({
     name: t.string({ description: 'New name; left unchanged when not given. Since 3.6.0.' }),
     description: t.string({ description: 'New description; left unchanged when not given. Since 3.6.0.' }),
   }),
-  request: (input) => ({
-    method: 'PUT',
-    path: `volume-snapshots/group/${input.uuid}/actions`,
-    actionKey: 'updateVolumeSnapshotGroup',
-    params: { name: input.name, description: input.description },
-  }),
-  payloadFields: (t) => ({
+  params: (input) => ({ uuid: input.uuid, name: input.name, description: input.description }),
+  payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,
       nullable: true,
       description: 'The group with its new name and description; null until the job succeeded. Since 3.6.0.',
-      resolve: (source, _args, context) => resultingGroup(source, context),
+      resolve: resultingGroup(result),
     }),
   }),
   touches: { types: ['VolumeSnapshotGroup'], uuids: (input) => [input.uuid] },

@@ -1,8 +1,8 @@
 /**
  * `createUpstreamClient`: the one place that speaks HTTP to the infrastructure service, for both
- * of its families. It builds requests, sends them through the composed dispatcher of `http.ts`,
- * maps every failure to one error class of `errors.ts` and decodes answers with `decode.ts`.
- * It knows nothing of GraphQL.
+ * of its families. It sends any operation of the catalogue (`operations/`) from its declaration,
+ * through the composed dispatcher of `http.ts`, maps every failure to one error class of
+ * `errors.ts` and decodes answers with the operation's decoder. It knows nothing of GraphQL.
  */
 import type { Dispatcher } from 'undici';
 import { DecodeError, RecordDecoder, asObject } from './decode.js';
@@ -24,23 +24,36 @@ import { cursorIdentity, readableAuthorization, resourceIdentity } from './crede
 import { createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import { mayQuote, redact, secretOf } from './redact.js';
-import type { ErrorCodeRecord, Uuid, VolumeRecord } from './records.js';
+import {
+  CursorNext,
+  CursorQuery,
+  GetHostBlockDevices,
+  GetHostNetworkFacts,
+  GetHostSensors,
+  GetPrimaryStorageCapacity,
+  GetVmAttachableDataVolume,
+  PollJob,
+  QUERY_OPERATIONS,
+  buildBody,
+  buildPath,
+  buildQuery,
+  type AnyOperation,
+  type OperationParams,
+  type ParamLocation,
+  type QueryPairs,
+  type ReadOperation,
+} from './operations/index.js';
+import type { ErrorCodeRecord, Uuid } from './records.js';
 import type {
   AsyncAccepted,
   CallOptions,
   CursorCredential,
   CursorFilter,
   CursorPage,
-  CursorQueryRequest,
-  CursorResourceType,
   CursorResourceTypes,
   JobPoll,
   PollJobOptions,
-  PrimaryStorageCapacityRequest,
-  QueryCollection,
-  QueryCollections,
   QueryCondition,
-  QueryRequest,
   ResourceCredential,
   UpstreamClient,
 } from './types.js';
@@ -91,7 +104,6 @@ export interface UpstreamClientOptions {
 }
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-type QueryParams = Array<readonly [string, string]>;
 type Headers = Record<string, string>;
 
 /** A configured base URL: its origin, and its path ending with `/`. */
@@ -130,47 +142,6 @@ interface RawResponse {
 const MAX_QUOTED_CHARS = 200;
 const JOB_PATH = /\/svc\/v1\/api-jobs\/([^/?#]+)\/?$/;
 
-const QUERY_PATHS: { readonly [C in QueryCollection]: { path: string; operation: string } } = {
-  hbaDevices: { path: 'storage-devices/hba', operation: 'QueryHBADevice' },
-  fiberChannelLuns: { path: 'storage-devices/fiber-channel/luns', operation: 'QueryFiberChannelLun' },
-  cbtTasks: { path: 'cbt-task', operation: 'QueryCbtTask' },
-  volumeSnapshotGroups: { path: 'volume-snapshots/group', operation: 'QueryVolumeSnapshotGroup' },
-  snsEmailAddresses: { path: 'sns/application-endpoints/emails/email-addresses', operation: 'QuerySNSEmailAddress' },
-};
-
-type ItemDecoder<T> = (value: unknown, path: string) => T;
-
-interface Decoders {
-  readonly decoder: RecordDecoder;
-  readonly byCollection: { readonly [C in QueryCollection]: ItemDecoder<QueryCollections[C]> };
-  readonly byResourceType: { readonly [K in CursorResourceType]: ItemDecoder<CursorResourceTypes[K]> };
-}
-
-function decodersOf(decoder: RecordDecoder): Decoders {
-  return { decoder, byCollection: queryDecoders(decoder), byResourceType: cursorDecoders(decoder) };
-}
-
-function queryDecoders(decoder: RecordDecoder): { readonly [C in QueryCollection]: ItemDecoder<QueryCollections[C]> } {
-  return {
-    hbaDevices: decoder.hbaDevice,
-    fiberChannelLuns: decoder.fiberChannelLun,
-    cbtTasks: decoder.cbtTask,
-    volumeSnapshotGroups: decoder.volumeSnapshotGroup,
-    snsEmailAddresses: decoder.snsEmailAddress,
-  };
-}
-
-function cursorDecoders(decoder: RecordDecoder): { readonly [K in CursorResourceType]: ItemDecoder<CursorResourceTypes[K]> } {
-  return {
-    host: decoder.host,
-    vm: decoder.vmInstance,
-    volume: decoder.volume,
-    'sns-application-platform': decoder.snsApplicationPlatform,
-    'sns-application-endpoint': decoder.snsApplicationEndpoint,
-    directory: decoder.directory,
-  };
-}
-
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const upstreamBase = parseBase(options.upstreamUrl, 'upstreamUrl');
   const resourcesBase = parseBase(options.resourcesUrl ?? upstreamBase.origin, 'resourcesUrl');
@@ -180,19 +151,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const timeoutMs = positive(options.timeoutMs, 10_000);
   const maxResponseBytes = positive(options.maxResponseBytes, 256 * 1024 * 1024);
   const decoder = new RecordDecoder(options.timezone ?? 'UTC');
-  const fullDecoders = decodersOf(decoder);
-  // One decoder (and its tables) per demand: a query's demand is kept per operation, so this holds
-  // one entry per operation text in use, and lets it go with it.
-  const decodersByDemand = new WeakMap<RecordDemand, Decoders>();
-  const decodersFor = (callOptions: CallOptions | undefined): Decoders => {
+  // One decoder per demand: a query's demand is kept per operation, so this holds one entry per
+  // operation text in use, and lets it go with it.
+  const decodersByDemand = new WeakMap<RecordDemand, RecordDecoder>();
+  const decoderFor = (callOptions: CallOptions | undefined): RecordDecoder => {
     const demand = callOptions?.demand;
-    if (demand === undefined) return fullDecoders;
-    let decoders = decodersByDemand.get(demand);
-    if (decoders === undefined) {
-      decoders = decodersOf(decoder.withDemand(demand));
-      decodersByDemand.set(demand, decoders);
+    if (demand === undefined) return decoder;
+    let demanded = decodersByDemand.get(demand);
+    if (demanded === undefined) {
+      demanded = decoder.withDemand(demand);
+      decodersByDemand.set(demand, demanded);
     }
-    return decoders;
+    return demanded;
   };
   const { dispatcher, close } = createUpstreamDispatcher({
     connections: positive(options.connections, 32),
@@ -209,13 +179,16 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const credentialGate = new CredentialGate(options.credentialGate);
   let closed = false;
 
-  /** `{base_url}/svc/v1/<relative>`; the base's own path prefix is kept. */
-  function resourceUrl(relative: string, params?: QueryParams | URLSearchParams): Target {
-    return buildTarget(upstreamRoot, `svc/v1/${relative.replace(/^\/+/, '')}`, params);
-  }
-
-  function cursorUrl(relative: string, params: QueryParams): Target {
-    return buildTarget(resourcesRoot, `api/v1/resources/${relative}`, params);
+  /**
+   * Where an operation goes: `{base_url}/svc/v1/<path>` (the base's own path prefix kept) or
+   * `{resources origin}/api/v1/resources/<path>`, with its query string.
+   */
+  function targetOf(operation: AnyOperation, params: Readonly<Record<string, unknown>>): Target {
+    const path = buildPath(operation, params);
+    const query = buildQuery(operation, params);
+    return operation.family === 'resource'
+      ? buildTarget(upstreamRoot, `svc/v1/${path}`, query)
+      : buildTarget(resourcesRoot, `api/v1/resources/${path}`, query);
   }
 
   /** Sends one request; resolves with any HTTP answer, rejects only when none came. */
@@ -370,96 +343,95 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  /** A synchronous GET of either family: 2xx JSON object, or the mapped error. */
-  function get<T>(
-    operation: string,
-    target: Target,
+  /**
+   * Sends one read of the catalogue under the caller's credential and decodes its 2xx JSON
+   * object with the operation's decoder (the one for the caller's demand), or rejects with the
+   * mapped error.
+   */
+  function read<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result>(
+    operation: ReadOperation<Path, Locations, Result>,
+    params: OperationParams<Path, Locations>,
     [identity, headers]: readonly [string, Headers],
     callOptions: CallOptions | undefined,
-    decode: (body: Record<string, unknown>) => T,
-  ): Promise<T> {
-    return call({ operation, method: 'GET', target, headers, retryable: true, identity }, callOptions, (response) => {
-      const body = expectSuccess(operation, response);
-      return decode(body);
-    });
+  ): Promise<Result> {
+    const target = targetOf(operation, params);
+    const name = operation.name;
+    const demanded = decoderFor(callOptions);
+    return call({ operation: name, method: 'GET', target, headers, retryable: true, identity }, callOptions, (response) =>
+      operation.decode(expectSuccess(name, response), demanded, params),
+    );
   }
 
   const client: UpstreamClient = {
     decoder,
 
     async query(credential, collection, request, callOptions) {
-      const { path, operation } = QUERY_PATHS[collection];
-      const params = queryParams(request);
-      if (params === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
-      const decodeItem = decodersFor(callOptions).byCollection[collection];
-      return get(operation, resourceUrl(path, params), resourceCall(credential), callOptions, (body) => ({
-        inventories: decodeItems(body, 'inventories', decodeItem),
-        total: optionalCount(body, 'total'),
-      }));
+      const q: string[] = [];
+      for (const condition of request.conditions ?? []) {
+        const text = conditionText(condition);
+        if (text === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
+        if (text !== '') q.push(text);
+      }
+      const params = {
+        q,
+        limit: request.limit,
+        start: request.start,
+        sort: request.sort === undefined ? undefined : `${request.sort.direction === 'desc' ? '-' : '+'}${request.sort.field}`,
+        replyWithCount: request.replyWithCount ? true : undefined,
+      };
+      return read(QUERY_OPERATIONS[collection], params, resourceCall(credential), callOptions);
     },
 
     async cursorQuery(credential, request, callOptions) {
-      const params = cursorQueryParams(request);
-      if (params === null) return { items: [], total: 0, nextCursor: null, hasMore: false };
-      return getCursorPage('CursorQuery', cursorUrl('cursor-query', params), credential, request.resourceType, callOptions);
+      const filter: string[] = [];
+      for (const condition of request.filter ?? []) {
+        const text = filterText(condition);
+        if (text === null) return { items: [], total: 0, nextCursor: null, hasMore: false };
+        if (text !== '') filter.push(text);
+      }
+      const params = { resourceType: request.resourceType, sort: request.sort, order: request.order, pageSize: request.pageSize, filter };
+      return read(CursorQuery, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async cursorNext(credential, request, callOptions) {
-      const params: QueryParams = [['cursor', request.cursor]];
-      if (request.pageSize !== undefined) params.push(['pageSize', String(request.pageSize)]);
-      return getCursorPage('CursorNext', cursorUrl('cursor-next', params), credential, request.resourceType, callOptions);
+      const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType };
+      return read(CursorNext, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async getHostNetworkFacts(credential, hostUuid, callOptions) {
-      return get(
-        'GetHostNetworkFacts',
-        resourceUrl(`hosts/network-facts/${segment(hostUuid, 'GetHostNetworkFacts')}`),
-        resourceCall(credential),
-        callOptions,
-        (body) => decoder.hostNetworkFacts(body, 'body'),
-      );
+      return read(GetHostNetworkFacts, { hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getHostBlockDevices(credential, hostUuid, callOptions) {
-      return get('GetHostBlockDevices', resourceUrl(`hosts/${segment(hostUuid, 'GetHostBlockDevices')}/get-block-devices`), resourceCall(credential), callOptions, withoutEnvelope);
+      return read(GetHostBlockDevices, { uuid: hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getHostSensors(credential, hostUuid, callOptions) {
-      return get('GetHostSensors', resourceUrl(`hosts/${segment(hostUuid, 'GetHostSensors')}/get-sensors`), resourceCall(credential), callOptions, withoutEnvelope);
+      return read(GetHostSensors, { uuid: hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getPrimaryStorageCapacity(credential, request, callOptions) {
-      return get(
-        'GetPrimaryStorageCapacity',
-        resourceUrl('primary-storage/capacities', capacityParams(request)),
-        resourceCall(credential),
-        callOptions,
-        (body) => decoder.primaryStorageCapacity(body, 'body'),
-      );
+      return read(GetPrimaryStorageCapacity, request, resourceCall(credential), callOptions);
     },
 
-    async getVmAttachableDataVolumes(credential, vmInstanceUuid, callOptions): Promise<VolumeRecord[]> {
-      return get(
-        'GetVmAttachableDataVolume',
-        resourceUrl(`vm-instances/${segment(vmInstanceUuid, 'GetVmAttachableDataVolume')}/data-volume-candidates`),
-        resourceCall(credential),
-        callOptions,
-        (body) => decodeItems(body, 'inventories', decodersFor(callOptions).decoder.volume),
-      );
+    async getVmAttachableDataVolumes(credential, vmInstanceUuid, callOptions) {
+      return read(GetVmAttachableDataVolume, { vmInstanceUuid }, resourceCall(credential), callOptions);
     },
 
     async submit(credential, request, callOptions) {
+      const { operation, params, jobUuid } = request;
+      const target = targetOf(operation, params);
       const headers = resourceHeaders(credential);
-      headers['x-job-uuid'] = request.jobUuid;
+      headers['x-job-uuid'] = jobUuid;
       if (request.webHook !== undefined) headers['x-web-hook'] = request.webHook;
+      const json = buildBody(operation, params, request);
       let body: string | undefined;
-      if (request.body !== undefined) {
+      if (json !== undefined) {
         headers['content-type'] = 'application/json;charset=UTF-8';
-        body = JSON.stringify(request.body);
+        body = JSON.stringify(json);
       }
-      const target = resourceUrl(request.path, request.query);
-      return call({ operation: request.operation, method: request.method, target, headers, body, retryable: false, identity: resourceIdentity(credential) }, callOptions, (response) =>
-        readAccepted(request.operation, request.jobUuid, response),
+      return call({ operation: operation.name, method: operation.method, target, headers, body, retryable: false, identity: resourceIdentity(credential) }, callOptions, (response) =>
+        readAccepted(operation.name, jobUuid, response),
       );
     },
 
@@ -491,30 +463,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   };
   return client;
 
-  async function getCursorPage<K extends CursorResourceType>(
-    operation: string,
-    target: Target,
-    credential: CursorCredential,
-    resourceType: K,
-    callOptions: CallOptions | undefined,
-  ): Promise<CursorPage<CursorResourceTypes[K]>> {
-    const decoders = decodersFor(callOptions);
-    const decodeItem = decoders.byResourceType[resourceType] as ItemDecoder<CursorResourceTypes[K]>;
-    return get(operation, target, [cursorIdentity(credential), cursorHeaders(credential)], callOptions, (body) => {
-      const items = body.items;
-      if (!Array.isArray(items)) throw new DecodeError('body.items', 'the page has no items list');
-      const nextCursor = body.nextCursor ?? null;
-      if (nextCursor !== null && typeof nextCursor !== 'string') throw new DecodeError('body.nextCursor', 'expected text or null');
-      const hasMore = body.hasMore ?? nextCursor !== null;
-      if (typeof hasMore !== 'boolean') throw new DecodeError('body.hasMore', 'expected a boolean');
-      // A page that says "more" without a way to get it would stop a walk silently or loop it.
-      if (hasMore && nextCursor === null) throw new DecodeError('body.nextCursor', 'hasMore is true but nextCursor is null');
-      const total = optionalCount(body, 'total');
-      if (total === null) throw new DecodeError('body.total', 'the page has no total');
-      return { items: decoders.decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
-    });
-  }
-
   /** A job's polling address, moved onto the configured base when it has the usual shape. */
   function jobTarget(location: string): Target {
     // The service writes its own idea of its address, which behind a proxy or NAT may not be
@@ -522,7 +470,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const url = new URL(location, upstreamBase);
     const jobUuid = JOB_PATH.exec(url.pathname)?.[1];
     // The path segment is reused as the URL parser already encoded it.
-    return jobUuid === undefined ? { origin: url.origin, path: `${url.pathname}${url.search}` } : resourceUrl(`api-jobs/${jobUuid}`);
+    if (jobUuid === undefined) return { origin: url.origin, path: `${url.pathname}${url.search}` };
+    return targetOf(PollJob, { jobUuid: decodeURIComponent(jobUuid) });
   }
 }
 
@@ -552,8 +501,8 @@ function positive(value: number | undefined, fallback: number): number {
  * `segment`s). Built as text: a `URL` object re-parses on every setter, 1.5% of the gateway's CPU
  * at 50 clients for four requests per dashboard (profiled).
  */
-function buildTarget(base: Base, relative: string, params?: QueryParams | URLSearchParams): Target {
-  const query = params === undefined ? '' : encodeParams(params instanceof URLSearchParams ? [...params] : params);
+function buildTarget(base: Base, relative: string, params: QueryPairs): Target {
+  const query = params.length === 0 ? '' : encodeParams(params);
   return { origin: base.origin, path: query === '' ? `${base.pathname}${relative}` : `${base.pathname}${relative}?${query}` };
 }
 
@@ -565,14 +514,6 @@ function encodeParams(params: readonly (readonly [string, string])[]): string {
   return params.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
 }
 
-/** One path segment; `.` and `..` would change the path, so they never reach the URL. */
-function segment(value: string, operation: string): string {
-  if (value === '' || value === '.' || value === '..') {
-    throw new UpstreamBadRequestError(`${operation}: invalid path parameter ${JSON.stringify(value)}`, { operation });
-  }
-  return encodeURIComponent(value);
-}
-
 function resourceHeaders(credential: ResourceCredential): Headers {
   return { authorization: credential.authorization };
 }
@@ -582,29 +523,15 @@ function resourceCall(credential: ResourceCredential): readonly [string, Headers
   return [resourceIdentity(credential), resourceHeaders(credential)];
 }
 
-function cursorHeaders(credential: CursorCredential): Headers {
+/** Who a cursor-family read is made for, and its headers. */
+function cursorCall(credential: CursorCredential): readonly [string, Headers] {
   const headers: Headers = { authorization: credential.authorization };
   if (credential.tenantId) headers['x-tenant-id'] = credential.tenantId;
-  return headers;
+  return [cursorIdentity(credential), headers];
 }
 
 function joinValue(value: string | readonly string[]): string {
   return typeof value === 'string' ? value : value.join(',');
-}
-
-/** `q`, `limit`, `start`, `sort`, `replyWithCount`; null when a condition can match nothing. */
-function queryParams(request: QueryRequest): QueryParams | null {
-  const params: QueryParams = [];
-  for (const condition of request.conditions ?? []) {
-    const q = conditionText(condition);
-    if (q === null) return null;
-    if (q !== '') params.push(['q', q]);
-  }
-  if (request.limit !== undefined) params.push(['limit', String(request.limit)]);
-  if (request.start !== undefined) params.push(['start', String(request.start)]);
-  if (request.sort !== undefined) params.push(['sort', `${request.sort.direction === 'desc' ? '-' : '+'}${request.sort.field}`]);
-  if (request.replyWithCount) params.push(['replyWithCount', 'true']);
-  return params;
 }
 
 /** `<field><op><value>`; `''` for a condition that is always true, null for one never true. */
@@ -624,28 +551,6 @@ function filterText(filter: CursorFilter): string | null {
     if (filter.op === 'nin') return '';
   }
   return `${filter.field}:${filter.op}:${joinValue(filter.value)}`;
-}
-
-function cursorQueryParams(request: CursorQueryRequest): QueryParams | null {
-  const params: QueryParams = [['resourceType', request.resourceType]];
-  if (request.sort !== undefined) params.push(['sort', request.sort]);
-  if (request.order !== undefined) params.push(['order', request.order]);
-  if (request.pageSize !== undefined) params.push(['pageSize', String(request.pageSize)]);
-  for (const filter of request.filter ?? []) {
-    const text = filterText(filter);
-    if (text === null) return null;
-    if (text !== '') params.push(['filter', text]);
-  }
-  return params;
-}
-
-function capacityParams(request: PrimaryStorageCapacityRequest): QueryParams {
-  const params: QueryParams = [];
-  for (const key of ['zoneUuids', 'clusterUuids', 'primaryStorageUuids'] as const) {
-    for (const value of request[key] ?? []) params.push([key, value]);
-  }
-  if (request.all !== undefined) params.push(['all', String(request.all)]);
-  return params;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -806,30 +711,6 @@ function expectSuccess(operation: string, response: RawResponse): Record<string,
   if (response.text.trim() === '') return {};
   if (parsed === undefined) throw new DecodeError('body', `expected JSON, got ${JSON.stringify(quote(response.text))}`);
   return asObject(parsed, 'body');
-}
-
-function decodeItems<T>(body: Record<string, unknown>, key: string, decodeItem: ItemDecoder<T>): T[] {
-  const items = body[key];
-  // The service omits null fields, so a missing list is an empty one.
-  if (items === undefined || items === null) return [];
-  if (!Array.isArray(items)) throw new DecodeError(`body.${key}`, 'expected a list');
-  const out = new Array<T>(items.length);
-  for (let i = 0; i < items.length; i++) out[i] = decodeItem(items[i], `body.${key}[${i}]`);
-  return out;
-}
-
-function optionalCount(body: Record<string, unknown>, key: string): number | null {
-  const value = body[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && /^\d+(\.0+)?$/.test(value)) return Number(value);
-  throw new DecodeError(`body.${key}`, 'expected a count');
-}
-
-/** GetHostBlockDevices / GetHostSensors: the body minus the result envelope. */
-function withoutEnvelope(body: Record<string, unknown>): Record<string, unknown> {
-  const { success: _success, error: _error, ...rest } = body;
-  return rest;
 }
 
 function headerValue(headers: RawResponse['headers'], name: string): string | undefined {

@@ -12,3 +12,4 @@ export type * from './records.js';
 export { createTimestampParser } from './timestamps.js';
 export type { TimestampParser } from './timestamps.js';
 export type * from './types.js';
+export * from './operations/index.js';

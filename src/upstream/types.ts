@@ -7,6 +7,8 @@
  */
 import type { RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
+import type { ParamsOf, WriteOperation } from './operations/define.js';
+import type { WriteTags } from './operations/request.js';
 import type {
   DirectoryRecord,
   ErrorCodeRecord,
@@ -165,18 +167,13 @@ export interface PrimaryStorageCapacityRequest {
 // Asynchronous writes
 
 /**
- * A write submitted to the resource family (`submit`). Never retried: every write is an
- * asynchronous job, and the same `X-Job-UUID` twice is a 400 upstream.
+ * A write submitted to the resource family (`submit`): an operation of the catalogue and its
+ * parameters; the client builds the path, query and body from the declaration. Never retried:
+ * every write is an asynchronous job, and the same `X-Job-UUID` twice is a 400 upstream.
  */
-export interface SubmitRequest {
-  /** The spec operation name, e.g. `CreateCbtTask` (for errors and metrics). */
-  operation: string;
-  method: 'POST' | 'PUT' | 'DELETE';
-  /** Relative to `{base_url}/svc/v1/`, e.g. `cbt-task/create`; path parameters already encoded. */
-  path: string;
-  query?: URLSearchParams | undefined;
-  /** Sent as JSON with `Content-Type: application/json;charset=UTF-8`; no body when undefined. */
-  body?: unknown;
+export interface SubmitRequest<Op extends WriteOperation = WriteOperation> extends WriteTags {
+  operation: Op;
+  params: ParamsOf<Op>;
   /** Sent as `X-Job-UUID`: 32 hexadecimal characters, unique per call. */
   jobUuid: Uuid;
   /** Sent as `X-Web-Hook`: where the service pushes the result. */
@@ -252,10 +249,10 @@ export interface UpstreamClient {
   getVmAttachableDataVolumes(credential: ResourceCredential, vmInstanceUuid: Uuid, options?: CallOptions): Promise<VolumeRecord[]>;
 
   /**
-   * Sends one write (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`. Resolves on 202 (with
+   * Sends one write of the catalogue (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`. Resolves on 202 (with
    * the polling address) or 200 (with the result); a 503 `{error}` or 400 rejects as for reads.
    */
-  submit(credential: ResourceCredential, request: SubmitRequest, options?: CallOptions): Promise<AsyncAccepted>;
+  submit<Op extends WriteOperation>(credential: ResourceCredential, request: SubmitRequest<Op>, options?: CallOptions): Promise<AsyncAccepted>;
 
   /**
    * Polls a job: 202 → running, 200 → succeeded, 503 `{error}` → failed; 404 (unknown or
