@@ -272,7 +272,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     wait,
     handleWebhook,
     async resumeRunning() {
-      for (const job of await store.running()) {
+      for (const job of await store.claimOrphaned()) {
         schedulePoll(job.id, job.location ?? options.jobLocation(job.id), pollAfterMs, job.createdAt);
       }
     },

@@ -10,7 +10,7 @@
  * - `gw:replica:{replicaId}`: this replica's heartbeat, written before the replica takes jobs
  *   (and with each job it creates), renewed every `leaseMs / 3`, expiring after `leaseMs`.
  *
- * A replica that dies stops renewing its heartbeat; `running()` on any other replica then claims
+ * A replica that dies stops renewing its heartbeat; `claimOrphaned()` on any other replica then claims
  * its running jobs (atomically: one claimant per job) and returns them to be polled, so a result
  * is never lost with the replica that started the job, even when the webhook is dropped.
  */
@@ -141,7 +141,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
         const reply = await redis.eval(FINISH_SCRIPT, 2, jobKey(id), RUNNING_KEY, id, status, JSON.stringify(outcome), String(Date.now()), String(ttlMs));
         return Array.isArray(reply) ? decodeJob(pairsToObject(reply)) : null;
       }),
-    running: () =>
+    claimOrphaned: () =>
       guardRedis('claim orphaned jobs', async () => {
         const claimed = (await redis.eval(CLAIM_SCRIPT, 1, RUNNING_KEY, replicaId, PREFIX)) as string[];
         const jobs = await Promise.all(claimed.map((id) => read(id)));

@@ -39,8 +39,12 @@ export interface JobStore {
    * or already finished, so a webhook delivered twice publishes once.
    */
   finish(id: string, outcome: JobOutcome): Promise<JobRecord | null>;
-  /** Running jobs (for polling them after a restart of the process that owned them). */
-  running(): Promise<JobRecord[]>;
+  /**
+   * Claims the running jobs no live replica follows any more, for this one to poll. In memory,
+   * where this process is the only replica, that is every running job; with Redis, those whose
+   * replica's heartbeat is gone, each claimed by one replica only.
+   */
+  claimOrphaned(): Promise<JobRecord[]>;
   /** Forgets a job at once (one the upstream never took on, once its caller has the answer). */
   discard(id: string): Promise<void>;
   close(): Promise<void>;
@@ -88,7 +92,7 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       job.finishedAt = Date.now();
       return structuredClone(job);
     },
-    async running() {
+    async claimOrphaned() {
       return [...jobs.values()].filter((job) => job.status === 'RUNNING').map((job) => structuredClone(job));
     },
     async discard(id) {
