@@ -38,6 +38,7 @@ import {
   buildPath,
   buildQuery,
   type AnyOperation,
+  type HttpMethod,
   type OperationParams,
   type ParamLocation,
   type QueryPairs,
@@ -103,7 +104,6 @@ export interface UpstreamClientOptions {
   credentialGate?: CredentialGateOptions | undefined;
 }
 
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 type Headers = Record<string, string>;
 
 /** A configured base URL: its origin, and its path ending with `/`. */
@@ -140,7 +140,8 @@ interface RawResponse {
 
 /** Upstream text quoted in an error message is cut to this length: enough to diagnose, no dump. */
 const MAX_QUOTED_CHARS = 200;
-const JOB_PATH = /\/svc\/v1\/api-jobs\/([^/?#]+)\/?$/;
+// An id that needed escaping (never one the gateway chose) is polled at the address as written.
+const JOB_PATH = /\/svc\/v1\/api-jobs\/([^/?#%]+)\/?$/;
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const upstreamBase = parseBase(options.upstreamUrl, 'upstreamUrl');
@@ -469,9 +470,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     // reachable from here; the job path on the configured base always is.
     const url = new URL(location, upstreamBase);
     const jobUuid = JOB_PATH.exec(url.pathname)?.[1];
-    // The path segment is reused as the URL parser already encoded it.
     if (jobUuid === undefined) return { origin: url.origin, path: `${url.pathname}${url.search}` };
-    return targetOf(PollJob, { jobUuid: decodeURIComponent(jobUuid) });
+    return targetOf(PollJob, { jobUuid });
   }
 }
 

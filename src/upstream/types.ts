@@ -91,17 +91,17 @@ export interface QueryResult<T> {
   total: number | null;
 }
 
-/** The resource-family collections that have a query operation in the spec. */
+/** The resource-family collections that have a query operation in the spec, each read by its operation. */
 export interface QueryCollections {
-  /** QueryHBADevice: `GET storage-devices/hba` */
+  /** QueryHBADevice (`operations/queries.ts`) */
   hbaDevices: HbaDeviceRecord;
-  /** QueryFiberChannelLun: `GET storage-devices/fiber-channel/luns` */
+  /** QueryFiberChannelLun (`operations/queries.ts`) */
   fiberChannelLuns: FiberChannelLunRecord;
-  /** QueryCbtTask: `GET cbt-task` */
+  /** QueryCbtTask (`operations/queries.ts`) */
   cbtTasks: CbtTaskRecord;
-  /** QueryVolumeSnapshotGroup: `GET volume-snapshots/group` */
+  /** QueryVolumeSnapshotGroup (`operations/queries.ts`) */
   volumeSnapshotGroups: VolumeSnapshotGroupRecord;
-  /** QuerySNSEmailAddress: `GET sns/application-endpoints/emails/email-addresses` */
+  /** QuerySNSEmailAddress (`operations/queries.ts`) */
   snsEmailAddresses: SnsEmailAddressRecord;
 }
 export type QueryCollection = keyof QueryCollections;
@@ -249,8 +249,9 @@ export interface UpstreamClient {
   getVmAttachableDataVolumes(credential: ResourceCredential, vmInstanceUuid: Uuid, options?: CallOptions): Promise<VolumeRecord[]>;
 
   /**
-   * Sends one write of the catalogue (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`. Resolves on 202 (with
-   * the polling address) or 200 (with the result); a 503 `{error}` or 400 rejects as for reads.
+   * Sends one write of the catalogue (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`.
+   * Resolves on 202 (with the polling address) or 200 (with the result); a 503 `{error}` or 400
+   * rejects as for reads.
    */
   submit<Op extends WriteOperation>(credential: ResourceCredential, request: SubmitRequest<Op>, options?: CallOptions): Promise<AsyncAccepted>;
 

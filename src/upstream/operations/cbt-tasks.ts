@@ -1,7 +1,7 @@
 /** CBT tasks (spec: Endpoints, "CBT tasks", since 4.10.10; QueryCbtTask is in `queries.ts`). */
 import { DecodeError, asObject, type RecordDecoder } from '../decode.js';
 import type { VolumeRecord } from '../records.js';
-import { defineOperation } from './define.js';
+import { defineOperation, inBody } from './define.js';
 import { EMPTY_RESULT, inventoryOf } from './results.js';
 
 /** One exported volume of an ExportNbdVolumes answer (`volumeInfos` item; the spec answers `{}`, the service adds this list). */
@@ -38,46 +38,22 @@ function decodeNbdVolumeInfo(decoder: RecordDecoder, value: unknown, path: strin
   };
 }
 
-export const CreateCbtTask = defineOperation({
-  name: 'CreateCbtTask',
-  method: 'POST',
-  family: 'resource',
-  path: 'cbt-task/create',
-  params: {
-    name: 'body',
-    description: 'body',
-    taskType: 'body',
-    resourceUuids: 'body',
-    resourceUuid: 'body',
-    tagUuids: 'body',
-    vmInstanceUuid: 'body',
-  },
+export const CreateCbtTask = defineOperation('CreateCbtTask', 'POST cbt-task/create', {
+  params: inBody('name', 'description', 'taskType', 'resourceUuids', 'resourceUuid', 'tagUuids', 'vmInstanceUuid'),
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
 });
 
-export const DeleteCbtTask = defineOperation({
-  name: 'DeleteCbtTask',
-  method: 'DELETE',
-  family: 'resource',
-  path: 'cbt-task/{uuid}',
+export const DeleteCbtTask = defineOperation('DeleteCbtTask', 'DELETE cbt-task/{uuid}', {
   params: { force: 'body', deleteMode: 'body' },
   decode: () => EMPTY_RESULT,
 });
 
-export const DisableCbtTask = defineOperation({
-  name: 'DisableCbtTask',
-  method: 'POST',
-  family: 'resource',
-  path: 'cbt-task/disable/{uuid}',
+export const DisableCbtTask = defineOperation('DisableCbtTask', 'POST cbt-task/disable/{uuid}', {
   params: { force: 'body' },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
 });
 
-export const EnableCbtTask = defineOperation({
-  name: 'EnableCbtTask',
-  method: 'POST',
-  family: 'resource',
-  path: 'cbt-task/enable/{uuid}',
+export const EnableCbtTask = defineOperation('EnableCbtTask', 'POST cbt-task/enable/{uuid}', {
   params: { bitmapName: 'body' },
   decode: (body, decoder) => ({
     inventory: inventoryOf(body, decoder.cbtTask),
@@ -86,12 +62,8 @@ export const EnableCbtTask = defineOperation({
   }),
 });
 
-export const ExportNbdVolumes = defineOperation({
-  name: 'ExportNbdVolumes',
-  method: 'POST',
-  family: 'resource',
-  path: 'cbt-task/exportvolume',
-  params: { volumeUuids: 'body', vmInstanceUuid: 'body', force: 'body' },
+export const ExportNbdVolumes = defineOperation('ExportNbdVolumes', 'POST cbt-task/exportvolume', {
+  params: inBody('volumeUuids', 'vmInstanceUuid', 'force'),
   decode: (body, decoder) => {
     const infos = body.volumeInfos;
     if (infos === undefined || infos === null) return { volumeInfos: [] };

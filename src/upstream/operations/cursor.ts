@@ -10,22 +10,19 @@ import { optionalCount, type ItemDecoder } from './results.js';
 /** Any record the cursor family serves. */
 export type CursorRecord = CursorResourceTypes[CursorResourceType];
 
+/** The decoder of each resource type the cursor family serves. */
+const ITEM_DECODERS = {
+  host: 'host',
+  vm: 'vmInstance',
+  volume: 'volume',
+  'sns-application-platform': 'snsApplicationPlatform',
+  'sns-application-endpoint': 'snsApplicationEndpoint',
+  directory: 'directory',
+} as const satisfies { readonly [K in CursorResourceType]: keyof RecordDecoder };
+
 /** The decoder of one item of a page of `resourceType`. */
 export function cursorItemDecoder(decoder: RecordDecoder, resourceType: CursorResourceType): ItemDecoder<CursorRecord> {
-  switch (resourceType) {
-    case 'host':
-      return decoder.host;
-    case 'vm':
-      return decoder.vmInstance;
-    case 'volume':
-      return decoder.volume;
-    case 'sns-application-platform':
-      return decoder.snsApplicationPlatform;
-    case 'sns-application-endpoint':
-      return decoder.snsApplicationEndpoint;
-    case 'directory':
-      return decoder.directory;
-  }
+  return decoder[ITEM_DECODERS[resourceType]];
 }
 
 /** A page: `items`, `total`, and `nextCursor` whenever `hasMore`. */
@@ -44,22 +41,16 @@ function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder,
   return { items: decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
 }
 
-export const CursorQuery = defineOperation({
-  name: 'CursorQuery',
-  method: 'GET',
+export const CursorQuery = defineOperation('CursorQuery', 'GET cursor-query', {
   family: 'cursor',
-  path: 'cursor-query',
   // `filter` repeats, one `<field>:<op>:<value>` each: the gateway's and the simulator's
   // documented encoding, as the spec leaves the Filter structure unshown.
   params: { resourceType: 'query', sort: 'query', order: 'query', pageSize: 'query', filter: 'query' },
   decode: (body, decoder, params) => decodeCursorPage(body, decoder, params.resourceType),
 });
 
-export const CursorNext = defineOperation({
-  name: 'CursorNext',
-  method: 'GET',
+export const CursorNext = defineOperation('CursorNext', 'GET cursor-next', {
   family: 'cursor',
-  path: 'cursor-next',
   // The cursor knows its resource type upstream; the gateway needs it to decode the items.
   params: { cursor: 'query', pageSize: 'query', resourceType: 'local' },
   decode: (body, decoder, params) => decodeCursorPage(body, decoder, params.resourceType),

@@ -85,30 +85,70 @@ export type ParamsOf<Op> = Op extends Operation<infer Path, infer Locations, unk
 /** What an operation's decoder returns. */
 export type ResultOf<Op> = Op extends Operation<string, Readonly<Record<string, ParamLocation>>, infer Result> ? Result : never;
 
-/** Declares one operation; the declaration is checked once here (a PUT action needs its key). */
-export function defineOperation<const Path extends string, const Locations extends Readonly<Record<string, ParamLocation>>, Result>(
-  declaration: OperationDeclaration<Path, Locations, Result> & { readonly method: 'GET' },
-): ReadOperation<Path, Locations, Result>;
-export function defineOperation<const Path extends string, const Locations extends Readonly<Record<string, ParamLocation>>, Result>(
-  declaration: OperationDeclaration<Path, Locations, Result> & { readonly method: 'POST' | 'PUT' | 'DELETE'; readonly family: 'resource' },
-): WriteOperation<Path, Locations, Result>;
-export function defineOperation<const Path extends string, const Locations extends Readonly<Record<string, ParamLocation>>, Result>(
-  declaration: OperationDeclaration<Path, Locations, Result>,
-): Operation<Path, Locations, Result> {
-  if (declaration.method === 'PUT' && declaration.actionKey === undefined) {
-    throw new TypeError(`${declaration.name}: a PUT action needs its actionKey`);
-  }
+/** `GET cbt-task/{uuid}`: the method and the path template, as the spec writes them. */
+export type Route<Method extends HttpMethod = HttpMethod> = `${Method} ${string}`;
+
+/** The path template of a route. */
+export type PathOfRoute<R extends string> = R extends `${HttpMethod} ${infer Path}` ? Path : never;
+
+/** What a declaration says besides its name and route. */
+export interface OperationOptions<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result> {
+  /** @default 'resource' */
+  readonly family?: OperationFamily;
+  readonly actionKey?: string;
+  /** @default {} (path parameters only) */
+  readonly params?: Locations;
+  decode: OperationDeclaration<Path, Locations, Result>['decode'];
+}
+
+type NoParams = Readonly<Record<never, ParamLocation>>;
+
+/**
+ * Declares one operation: its spec name, its route (`PUT hosts/nqn/{uuid}/actions`, as the spec
+ * writes it) and the rest. The declaration is checked once here (a PUT action needs its key).
+ */
+export function defineOperation<const R extends Route<'GET'>, const Locations extends Readonly<Record<string, ParamLocation>> = NoParams, Result = unknown>(
+  name: string,
+  route: R,
+  options: OperationOptions<PathOfRoute<R>, Locations, Result>,
+): ReadOperation<PathOfRoute<R>, Locations, Result>;
+export function defineOperation<
+  const R extends Route<'POST' | 'PUT' | 'DELETE'>,
+  const Locations extends Readonly<Record<string, ParamLocation>> = NoParams,
+  Result = unknown,
+>(name: string, route: R, options: OperationOptions<PathOfRoute<R>, Locations, Result> & { family?: 'resource' }): WriteOperation<PathOfRoute<R>, Locations, Result>;
+export function defineOperation<const R extends Route, const Locations extends Readonly<Record<string, ParamLocation>>, Result>(
+  name: string,
+  route: R,
+  options: OperationOptions<PathOfRoute<R>, Locations, Result>,
+): Operation<PathOfRoute<R>, Locations, Result> {
+  const space = route.indexOf(' ');
+  const method = route.slice(0, space) as HttpMethod;
+  const path = route.slice(space + 1) as PathOfRoute<R>;
+  if (method === 'PUT' && options.actionKey === undefined) throw new TypeError(`${name}: a PUT action needs its actionKey`);
   const pathParts: PathPart[] = [];
-  for (const [index, piece] of declaration.path.split(/\{([^}]+)\}/).entries()) {
+  for (const [index, piece] of path.split(/\{([^}]+)\}/).entries()) {
     // split() with a capture group alternates literal text and parameter names.
     if (index % 2 === 1) pathParts.push({ param: piece });
     else if (piece !== '') pathParts.push({ text: piece });
   }
-  const locations = Object.entries(declaration.params) as [string, ParamLocation][];
+  const params = options.params ?? ({} as Locations);
+  const locations = Object.entries(params) as [string, ParamLocation][];
   return {
-    ...declaration,
+    name,
+    method,
+    family: options.family ?? 'resource',
+    path,
+    ...(options.actionKey === undefined ? {} : { actionKey: options.actionKey }),
+    params,
+    decode: options.decode,
     pathParts,
-    queryNames: locations.filter(([, location]) => location === 'query' || location === 'body+query').map(([name]) => name),
-    bodyNames: locations.filter(([, location]) => location === 'body' || location === 'body+query').map(([name]) => name),
+    queryNames: locations.filter(([, location]) => location === 'query' || location === 'body+query').map(([param]) => param),
+    bodyNames: locations.filter(([, location]) => location === 'body' || location === 'body+query').map(([param]) => param),
   };
+}
+
+/** Parameters that all travel in the body, in this order: `inBody('name', 'description')`. */
+export function inBody<const Names extends readonly string[]>(...names: Names): { readonly [K in Names[number]]: 'body' } {
+  return Object.fromEntries(names.map((name) => [name, 'body'])) as { readonly [K in Names[number]]: 'body' };
 }

@@ -2,11 +2,7 @@
 import { defineOperation } from './define.js';
 import { EMPTY_RESULT } from './results.js';
 
-export const DeleteDirectory = defineOperation({
-  name: 'DeleteDirectory',
-  method: 'DELETE',
-  family: 'resource',
-  path: 'delete/directory',
+export const DeleteDirectory = defineOperation('DeleteDirectory', 'DELETE delete/directory', {
   params: { uuid: 'body', deleteMode: 'body' },
   decode: () => EMPTY_RESULT,
 });

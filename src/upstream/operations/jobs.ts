@@ -5,11 +5,6 @@
  */
 import { defineOperation } from './define.js';
 
-export const PollJob = defineOperation({
-  name: 'PollJob',
-  method: 'GET',
-  family: 'resource',
-  path: 'api-jobs/{jobUuid}',
-  params: {},
+export const PollJob = defineOperation('PollJob', 'GET api-jobs/{jobUuid}', {
   decode: (body) => body,
 });

@@ -1,32 +1,20 @@
 /** Notifications (spec: Endpoints, "Notifications (SNS)"; QuerySNSEmailAddress is in `queries.ts`). */
-import { defineOperation } from './define.js';
+import { defineOperation, inBody } from './define.js';
 import { EMPTY_RESULT, inventoryOf } from './results.js';
 
-export const ChangeSNSApplicationPlatformState = defineOperation({
-  name: 'ChangeSNSApplicationPlatformState',
-  method: 'PUT',
-  family: 'resource',
-  path: 'sns/application-platforms/{uuid}/actions',
+export const ChangeSNSApplicationPlatformState = defineOperation('ChangeSNSApplicationPlatformState', 'PUT sns/application-platforms/{uuid}/actions', {
   actionKey: 'changeSNSApplicationPlatformState',
   params: { stateEvent: 'body' },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationPlatform) }),
 });
 
-export const UpdateSNSHttpEndpoint = defineOperation({
-  name: 'UpdateSNSHttpEndpoint',
-  method: 'PUT',
-  family: 'resource',
-  path: 'sns/application-endpoints/http/{uuid}/actions',
+export const UpdateSNSHttpEndpoint = defineOperation('UpdateSNSHttpEndpoint', 'PUT sns/application-endpoints/http/{uuid}/actions', {
   actionKey: 'updateSNSHttpEndpoint',
-  params: { url: 'body', username: 'body', password: 'body', name: 'body', description: 'body' },
+  params: inBody('url', 'username', 'password', 'name', 'description'),
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationEndpoint) }),
 });
 
-export const RemoveSNSSmsReceiver = defineOperation({
-  name: 'RemoveSNSSmsReceiver',
-  method: 'DELETE',
-  family: 'resource',
-  path: 'sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}',
+export const RemoveSNSSmsReceiver = defineOperation('RemoveSNSSmsReceiver', 'DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}', {
   // "listed as body, also sent as a query parameter"
   params: { deleteMode: 'body+query' },
   decode: () => EMPTY_RESULT,

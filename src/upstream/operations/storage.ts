@@ -1,11 +1,7 @@
 /** Primary storage capacity (spec: Endpoints, "Storage devices and capacity"; the queries are in `queries.ts`). */
 import { defineOperation } from './define.js';
 
-export const GetPrimaryStorageCapacity = defineOperation({
-  name: 'GetPrimaryStorageCapacity',
-  method: 'GET',
-  family: 'resource',
-  path: 'primary-storage/capacities',
+export const GetPrimaryStorageCapacity = defineOperation('GetPrimaryStorageCapacity', 'GET primary-storage/capacities', {
   params: { zoneUuids: 'query', clusterUuids: 'query', primaryStorageUuids: 'query', all: 'query' },
   decode: (body, decoder) => decoder.primaryStorageCapacity(body, 'body'),
 });
