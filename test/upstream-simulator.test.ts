@@ -17,7 +17,7 @@ import {
   type UpstreamClient,
   type UpstreamRequestError,
 } from '../src/upstream/index.js';
-import { ChangeSNSApplicationPlatformState, DeleteDirectory, RecoverVmInstance } from '../src/upstream/operations/index.js';
+import { ChangeSNSApplicationPlatformState, CursorQuery, DeleteDirectory, GetHostSensors, RecoverVmInstance } from '../src/upstream/operations/index.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 const INTERFACE_TYPES: ReadonlySet<InterfaceType | null> = new Set<InterfaceType | null>(['noMaster', 'bridgeSlave', 'bondingSlave', null]);
@@ -216,6 +216,12 @@ describe('the resource family', () => {
     expect(emails.inventories.every((email) => email.emailAddress?.includes('@'))).toBe(true);
   });
 
+  it('sends a cursor-family read of the catalogue with the cursor credential', async () => {
+    const page = await client.read(token, CursorQuery, { resourceType: 'host', pageSize: 3 });
+    expect(page.items).toHaveLength(3);
+    expect(page.hasMore).toBe(true);
+  });
+
   it('reads a host’s network facts, block devices and sensors', async () => {
     const hosts = (await walk(client, token, 'host', 1000)).items;
     let bonds = 0;
@@ -238,6 +244,8 @@ describe('the resource family', () => {
       expect(blocks).not.toHaveProperty('success');
       const sensors = await client.getHostSensors(session, host.uuid);
       expect(Array.isArray(sensors.sensors)).toBe(true);
+      // Any read of the catalogue goes through one generic method, named by its declaration.
+      expect(await client.read(session, GetHostSensors, { uuid: host.uuid })).toEqual(sensors);
     }
     expect(bonds).toBeGreaterThan(0);
   });

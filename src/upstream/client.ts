@@ -43,6 +43,7 @@ import {
   type ParamLocation,
   type QueryPairs,
   type ReadOperation,
+  type ResultOf,
 } from './operations/index.js';
 import type { ErrorCodeRecord, Uuid } from './records.js';
 import type {
@@ -349,7 +350,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    * object with the operation's decoder (the one for the caller's demand), or rejects with the
    * mapped error.
    */
-  function read<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result>(
+  function sendRead<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result>(
     operation: ReadOperation<Path, Locations, Result>,
     params: OperationParams<Path, Locations>,
     [identity, headers]: readonly [string, Headers],
@@ -366,6 +367,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const client: UpstreamClient = {
     decoder,
 
+    async read(credential, operation, params, callOptions) {
+      const who = operation.family === 'cursor' ? cursorCall(credential) : resourceCall(credential);
+      return sendRead(operation, params, who, callOptions) as Promise<ResultOf<typeof operation>>;
+    },
+
     async query(credential, collection, request, callOptions) {
       const q: string[] = [];
       for (const condition of request.conditions ?? []) {
@@ -380,7 +386,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         sort: request.sort === undefined ? undefined : `${request.sort.direction === 'desc' ? '-' : '+'}${request.sort.field}`,
         replyWithCount: request.replyWithCount ? true : undefined,
       };
-      return read(QUERY_OPERATIONS[collection], params, resourceCall(credential), callOptions);
+      return sendRead(QUERY_OPERATIONS[collection], params, resourceCall(credential), callOptions);
     },
 
     async cursorQuery(credential, request, callOptions) {
@@ -391,32 +397,32 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         if (text !== '') filter.push(text);
       }
       const params = { resourceType: request.resourceType, sort: request.sort, order: request.order, pageSize: request.pageSize, filter };
-      return read(CursorQuery, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
+      return sendRead(CursorQuery, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async cursorNext(credential, request, callOptions) {
       const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType };
-      return read(CursorNext, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
+      return sendRead(CursorNext, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async getHostNetworkFacts(credential, hostUuid, callOptions) {
-      return read(GetHostNetworkFacts, { hostUuid }, resourceCall(credential), callOptions);
+      return sendRead(GetHostNetworkFacts, { hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getHostBlockDevices(credential, hostUuid, callOptions) {
-      return read(GetHostBlockDevices, { uuid: hostUuid }, resourceCall(credential), callOptions);
+      return sendRead(GetHostBlockDevices, { uuid: hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getHostSensors(credential, hostUuid, callOptions) {
-      return read(GetHostSensors, { uuid: hostUuid }, resourceCall(credential), callOptions);
+      return sendRead(GetHostSensors, { uuid: hostUuid }, resourceCall(credential), callOptions);
     },
 
     async getPrimaryStorageCapacity(credential, request, callOptions) {
-      return read(GetPrimaryStorageCapacity, request, resourceCall(credential), callOptions);
+      return sendRead(GetPrimaryStorageCapacity, request, resourceCall(credential), callOptions);
     },
 
     async getVmAttachableDataVolumes(credential, vmInstanceUuid, callOptions) {
-      return read(GetVmAttachableDataVolume, { vmInstanceUuid }, resourceCall(credential), callOptions);
+      return sendRead(GetVmAttachableDataVolume, { vmInstanceUuid }, resourceCall(credential), callOptions);
     },
 
     async submit(credential, request, callOptions) {

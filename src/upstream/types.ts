@@ -7,7 +7,7 @@
  */
 import type { RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
-import type { ParamsOf, WriteOperation } from './operations/define.js';
+import type { ParamsOf, ReadOperation, ResultOf, WriteOperation } from './operations/define.js';
 import type { WriteTags } from './operations/request.js';
 import type {
   DirectoryRecord,
@@ -262,6 +262,18 @@ export interface UpstreamClient {
    * service wrote into it.
    */
   pollJob(location: string, options?: PollJobOptions): Promise<JobPoll>;
+
+  /**
+   * Sends any read of the catalogue (`operations/`) and answers what its decoder reads: a new
+   * read operation needs its declaration only. `credential` is the resource family's for a
+   * `svc/v1` operation, the cursor family's (with its tenant) for the others.
+   */
+  read<Op extends ReadOperation>(
+    credential: ResourceCredential | CursorCredential,
+    operation: Op,
+    params: ParamsOf<Op>,
+    options?: CallOptions,
+  ): Promise<ResultOf<Op>>;
 
   /** Decoders for result bodies the caller reads itself (job results, webhook bodies), in the configured zone. */
   readonly decoder: RecordDecoder;
