@@ -21,7 +21,7 @@ import {
 import { CircuitBreakers, type BreakerState, type BreakerTicket } from './breaker.js';
 import { CredentialGate, type CredentialGateOptions, type CredentialVerdict, type GatePass } from './credential-gate.js';
 import { cursorIdentity, readableAuthorization, resourceIdentity } from './credentials.js';
-import { createUpstreamDispatcher, transportErrorCode } from './http.js';
+import { CONNECT_FAILURE_CODES, createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import { mayQuote, redact, secretOf } from './redact.js';
 import {
@@ -761,17 +761,7 @@ function wasSent(error: unknown): boolean {
 }
 
 /** Failures that happen before a request leaves the gateway: the upstream surely did not see it. */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETDOWN',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_INVALID_ARG',
-]);
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([...CONNECT_FAILURE_CODES, 'UND_ERR_INVALID_ARG']);
 
 /** A failure with no HTTP answer: a timeout of undici's own, or a connection that failed. */
 function mapTransportError(operation: string, error: unknown): UpstreamRequestError {
