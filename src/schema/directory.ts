@@ -2,7 +2,7 @@
  * Directories: DeleteDirectory. The spec gives directories no query of the resource API, and
  * the contract lists no directory query field, so only the write is exposed.
  */
-import { DeleteMode } from './common.js';
+import { DeleteMode } from './delete-mode.js';
 import { defineWriteMutation, resultOf } from './mutation-kit.js';
 
 defineWriteMutation({
