@@ -168,8 +168,7 @@ class ListCursors implements Cursors {
  * from is its loader's business, so every credential the caller sent binds them.
  */
 function listBinding(context: GatewayContext, field: string, key: string): Buffer {
-  const { resource, cursor } = context.credentials;
-  return context.cursors.bind(['list', resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null, field, key]);
+  return context.cursors.bind(['list', ...context.session.callerIdentities(), field, key]);
 }
 
 /**

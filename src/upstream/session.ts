@@ -1,8 +1,8 @@
 /**
  * A per-request upstream session: the client's reads bound to one caller's credentials, request
  * id, hang-up signal, address and record demand. Resolvers and loaders read through it and never
- * hold a credential; a read under a family whose credential the caller did not send fails before
- * any upstream call.
+ * hold a credential. A read under a family whose credential the caller did not send throws at
+ * once (as the resolver calling it did before sessions), before any upstream call.
  */
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import type { HostNetworkFactsRecord, PrimaryStorageCapacityRecord, Uuid, VolumeRecord } from './records.js';
@@ -83,6 +83,12 @@ export class UpstreamSession {
     if (family === 'resource') return [this.resourceCredential().authorization];
     const credential = this.cursorCredential();
     return [credential.authorization, credential.tenantId ?? null];
+  }
+
+  /** `callerIdentity` of both families at once, null where the caller sent no credential; never throws. */
+  callerIdentities(): readonly (string | null)[] {
+    const { resource, cursor } = this.binding;
+    return [resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null];
   }
 
   query<C extends QueryCollection>(collection: C, request: QueryRequest): Promise<QueryResult<QueryCollections[C]>> {
