@@ -1,5 +1,5 @@
 /**
- * The per-request context: the caller's credentials and the upstream client. Built once per
+ * The per-request context: the caller's credentials and upstream session. Built once per
  * GraphQL operation (HTTP request or WebSocket subscribe), so every DataLoader hung on it lives
  * at most as long as one request (a subscription empties them before each event) and never
  * serves one caller's records to another.
@@ -11,8 +11,9 @@ import { GraphQLError } from 'graphql';
 import type { CursorKeeper } from './cursors/keeper.js';
 import type { JobManager } from './jobs/manager.js';
 import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
-import { FULL_DEMAND, type RecordDemand } from './upstream/demand.js';
-import type { CallOptions, CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
+import type { RecordDemand } from './upstream/demand.js';
+import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from './upstream/session.js';
+import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
 /** The three credential headers of CONTRACT section 3, as the caller sent them. */
 export interface Credentials {
@@ -25,7 +26,13 @@ export interface Credentials {
 export interface GatewayContext {
   readonly requestId: string;
   readonly credentials: Credentials;
+  /** The client itself: writes and their jobs (`mutation-kit.ts`) and the result decoders. */
   readonly upstream: UpstreamClient;
+  /**
+   * The upstream reads bound to this request's caller, signal, id, address and record demand:
+   * what resolvers and loaders read through.
+   */
+  readonly session: UpstreamSession;
   /** Most keys one DataLoader batch sends upstream. */
   readonly maxBatchSize: number;
   /** Starts upstream writes as jobs and reads them back. */
@@ -42,11 +49,6 @@ export interface GatewayContext {
   readonly signal: AbortSignal | undefined;
   /** The caller's address (`client-address.ts`): calls under a credential not yet accepted upstream draw on its budget. */
   readonly clientAddress: string | undefined;
-  /**
-   * The record fields the operation's upstream reads decode (`useRecordDemand`); undefined (every
-   * field) outside a query.
-   */
-  recordDemand: RecordDemand | undefined;
   /** The key of the request's DataLoaders in Pothos' context caches (see createContext). */
   readonly [contextCacheSymbol]: object;
 }
@@ -87,13 +89,14 @@ export function createContext(options: {
   signal?: AbortSignal | undefined;
   clientAddress?: string | undefined;
 }): GatewayContext {
+  const requestId = options.requestId ?? randomUUID();
   return {
     // The key of the request's DataLoaders in Pothos' context caches, its own object so that a copy
     // of the context (a shared subscription's) can be given loaders of its own. (What Pothos'
     // initContextCache() returns; spreading that symbol-keyed object took V8's slow path, about
     // 5 µs a request.)
     [contextCacheSymbol]: {},
-    requestId: options.requestId ?? randomUUID(),
+    requestId,
     credentials: options.credentials,
     upstream: options.upstream,
     maxBatchSize: options.maxBatchSize,
@@ -102,7 +105,14 @@ export function createContext(options: {
     cursors: options.cursors,
     signal: options.signal,
     clientAddress: options.clientAddress,
-    recordDemand: undefined,
+    session: createUpstreamSession(options.upstream, {
+      resource: options.credentials.resource,
+      cursor: options.credentials.cursor,
+      requestId,
+      signal: options.signal,
+      clientAddress: options.clientAddress,
+      missingCredential,
+    }),
   };
 }
 
@@ -119,39 +129,34 @@ export function forgetLoadedRecords(context: object): void {
   clearAllDataLoaders(context);
 }
 
-/** Options for an upstream read made for this request: its id, its client's hang-up and address, and the record fields its operation needs. */
-export function readOptions(context: GatewayContext): CallOptions {
-  return { requestId: context.requestId, signal: context.signal, demand: context.recordDemand, clientAddress: context.clientAddress };
-}
-
 /**
- * Narrows the context's reads to what its operation needs. A context that already ran an operation
- * needing something else (one context is one operation, but nothing forbids more) decodes whole
- * records from then on: its loaders may hold records decoded for either.
+ * Narrows the request's reads to the record fields its operation needs (`useRecordDemand`);
+ * without it (outside a query) they decode every field.
  */
 export function setRecordDemand(context: GatewayContext, demand: RecordDemand): void {
-  context.recordDemand = context.recordDemand === undefined || context.recordDemand === demand ? demand : FULL_DEMAND;
+  context.session.narrowDemand(demand);
 }
 
-/** The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call. */
-export function requireResourceCredential(context: GatewayContext): ResourceCredential {
-  const credential = context.credentials.resource;
-  if (!credential) {
-    throw new GraphQLError('This field reads the resource API: send `Authorization: OAuth <session>`.', {
+/** The UNAUTHENTICATED error of a field whose family's credential the caller did not send. */
+function missingCredential(family: CredentialFamily): GraphQLError {
+  if (family === 'resource') {
+    return new GraphQLError('This field reads the resource API: send `Authorization: OAuth <session>`.', {
       extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'Authorization' },
     });
   }
-  return credential;
+  return new GraphQLError(
+    'This field reads the generic resource API: send `X-Resources-Authorization: Bearer <token>` (and `X-Tenant-ID`).',
+    { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'X-Resources-Authorization' } },
+  );
 }
 
-/** The generic-family credential, or an UNAUTHENTICATED error raised before any upstream call. */
-export function requireCursorCredential(context: GatewayContext): CursorCredential {
-  const credential = context.credentials.cursor;
-  if (!credential) {
-    throw new GraphQLError(
-      'This field reads the generic resource API: send `X-Resources-Authorization: Bearer <token>` (and `X-Tenant-ID`).',
-      { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'X-Resources-Authorization' } },
-    );
-  }
+/**
+ * The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call.
+ * For writes and jobs, which are owned by the credential that started them; reads go through
+ * `context.session`.
+ */
+export function requireResourceCredential(context: GatewayContext): ResourceCredential {
+  const credential = context.credentials.resource;
+  if (!credential) throw missingCredential('resource');
   return credential;
 }

@@ -131,7 +131,8 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
               // The execution outlives its first subscriber: it must not carry that client's
               // hang-up signal, which would cancel the reads of every other subscriber, nor
               // share its loaders.
-              const contextValue = { ...(subscriber.contextValue as GatewayContext), ...initContextCache(), signal: undefined };
+              const context = subscriber.contextValue as GatewayContext;
+              const contextValue = { ...context, ...initContextCache(), signal: undefined, session: context.session.withoutSignal() };
               sharedContexts.add(contextValue);
               return subscribeFn({ ...subscriber, contextValue });
             },

@@ -4,8 +4,6 @@
  */
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import type { CbtTaskRecord } from '../upstream/records.js';
-import type { QueryCondition } from '../upstream/types.js';
 import {
   CreateCbtTask,
   DeleteCbtTask,
@@ -14,11 +12,11 @@ import {
   ExportNbdVolumes,
   type NbdVolumeInfoRecord,
 } from '../upstream/operations/index.js';
-import { DeleteMode, OrderDirection } from './common.js';
-import { pageArgs, resolveQueryConnection } from './connections.js';
-import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import type { CbtTaskRecord } from '../upstream/records.js';
+import { DeleteMode } from './delete-mode.js';
+import { loadByUuid, queryFamily } from './families.js';
+import { defineListQuery } from './list-query.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 
@@ -33,16 +31,13 @@ export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
   } as const,
 });
 
-/** Loads CBT tasks by uuid: one QueryCbtTask (`q=uuid?=...`) per batch. */
-async function loadCbtTasks(uuids: string[], context: GatewayContext): Promise<(CbtTaskRecord | Error)[]> {
-  const records = await loadQueryRecordsWhereIn(context, 'cbtTasks', 'uuid', uuids);
-  return matchByKey(uuids, records, (task) => task.uuid, (uuid) => notFound('CbtTask', uuid));
-}
+const cbtTasks = queryFamily('cbtTasks');
 
 export const CbtTaskRef = builder.loadableNode('CbtTask', {
   description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',
-  id: { resolve: (task) => task.uuid },
-  load: loadCbtTasks,
+  id: { resolve: (task: CbtTaskRecord) => task.uuid },
+  // One QueryCbtTask (`q=uuid?=...`) per batch.
+  load: loadByUuid(cbtTasks, 'CbtTask'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
     name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),
@@ -59,65 +54,43 @@ export const CbtTaskConnection = builder.connectionObject({
   description: 'A page of CBT tasks.',
 });
 
-const CbtTaskFilter = builder.inputType('CbtTaskFilter', {
-  description: 'Conditions on CBT tasks; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these tasks.' }),
-    status: t.field({ type: CbtTaskStatus, description: 'Only tasks with this status.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-  }),
-});
-
-const CbtTaskOrderField = builder.enumType('CbtTaskOrderField', {
-  description: 'Fields CBT tasks can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    STATUS: { value: 'status', description: 'Status (alphabetical by the upstream spelling).' },
-  } as const,
-});
-
-const CbtTaskOrder = builder.inputType('CbtTaskOrder', {
-  description: 'Order of a CBT task connection.',
-  fields: (t) => ({
-    field: t.field({ type: CbtTaskOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
-builder.queryFields((t) => ({
-  cbtTasks: t.field({
-    type: CbtTaskConnection,
-    nullable: true,
-    description: 'CBT tasks (QueryCbtTask). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 4.10.10.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: CbtTaskFilter, description: 'Conditions the tasks must meet.' }),
-      orderBy: t.arg({ type: CbtTaskOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
-    },
-    resolve: (_root, args, context) => {
-      const conditions: QueryCondition[] = [];
-      addInCondition(conditions, 'uuid', args.filter?.uuids);
-      addEqualsCondition(conditions, 'status', args.filter?.status);
-      addContainsCondition(conditions, 'name', args.filter?.nameContains);
-      return resolveQueryConnection(context, {
-        collection: 'cbtTasks',
-        first: args.first,
-        after: args.after,
-        conditions,
-        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
-      });
-    },
-  }),
-  cbtTask: t.field({
+defineListQuery({
+  typeName: 'CbtTask',
+  family: cbtTasks,
+  connection: CbtTaskConnection,
+  list: {
+    name: 'cbtTasks',
+    description:
+      'CBT tasks (QueryCbtTask). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 4.10.10.',
+  },
+  one: {
+    name: 'cbtTask',
     type: CbtTaskRef,
-    nullable: true,
-    description: 'One CBT task by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 4.10.10.',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The task\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One CBT task by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 4.10.10.',
+    argDescription: 'The task\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on CBT tasks; all given conditions must hold.',
+    argDescription: 'Conditions the tasks must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these tasks.' },
+      status: { field: 'status', op: 'eq', type: CbtTaskStatus, description: 'Only tasks with this status.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields CBT tasks can be sorted by.',
+    description: 'Order of a CBT task connection.',
+    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      STATUS: { value: 'status', description: 'Status (alphabetical by the upstream spelling).' },
+    },
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Mutations

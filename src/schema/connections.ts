@@ -20,18 +20,11 @@
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import { readOptions, requireCursorCredential, requireResourceCredential } from '../context.js';
 import type { CursorKeeper } from '../cursors/keeper.js';
 import { decodePayload, encodePayload, type CursorPayload } from '../cursors/payload.js';
 import { isUpstreamRequestError } from '../upstream/errors.js';
-import type {
-  CursorFilter,
-  CursorResourceType,
-  CursorResourceTypes,
-  QueryCollection,
-  QueryCollections,
-  QueryCondition,
-} from '../upstream/types.js';
+import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../upstream/families.js';
+import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../upstream/types.js';
 
 /** Default page size when `first` is omitted. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -175,8 +168,7 @@ class ListCursors implements Cursors {
  * from is its loader's business, so every credential the caller sent binds them.
  */
 function listBinding(context: GatewayContext, field: string, key: string): Buffer {
-  const { resource, cursor } = context.credentials;
-  return context.cursors.bind(['list', resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null, field, key]);
+  return context.cursors.bind(['list', ...context.session.callerIdentities(), field, key]);
 }
 
 /**
@@ -217,11 +209,10 @@ function toConnection<T>(
 /** Largest page the generic family accepts (README: pageSize 1..1000). */
 const UPSTREAM_MAX_PAGE_SIZE = 1000;
 
-export interface CursorConnectionRequest<K extends CursorResourceType> extends PageArgs {
-  resourceType: K;
-  sort?: string | undefined;
-  order?: 'asc' | 'desc' | undefined;
-  filter?: readonly CursorFilter[] | undefined;
+/** A page of a family's records: the paging arguments, the conditions and the sort. */
+export interface FamilyPageRequest extends PageArgs {
+  where: readonly Condition[];
+  sort?: Sort | undefined;
 }
 
 /** Where a cursor-family page starts: the query's start, or a kept upstream cursor. */
@@ -242,48 +233,36 @@ async function openKeysetStart(keeper: CursorKeeper, after: string, binding: Buf
 }
 
 /** A Relay page read through CursorQuery / CursorNext. One upstream request per page. */
-export async function resolveCursorConnection<K extends CursorResourceType>(
+export async function readCursorPage<K extends CursorResourceType>(
   context: GatewayContext,
-  request: CursorConnectionRequest<K>,
+  resourceType: K,
+  request: FamilyPageRequest,
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
-  const credential = requireCursorCredential(context);
+  const session = context.session;
+  const caller = session.callerIdentity('cursor');
   const size = readPageSize(request.first);
   const keeper = context.cursors;
-  const binding = lazy(() =>
-    keeper.bind([
-      'cursor',
-      credential.authorization,
-      credential.tenantId ?? null,
-      request.resourceType,
-      request.sort ?? null,
-      request.order ?? null,
-      request.filter ?? [],
-    ]),
-  );
+  const filter = toCursorFilters(request.where);
+  const sort = request.sort?.field;
+  const order = request.sort?.direction;
+  const binding = lazy(() => keeper.bind(['cursor', ...caller, resourceType, sort ?? null, order ?? null, filter]));
   const start: KeysetStart = request.after ? await openKeysetStart(keeper, request.after, binding()) : { ref: null, upstream: null, skip: 0 };
 
   const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.skip + size));
-  const options = readOptions(context);
   const page =
     start.upstream === null
-      ? await context.upstream.cursorQuery(
-          credential,
-          {
-            resourceType: request.resourceType,
-            pageSize,
-            ...(request.sort === undefined ? {} : { sort: request.sort }),
-            ...(request.order === undefined ? {} : { order: request.order }),
-            ...(request.filter === undefined ? {} : { filter: request.filter }),
-          },
-          options,
-        )
-      : await context.upstream
-          .cursorNext(credential, { resourceType: request.resourceType, cursor: start.upstream, pageSize }, options)
-          .catch((error: unknown) => {
-            // The gateway sends only upstream cursors the upstream gave it: one refused now has
-            // expired there (or the upstream forgot it, restarting), whatever its text says.
-            throw isUpstreamRequestError(error) && error.code === 'UPSTREAM_BAD_REQUEST' ? expiredCursor() : error;
-          });
+      ? await session.cursorQuery({
+          resourceType,
+          pageSize,
+          ...(sort === undefined ? {} : { sort }),
+          ...(order === undefined ? {} : { order }),
+          filter,
+        })
+      : await session.cursorNext({ resourceType, cursor: start.upstream, pageSize }).catch((error: unknown) => {
+          // The gateway sends only upstream cursors the upstream gave it: one refused now has
+          // expired there (or the upstream forgot it, restarting), whatever its text says.
+          throw isUpstreamRequestError(error) && error.code === 'UPSTREAM_BAD_REQUEST' ? expiredCursor() : error;
+        });
 
   const items = page.items;
   const anchor = start.uuid === undefined ? -1 : items.findIndex((item) => item.uuid === start.uuid);
@@ -305,36 +284,29 @@ export async function resolveCursorConnection<K extends CursorResourceType>(
   return toConnection(nodes, { at: cursorAt }, page.total, skip + size < items.length || page.hasMore, request.after != null);
 }
 
-export interface QueryConnectionRequest<C extends QueryCollection> extends PageArgs {
-  collection: C;
-  conditions?: readonly QueryCondition[] | undefined;
-  sort?: { field: string; direction: 'asc' | 'desc' } | undefined;
-}
-
 /** A Relay page read through a resource-family query (`limit`/`start`/`replyWithCount`). */
-export async function resolveQueryConnection<C extends QueryCollection>(
+export async function readQueryPage<C extends QueryCollection>(
   context: GatewayContext,
-  request: QueryConnectionRequest<C>,
+  collection: C,
+  request: FamilyPageRequest,
 ): Promise<ConnectionResult<QueryCollections[C]>> {
-  const credential = requireResourceCredential(context);
+  const session = context.session;
+  const caller = session.callerIdentity('resource');
   const size = readPageSize(request.first);
   const keeper = context.cursors;
-  const binding = lazy(() => keeper.bind(['query', credential.authorization, request.collection, request.conditions ?? [], request.sort ?? null]));
+  const conditions = toQueryConditions(request.where);
+  const sort = request.sort === undefined ? undefined : { field: request.sort.field, direction: request.sort.direction ?? 'asc' };
+  const binding = lazy(() => keeper.bind(['query', ...caller, collection, conditions, sort ?? null]));
   const offset = request.after ? openOffsetCursor(keeper, request.after, binding()) : 0;
 
-  const result = await context.upstream.query(
-    credential,
-    request.collection,
-    {
-      conditions: request.conditions ?? [],
-      // `limit: 0` would mean "the upstream default"; ask for one record and show none.
-      limit: Math.max(1, size),
-      start: offset,
-      replyWithCount: true,
-      ...(request.sort === undefined ? {} : { sort: request.sort }),
-    },
-    readOptions(context),
-  );
+  const result = await session.query(collection, {
+    conditions,
+    // `limit: 0` would mean "the upstream default"; ask for one record and show none.
+    limit: Math.max(1, size),
+    start: offset,
+    replyWithCount: true,
+    ...(sort === undefined ? {} : { sort }),
+  });
   const nodes = result.inventories.slice(0, size);
   const total = result.total ?? offset + result.inventories.length;
   return toConnection(

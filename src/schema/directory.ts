@@ -3,7 +3,7 @@
  * the contract lists no directory query field, so only the write is exposed.
  */
 import { DeleteDirectory } from '../upstream/operations/index.js';
-import { DeleteMode } from './common.js';
+import { DeleteMode } from './delete-mode.js';
 import { defineWriteMutation } from './mutation-kit.js';
 
 defineWriteMutation({

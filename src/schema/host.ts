@@ -3,15 +3,15 @@
  * hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as fields
  * (network facts with bonds and NICs, block devices, sensors).
  */
-import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
+import { GraphQLObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { builder } from '../builder.js';
-import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
-import type { CursorFilter } from '../upstream/types.js';
 import { SetIpOnHostNetworkBonding, UpdateHostNqn } from '../upstream/operations/index.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
-import { pageArgs, resolveCursorConnection } from './connections.js';
-import { embeddedLoadError, loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './embedded-ids.js';
+import { cursorFamily, loadByUuid } from './families.js';
+import { defineListQuery } from './list-query.js';
+import { embeddedLoadError, notFound } from './loading.js';
 import { defineWriteMutation } from './mutation-kit.js';
 import { reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
@@ -35,16 +35,13 @@ export const InterfaceType = builder.enumType('InterfaceType', {
   } as const,
 });
 
-/** Loads hosts by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
-async function loadHosts(uuids: string[], context: GatewayContext): Promise<(HostRecord | Error)[]> {
-  const records = await loadCursorRecordsWhereIn(context, 'host', 'uuid', uuids);
-  return matchByKey(uuids, records, (host) => host.uuid, (uuid) => notFound('Host', uuid));
-}
+const hosts = cursorFamily('host');
 
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',
-  id: { resolve: (host) => host.uuid },
-  load: loadHosts,
+  id: { resolve: (host: HostRecord) => host.uuid },
+  // One CursorQuery (`filter=uuid:in:...`) per batch.
+  load: loadByUuid(hosts, 'Host'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
@@ -93,7 +90,7 @@ export const HostRef = builder.loadableNode('Host', {
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
-        const body = await context.upstream.getHostBlockDevices(requireResourceCredential(context), host.uuid, readOptions(context));
+        const body = await context.session.getHostBlockDevices(host.uuid);
         return body.blockDevices ?? body;
       },
     }),
@@ -103,7 +100,7 @@ export const HostRef = builder.loadableNode('Host', {
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
-        const body = await context.upstream.getHostSensors(requireResourceCredential(context), host.uuid, readOptions(context));
+        const body = await context.session.getHostSensors(host.uuid);
         return body.sensors ?? body;
       },
     }),
@@ -114,11 +111,12 @@ async function loadNetworkFacts(
   hostUuids: string[],
   context: GatewayContext,
 ): Promise<(HostNetworkFactsRecord | Error)[]> {
-  const credential = requireResourceCredential(context);
+  const session = context.session;
+  session.requireCredential('resource');
   // The spec has no batch form of GetHostNetworkFacts: one request per distinct host.
   return Promise.all(
     hostUuids.map((uuid) =>
-      context.upstream.getHostNetworkFacts(credential, uuid, readOptions(context)).catch((error: unknown) =>
+      session.getHostNetworkFacts(uuid).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
       ),
     ),
@@ -238,76 +236,49 @@ export const HostNicRef = builder.loadableNode('HostNic', {
   }),
 });
 
-const HostFilter = builder.inputType('HostFilter', {
-  description: 'Conditions on hosts; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these hosts.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    zoneUuid: t.field({ type: 'Uuid', description: 'Only hosts of this zone.' }),
-    clusterUuid: t.field({ type: 'Uuid', description: 'Only hosts of this cluster.' }),
-    state: t.string({ description: 'Only hosts in this state, e.g. `Enabled`.' }),
-    status: t.string({ description: 'Only hosts with this status, e.g. `Connected`.' }),
-    hypervisorType: t.string({ description: 'Only hosts with this hypervisor, e.g. `KVM`.' }),
-  }),
-});
-
-const HostOrderField = builder.enumType('HostOrderField', {
-  description: 'Fields hosts can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    MANAGEMENT_IP: { value: 'managementIp', description: 'Management IP.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-  } as const,
-});
-
-const HostOrder = builder.inputType('HostOrder', {
-  description: 'Order of a host connection.',
-  fields: (t) => ({
-    field: t.field({ type: HostOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
 export const HostConnection = builder.connectionObject({ type: HostRef, name: 'HostConnection' });
 
-builder.queryFields((t) => ({
-  hosts: t.field({
-    type: HostConnection,
-    nullable: true,
-    description: 'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: HostFilter, description: 'Conditions the hosts must meet.' }),
-      orderBy: t.arg({ type: HostOrder, description: 'Sort order. Default: creation time, ascending.' }),
-    },
-    resolve: (_root, args, context) => {
-      const filter: CursorFilter[] = [];
-      addInFilter(filter, 'uuid', args.filter?.uuids);
-      addContainsFilter(filter, 'name', args.filter?.nameContains);
-      addEqualsFilter(filter, 'zoneUuid', args.filter?.zoneUuid);
-      addEqualsFilter(filter, 'clusterUuid', args.filter?.clusterUuid);
-      addEqualsFilter(filter, 'state', args.filter?.state);
-      addEqualsFilter(filter, 'status', args.filter?.status);
-      addEqualsFilter(filter, 'hypervisorType', args.filter?.hypervisorType);
-      return resolveCursorConnection(context, {
-        resourceType: 'host',
-        first: args.first,
-        after: args.after,
-        filter,
-        sort: args.orderBy?.field,
-        order: args.orderBy?.direction ?? undefined,
-      });
-    },
-  }),
-  host: t.field({
+defineListQuery({
+  typeName: 'Host',
+  family: hosts,
+  connection: HostConnection,
+  list: {
+    name: 'hosts',
+    description:
+      'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
+  },
+  one: {
+    name: 'host',
     type: HostRef,
-    nullable: true,
-    description: 'One host by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The host\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One host by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
+    argDescription: 'The host\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on hosts; all given conditions must hold.',
+    argDescription: 'Conditions the hosts must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these hosts.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      zoneUuid: { field: 'zoneUuid', op: 'eq', type: 'Uuid', description: 'Only hosts of this zone.' },
+      clusterUuid: { field: 'clusterUuid', op: 'eq', type: 'Uuid', description: 'Only hosts of this cluster.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only hosts in this state, e.g. `Enabled`.' },
+      status: { field: 'status', op: 'eq', type: 'String', description: 'Only hosts with this status, e.g. `Connected`.' },
+      hypervisorType: { field: 'hypervisorType', op: 'eq', type: 'String', description: 'Only hosts with this hypervisor, e.g. `KVM`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields hosts can be sorted by.',
+    description: 'Order of a host connection.',
+    argDescription: 'Sort order. Default: creation time, ascending.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      MANAGEMENT_IP: { value: 'managementIp', description: 'Management IP.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+    },
+  },
+});
 
 defineWriteMutation({
   name: 'updateHostNqn',
@@ -363,14 +334,15 @@ defineWriteMutation({
 /** Starts loading one relation of the host `hostUuid` (the loader caches it for the field). */
 type HostPrefetch = (context: GatewayContext, hostUuid: string) => void;
 
-const hostPrefetches = new Map<string, HostPrefetch>();
+/** The field extension under which a `Host` field keeps its prefetch: on the schema, not in a module registry. */
+const HOST_PREFETCH_EXTENSION = 'prefetchFromHostUuid';
 
 /**
- * Registers a per-host relation (e.g. `hbaDevices`) whose per-request loader can start as soon as
- * a host's uuid is known, before the host record itself has been read.
+ * `extensions` of a per-host relation (e.g. `hbaDevices`) whose per-request loader can start as
+ * soon as a host's uuid is known, before the host record itself has been read.
  */
-export function registerHostPrefetch(field: string, prefetch: HostPrefetch): void {
-  hostPrefetches.set(field, prefetch);
+export function prefetchFromHostUuid(prefetch: HostPrefetch): { [HOST_PREFETCH_EXTENSION]: HostPrefetch } {
+  return { [HOST_PREFETCH_EXTENSION]: prefetch };
 }
 
 /**
@@ -379,24 +351,30 @@ export function registerHostPrefetch(field: string, prefetch: HostPrefetch): voi
  * of one upstream round trip later once the host has arrived.
  */
 export function prefetchHostRelations(context: GatewayContext, info: GraphQLResolveInfo, hostUuid: string | null): void {
-  if (hostUuid === null || hostPrefetches.size === 0) return;
-  for (const field of selectedFieldNames(info)) hostPrefetches.get(field)?.(context, hostUuid);
+  if (hostUuid === null) return;
+  for (const prefetch of selectedHostPrefetches(info)) prefetch(context, hostUuid);
 }
 
 /**
- * Names of the fields selected directly under the current field (fragments included). A page of
- * VMs asks once per VM with the same field nodes, so the answer is kept per field-node list.
+ * The prefetches of the `Host` fields selected directly under the current field (fragments
+ * included). A page of VMs asks once per VM with the same field nodes, so the answer is kept per
+ * field-node list.
  */
-function selectedFieldNames(info: GraphQLResolveInfo): ReadonlySet<string> {
-  let names = selectedFieldNamesByNodes.get(info.fieldNodes);
-  if (names === undefined) {
-    names = collectSelectedFieldNames(info);
-    selectedFieldNamesByNodes.set(info.fieldNodes, names);
+function selectedHostPrefetches(info: GraphQLResolveInfo): readonly HostPrefetch[] {
+  let prefetches = prefetchesByNodes.get(info.fieldNodes);
+  if (prefetches === undefined) {
+    const hostType = info.schema.getType('Host');
+    const fields = hostType instanceof GraphQLObjectType ? hostType.getFields() : {};
+    prefetches = [...collectSelectedFieldNames(info)].flatMap((name) => {
+      const prefetch = fields[name]?.extensions[HOST_PREFETCH_EXTENSION];
+      return typeof prefetch === 'function' ? [prefetch as HostPrefetch] : [];
+    });
+    prefetchesByNodes.set(info.fieldNodes, prefetches);
   }
-  return names;
+  return prefetches;
 }
 
-const selectedFieldNamesByNodes = new WeakMap<readonly FieldNode[], ReadonlySet<string>>();
+const prefetchesByNodes = new WeakMap<readonly FieldNode[], readonly HostPrefetch[]>();
 
 function collectSelectedFieldNames(info: GraphQLResolveInfo): Set<string> {
   const names = new Set<string>();

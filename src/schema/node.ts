@@ -9,7 +9,7 @@ import { decodeGlobalID, resolveNodes } from '@pothos/plugin-relay';
 import { GraphQLError, isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
-import { hasEmbeddedGlobalId } from './common.js';
+import { hasEmbeddedGlobalId } from './embedded-ids.js';
 import { callsPerValueOf } from './upstream-calls.js';
 
 /** Most ids one `nodes` call takes (as GitHub's API); more is `BAD_USER_INPUT`, refused before any upstream call. */

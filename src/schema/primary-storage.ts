@@ -3,7 +3,6 @@
  * caller selects by zone, cluster or uuid.
  */
 import { builder } from '../builder.js';
-import { readOptions, requireResourceCredential } from '../context.js';
 import type { PrimaryStorageCapacityRecord } from '../upstream/records.js';
 
 const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
@@ -43,15 +42,11 @@ builder.queryField('primaryStorageCapacity', (t) =>
       all: t.arg.boolean({ description: 'When `primaryStorageUuids` is empty: true sums every primary storage. Since 0.6.' }),
     },
     resolve: (_root, args, context) =>
-      context.upstream.getPrimaryStorageCapacity(
-        requireResourceCredential(context),
-        {
-          ...(args.zoneUuids ? { zoneUuids: args.zoneUuids } : {}),
-          ...(args.clusterUuids ? { clusterUuids: args.clusterUuids } : {}),
-          ...(args.primaryStorageUuids ? { primaryStorageUuids: args.primaryStorageUuids } : {}),
-          ...(args.all === null || args.all === undefined ? {} : { all: args.all }),
-        },
-        readOptions(context),
-      ),
+      context.session.getPrimaryStorageCapacity({
+        ...(args.zoneUuids ? { zoneUuids: args.zoneUuids } : {}),
+        ...(args.clusterUuids ? { clusterUuids: args.clusterUuids } : {}),
+        ...(args.primaryStorageUuids ? { primaryStorageUuids: args.primaryStorageUuids } : {}),
+        ...(args.all === null || args.all === undefined ? {} : { all: args.all }),
+      }),
   }),
 );

@@ -13,13 +13,13 @@ import type {
   SnsEmailAddressRecord,
   SnsSmsReceiverRecord,
 } from '../upstream/records.js';
-import type { CursorFilter, QueryCondition } from '../upstream/types.js';
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../upstream/operations/index.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, OrderDirection } from './common.js';
-import { pageArgs, readPageSize, resolveCursorConnection, resolveListConnection, resolveQueryConnection } from './connections.js';
-import { groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { pageArgs, readPageSize, resolveListConnection } from './connections.js';
+import { DeleteMode } from './delete-mode.js';
+import { cursorFamily, loadByUuid, queryFamily } from './families.js';
+import { defineListQuery } from './list-query.js';
+import { groupByKey } from './loading.js';
 import { defineWriteMutation } from './mutation-kit.js';
-import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
   description: 'How an SNS endpoint delivers notifications. Since 5.0.0.',
@@ -39,16 +39,13 @@ const CursorOrderField = {
 // ---------------------------------------------------------------------------------------------
 // Platforms
 
-/** Loads platforms by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
-async function loadPlatforms(uuids: string[], context: GatewayContext): Promise<(SnsApplicationPlatformRecord | Error)[]> {
-  const records = await loadCursorRecordsWhereIn(context, 'sns-application-platform', 'uuid', uuids);
-  return matchByKey(uuids, records, (platform) => platform.uuid, (uuid) => notFound('SnsApplicationPlatform', uuid));
-}
+const platforms = cursorFamily('sns-application-platform');
 
 export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPlatform', {
   description: 'A notification (SNS) application platform that endpoints deliver through (SNSApplicationPlatformInventory). Since 2.3.',
-  id: { resolve: (platform) => platform.uuid },
-  load: loadPlatforms,
+  id: { resolve: (platform: SnsApplicationPlatformRecord) => platform.uuid },
+  // One CursorQuery (`filter=uuid:in:...`) per batch.
+  load: loadByUuid(platforms, 'SnsApplicationPlatform'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 2.3.' }),
     name: t.exposeString('name', { description: 'Name. Since 2.3.' }),
@@ -69,37 +66,37 @@ export const SnsApplicationPlatformConnection = builder.connectionObject({
   description: 'A page of SNS application platforms.',
 });
 
-const SnsApplicationPlatformFilter = builder.inputType('SnsApplicationPlatformFilter', {
-  description: 'Conditions on SNS platforms; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these platforms.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    type: t.string({ description: 'Only platforms of this type, e.g. `Email`.' }),
-    state: t.string({ description: 'Only platforms in this state, e.g. `Enabled`.' }),
-  }),
-});
-
-const SnsApplicationPlatformOrderField = builder.enumType('SnsApplicationPlatformOrderField', {
-  description: 'Fields SNS platforms can be sorted by.',
-  values: CursorOrderField,
-});
-
-const SnsApplicationPlatformOrder = builder.inputType('SnsApplicationPlatformOrder', {
-  description: 'Order of an SNS platform connection.',
-  fields: (t) => ({
-    field: t.field({ type: SnsApplicationPlatformOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
+defineListQuery({
+  typeName: 'SnsApplicationPlatform',
+  family: platforms,
+  connection: SnsApplicationPlatformConnection,
+  list: {
+    name: 'snsApplicationPlatforms',
+    description:
+      'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 2.3.',
+  },
+  filter: {
+    description: 'Conditions on SNS platforms; all given conditions must hold.',
+    argDescription: 'Conditions the platforms must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these platforms.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      type: { field: 'type', op: 'eq', type: 'String', description: 'Only platforms of this type, e.g. `Email`.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only platforms in this state, e.g. `Enabled`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields SNS platforms can be sorted by.',
+    description: 'Order of an SNS platform connection.',
+    argDescription: 'Sort order. Default: creation time, ascending.',
+    fields: CursorOrderField,
+  },
 });
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
 
-/** Loads endpoints by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
-async function loadEndpoints(uuids: string[], context: GatewayContext): Promise<(SnsApplicationEndpointRecord | Error)[]> {
-  const records = await loadCursorRecordsWhereIn(context, 'sns-application-endpoint', 'uuid', uuids);
-  return matchByKey(uuids, records, (endpoint) => endpoint.uuid, (uuid) => notFound('SnsApplicationEndpoint', uuid));
-}
+const endpoints = cursorFamily('sns-application-endpoint');
 
 const ENDPOINT_TYPES = ['HTTP', 'Email', 'SMS'] as const;
 
@@ -119,8 +116,9 @@ SnsSmsReceiverRef.implement({
 export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEndpoint', {
   description:
     'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the generic family). Since 5.0.0.',
-  id: { resolve: (endpoint) => endpoint.uuid },
-  load: loadEndpoints,
+  id: { resolve: (endpoint: SnsApplicationEndpointRecord) => endpoint.uuid },
+  // One CursorQuery (`filter=uuid:in:...`) per batch.
+  load: loadByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.0.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 5.0.0.' }),
@@ -162,34 +160,38 @@ export const SnsApplicationEndpointConnection = builder.connectionObject({
   description: 'A page of SNS application endpoints.',
 });
 
-const SnsApplicationEndpointFilter = builder.inputType('SnsApplicationEndpointFilter', {
-  description: 'Conditions on SNS endpoints; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these endpoints.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    type: t.field({ type: SnsEndpointType, description: 'Only endpoints of this delivery type.' }),
-    platformUuid: t.field({ type: 'Uuid', description: 'Only endpoints of this platform.' }),
-    state: t.string({ description: 'Only endpoints in this state, e.g. `Enabled`.' }),
-  }),
-});
-
-const SnsApplicationEndpointOrderField = builder.enumType('SnsApplicationEndpointOrderField', {
-  description: 'Fields SNS endpoints can be sorted by.',
-  values: CursorOrderField,
-});
-
-const SnsApplicationEndpointOrder = builder.inputType('SnsApplicationEndpointOrder', {
-  description: 'Order of an SNS endpoint connection.',
-  fields: (t) => ({
-    field: t.field({ type: SnsApplicationEndpointOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
+defineListQuery({
+  typeName: 'SnsApplicationEndpoint',
+  family: endpoints,
+  connection: SnsApplicationEndpointConnection,
+  list: {
+    name: 'snsApplicationEndpoints',
+    description:
+      'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.0.0.',
+  },
+  filter: {
+    description: 'Conditions on SNS endpoints; all given conditions must hold.',
+    argDescription: 'Conditions the endpoints must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these endpoints.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      type: { field: 'type', op: 'eq', type: SnsEndpointType, description: 'Only endpoints of this delivery type.' },
+      platformUuid: { field: 'platformUuid', op: 'eq', type: 'Uuid', description: 'Only endpoints of this platform.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only endpoints in this state, e.g. `Enabled`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields SNS endpoints can be sorted by.',
+    description: 'Order of an SNS endpoint connection.',
+    argDescription: 'Sort order. Default: creation time, ascending.',
+    fields: CursorOrderField,
+  },
 });
 
 /** The endpoints of each platform: one CursorQuery (`filter=platformUuid:in:...`) for every platform of the batch. */
 async function loadEndpointsOfPlatforms(platformUuids: readonly string[], context: GatewayContext): Promise<SnsApplicationEndpointRecord[][]> {
-  const endpoints = await loadCursorRecordsWhereIn(context, 'sns-application-endpoint', 'platformUuid', platformUuids);
-  return groupByKey(platformUuids, endpoints, (endpoint) => endpoint.platformUuid);
+  const found = await endpoints.whereIn(context, 'platformUuid', platformUuids);
+  return groupByKey(platformUuids, found, (endpoint) => endpoint.platformUuid);
 }
 
 builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
@@ -214,16 +216,13 @@ builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
 // ---------------------------------------------------------------------------------------------
 // Email addresses
 
-/** Loads email addresses by uuid: one QuerySNSEmailAddress (`q=uuid?=...`) per batch. */
-async function loadEmailAddresses(uuids: string[], context: GatewayContext): Promise<(SnsEmailAddressRecord | Error)[]> {
-  const records = await loadQueryRecordsWhereIn(context, 'snsEmailAddresses', 'uuid', uuids);
-  return matchByKey(uuids, records, (address) => address.uuid, (uuid) => notFound('SnsEmailAddress', uuid));
-}
+const emailAddresses = queryFamily('snsEmailAddresses');
 
 export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   description: 'An email address an Email endpoint notifies (SNS email address record, QuerySNSEmailAddress). Since 3.7.0.',
-  id: { resolve: (address) => address.uuid },
-  load: loadEmailAddresses,
+  id: { resolve: (address: SnsEmailAddressRecord) => address.uuid },
+  // One QuerySNSEmailAddress (`q=uuid?=...`) per batch.
+  load: loadByUuid(emailAddresses, 'SnsEmailAddress'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.7.0.' }),
     emailAddress: t.exposeString('emailAddress', { description: 'The email address. Since 3.7.0.' }),
@@ -245,35 +244,46 @@ export const SnsEmailAddressConnection = builder.connectionObject({
   description: 'A page of SNS email addresses.',
 });
 
-const SnsEmailAddressFilter = builder.inputType('SnsEmailAddressFilter', {
-  description: 'Conditions on SNS email addresses; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these addresses.' }),
-    endpointUuid: t.field({ type: 'Uuid', description: 'Only addresses of this Email endpoint.' }),
-    emailAddressContains: t.string({ description: 'The address contains this text.' }),
-  }),
-});
-
-const SnsEmailAddressOrderField = builder.enumType('SnsEmailAddressOrderField', {
-  description: 'Fields SNS email addresses can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    EMAIL_ADDRESS: { value: 'emailAddress', description: 'The address.' },
-  } as const,
-});
-
-const SnsEmailAddressOrder = builder.inputType('SnsEmailAddressOrder', {
-  description: 'Order of an SNS email address connection.',
-  fields: (t) => ({
-    field: t.field({ type: SnsEmailAddressOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
+defineListQuery({
+  typeName: 'SnsEmailAddress',
+  family: emailAddresses,
+  connection: SnsEmailAddressConnection,
+  list: {
+    name: 'snsEmailAddresses',
+    description:
+      'Email addresses of Email endpoints (QuerySNSEmailAddress). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.7.0.',
+  },
+  one: {
+    name: 'snsEmailAddress',
+    type: SnsEmailAddressRef,
+    description:
+      'One SNS email address by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.7.0.',
+    argDescription: 'The address\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on SNS email addresses; all given conditions must hold.',
+    argDescription: 'Conditions the addresses must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these addresses.' },
+      endpointUuid: { field: 'endpointUuid', op: 'eq', type: 'Uuid', description: 'Only addresses of this Email endpoint.' },
+      emailAddressContains: { field: 'emailAddress', op: 'contains', type: 'String', description: 'The address contains this text.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields SNS email addresses can be sorted by.',
+    description: 'Order of an SNS email address connection.',
+    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      EMAIL_ADDRESS: { value: 'emailAddress', description: 'The address.' },
+    },
+  },
 });
 
 /** The email addresses of each endpoint: one QuerySNSEmailAddress (`q=endpointUuid?=...`) for every endpoint of the batch. */
 async function loadEmailAddressesOfEndpoints(endpointUuids: string[], context: GatewayContext): Promise<SnsEmailAddressRecord[][]> {
-  const addresses = await loadQueryRecordsWhereIn(context, 'snsEmailAddresses', 'endpointUuid', endpointUuids);
+  const addresses = await emailAddresses.whereIn(context, 'endpointUuid', endpointUuids);
   return groupByKey(endpointUuids, addresses, (address) => address.endpointUuid);
 }
 
@@ -287,95 +297,6 @@ builder.objectField(SnsApplicationEndpointRef, 'emailAddresses', (t) =>
     resolve: (endpoint) => endpoint.uuid,
   }),
 );
-
-// ---------------------------------------------------------------------------------------------
-// Query fields
-
-builder.queryFields((t) => ({
-  snsApplicationPlatforms: t.field({
-    type: SnsApplicationPlatformConnection,
-    nullable: true,
-    description:
-      'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 2.3.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: SnsApplicationPlatformFilter, description: 'Conditions the platforms must meet.' }),
-      orderBy: t.arg({ type: SnsApplicationPlatformOrder, description: 'Sort order. Default: creation time, ascending.' }),
-    },
-    resolve: (_root, args, context) => {
-      const filter: CursorFilter[] = [];
-      addInFilter(filter, 'uuid', args.filter?.uuids);
-      addContainsFilter(filter, 'name', args.filter?.nameContains);
-      addEqualsFilter(filter, 'type', args.filter?.type);
-      addEqualsFilter(filter, 'state', args.filter?.state);
-      return resolveCursorConnection(context, {
-        resourceType: 'sns-application-platform',
-        first: args.first,
-        after: args.after,
-        filter,
-        sort: args.orderBy?.field,
-        order: args.orderBy?.direction ?? undefined,
-      });
-    },
-  }),
-  snsApplicationEndpoints: t.field({
-    type: SnsApplicationEndpointConnection,
-    nullable: true,
-    description:
-      'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.0.0.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: SnsApplicationEndpointFilter, description: 'Conditions the endpoints must meet.' }),
-      orderBy: t.arg({ type: SnsApplicationEndpointOrder, description: 'Sort order. Default: creation time, ascending.' }),
-    },
-    resolve: (_root, args, context) => {
-      const filter: CursorFilter[] = [];
-      addInFilter(filter, 'uuid', args.filter?.uuids);
-      addContainsFilter(filter, 'name', args.filter?.nameContains);
-      addEqualsFilter(filter, 'type', args.filter?.type);
-      addEqualsFilter(filter, 'platformUuid', args.filter?.platformUuid);
-      addEqualsFilter(filter, 'state', args.filter?.state);
-      return resolveCursorConnection(context, {
-        resourceType: 'sns-application-endpoint',
-        first: args.first,
-        after: args.after,
-        filter,
-        sort: args.orderBy?.field,
-        order: args.orderBy?.direction ?? undefined,
-      });
-    },
-  }),
-  snsEmailAddresses: t.field({
-    type: SnsEmailAddressConnection,
-    nullable: true,
-    description: 'Email addresses of Email endpoints (QuerySNSEmailAddress). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.7.0.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: SnsEmailAddressFilter, description: 'Conditions the addresses must meet.' }),
-      orderBy: t.arg({ type: SnsEmailAddressOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
-    },
-    resolve: (_root, args, context) => {
-      const conditions: QueryCondition[] = [];
-      addInCondition(conditions, 'uuid', args.filter?.uuids);
-      addEqualsCondition(conditions, 'endpointUuid', args.filter?.endpointUuid);
-      addContainsCondition(conditions, 'emailAddress', args.filter?.emailAddressContains);
-      return resolveQueryConnection(context, {
-        collection: 'snsEmailAddresses',
-        first: args.first,
-        after: args.after,
-        conditions,
-        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
-      });
-    },
-  }),
-  snsEmailAddress: t.field({
-    type: SnsEmailAddressRef,
-    nullable: true,
-    description: 'One SNS email address by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.7.0.',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The address\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
 
 // ---------------------------------------------------------------------------------------------
 // Mutations

@@ -11,12 +11,11 @@ import type {
   ScsiLunHostRefRecord,
   ScsiLunVmInstanceRefRecord,
 } from '../upstream/records.js';
-import type { QueryCondition } from '../upstream/types.js';
-import { OrderDirection } from './common.js';
-import { loadListConnection, pageArgs, resolveQueryConnection } from './connections.js';
-import { HostRef, registerHostPrefetch } from './host.js';
-import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
-import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
+import { loadListConnection, pageArgs } from './connections.js';
+import { loadByUuid, queryFamily } from './families.js';
+import { HostRef, prefetchFromHostUuid } from './host.js';
+import { defineListQuery } from './list-query.js';
+import { groupByKey, requestLoader } from './loading.js';
 import { alsoReads, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
@@ -38,16 +37,13 @@ async function loadExisting<T>(loader: { loadMany(keys: readonly string[]): Prom
 // ---------------------------------------------------------------------------------------------
 // HBA devices
 
-/** Loads HBA devices by uuid: one QueryHBADevice (`q=uuid?=...`) per batch. */
-async function loadHbaDevices(uuids: string[], context: GatewayContext): Promise<(HbaDeviceRecord | Error)[]> {
-  const records = await loadQueryRecordsWhereIn(context, 'hbaDevices', 'uuid', uuids);
-  return matchByKey(uuids, records, (device) => device.uuid, (uuid) => notFound('HbaDevice', uuid));
-}
+const hbaDevices = queryFamily('hbaDevices');
 
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
-  id: { resolve: (device) => device.uuid },
-  load: loadHbaDevices,
+  id: { resolve: (device: HbaDeviceRecord) => device.uuid },
+  // One QueryHBADevice (`q=uuid?=...`) per batch.
+  load: loadByUuid(hbaDevices, 'HbaDevice'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.' }),
     name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
@@ -79,49 +75,53 @@ export const HbaDeviceConnection = builder.connectionObject({
   description: 'A page of fibre-channel HBA ports.',
 });
 
-const HbaDeviceFilter = builder.inputType('HbaDeviceFilter', {
-  description: 'Conditions on HBA ports; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these ports.' }),
-    hostUuid: t.field({ type: 'Uuid', description: 'Only ports of this host.' }),
-    portState: t.string({ description: 'Only ports in this state, e.g. `Online`.' }),
-    hbaType: t.string({ description: 'Only HBAs of this type, e.g. `FC`.' }),
-  }),
-});
-
-const HbaDeviceOrderField = builder.enumType('HbaDeviceOrderField', {
-  description: 'Fields HBA ports can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Port name.' },
-    PORT_NAME: { value: 'portName', description: 'World wide port name.' },
-  } as const,
-});
-
-const HbaDeviceOrder = builder.inputType('HbaDeviceOrder', {
-  description: 'Order of an HBA port connection.',
-  fields: (t) => ({
-    field: t.field({ type: HbaDeviceOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
+defineListQuery({
+  typeName: 'HbaDevice',
+  family: hbaDevices,
+  connection: HbaDeviceConnection,
+  list: {
+    name: 'hbaDevices',
+    description:
+      'Fibre-channel HBA ports (QueryHBADevice). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.3.0.',
+  },
+  one: {
+    name: 'hbaDevice',
+    type: HbaDeviceRef,
+    description:
+      'One HBA port by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 5.3.0.',
+    argDescription: 'The port\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on HBA ports; all given conditions must hold.',
+    argDescription: 'Conditions the ports must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these ports.' },
+      hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only ports of this host.' },
+      portState: { field: 'portState', op: 'eq', type: 'String', description: 'Only ports in this state, e.g. `Online`.' },
+      hbaType: { field: 'hbaType', op: 'eq', type: 'String', description: 'Only HBAs of this type, e.g. `FC`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields HBA ports can be sorted by.',
+    description: 'Order of an HBA port connection.',
+    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Port name.' },
+      PORT_NAME: { value: 'portName', description: 'World wide port name.' },
+    },
+  },
 });
 
 /** The HBA ports of each host: one QueryHBADevice (`q=hostUuid?=...`) for every host of the batch. */
 async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: GatewayContext): Promise<HbaDeviceRecord[][]> {
-  const devices = await loadQueryRecordsWhereIn(context, 'hbaDevices', 'hostUuid', hostUuids);
+  const devices = await hbaDevices.whereIn(context, 'hostUuid', hostUuids);
   return groupByKey(hostUuids, devices, (device) => device.hostUuid);
 }
 
 /** Every HBA device of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch. */
 const hbaDevicesOfHost = requestLoader(loadHbaDevicesOfHosts);
-
-// A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
-registerHostPrefetch('hbaDevices', (context, hostUuid) => {
-  hbaDevicesOfHost(context)
-    .load(hostUuid)
-    .catch(() => undefined);
-});
 
 builder.objectField(HostRef, 'hbaDevices', (t) =>
   t.field({
@@ -131,7 +131,16 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
       'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
     args: { ...pageArgs },
     // The ports are grouped by their host's uuid.
-    extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('hbaDevice', 'hostUuid') },
+    extensions: {
+      ...reads<HostRecord>('uuid'),
+      ...alsoReads('hbaDevice', 'hostUuid'),
+      // A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
+      ...prefetchFromHostUuid((context, hostUuid) => {
+        hbaDevicesOfHost(context)
+          .load(hostUuid)
+          .catch(() => undefined);
+      }),
+    },
     resolve: (host: HostRecord, args, context) => loadListConnection(context, hbaDevicesOfHost(context), host.uuid, args, 'Host.hbaDevices'),
   }),
 );
@@ -139,11 +148,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
 // ---------------------------------------------------------------------------------------------
 // Fibre-channel LUNs
 
-/** Loads LUNs by uuid: one QueryFiberChannelLun (`q=uuid?=...`) per batch. */
-async function loadFiberChannelLuns(uuids: string[], context: GatewayContext): Promise<(FiberChannelLunRecord | Error)[]> {
-  const records = await loadQueryRecordsWhereIn(context, 'fiberChannelLuns', 'uuid', uuids);
-  return matchByKey(uuids, records, (lun) => lun.uuid, (uuid) => notFound('FiberChannelLun', uuid));
-}
+const fiberChannelLuns = queryFamily('fiberChannelLuns');
 
 const ScsiLunHostRefRef = builder.objectRef<ScsiLunHostRefRecord>('ScsiLunHostRef');
 
@@ -182,8 +187,9 @@ ScsiLunVmInstanceRefRef.implement({
 
 export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
-  id: { resolve: (lun) => lun.uuid },
-  load: loadFiberChannelLuns,
+  id: { resolve: (lun: FiberChannelLunRecord) => lun.uuid },
+  // One QueryFiberChannelLun (`q=uuid?=...`) per batch.
+  load: loadByUuid(fiberChannelLuns, 'FiberChannelLun'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.1.0.' }),
@@ -236,96 +242,42 @@ export const FiberChannelLunConnection = builder.connectionObject({
   description: 'A page of fibre-channel LUNs.',
 });
 
-const FiberChannelLunFilter = builder.inputType('FiberChannelLunFilter', {
-  description:
-    'Conditions on LUNs; all given conditions must hold. The upstream queries top-level fields only, so there is no condition on the mapped hosts or VMs.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these LUNs.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    fiberChannelStorageUuid: t.field({ type: 'Uuid', description: 'Only LUNs of this FC SAN storage.' }),
-    state: t.string({ description: 'Only LUNs in this state, e.g. `Enabled`.' }),
-  }),
-});
-
-const FiberChannelLunOrderField = builder.enumType('FiberChannelLunOrderField', {
-  description: 'Fields LUNs can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    SIZE: { value: 'size', description: 'Disk size.' },
-  } as const,
-});
-
-const FiberChannelLunOrder = builder.inputType('FiberChannelLunOrder', {
-  description: 'Order of a LUN connection.',
-  fields: (t) => ({
-    field: t.field({ type: FiberChannelLunOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
-builder.queryFields((t) => ({
-  hbaDevices: t.field({
-    type: HbaDeviceConnection,
-    nullable: true,
-    description: 'Fibre-channel HBA ports (QueryHBADevice). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.3.0.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: HbaDeviceFilter, description: 'Conditions the ports must meet.' }),
-      orderBy: t.arg({ type: HbaDeviceOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
-    },
-    resolve: (_root, args, context) => {
-      const conditions: QueryCondition[] = [];
-      addInCondition(conditions, 'uuid', args.filter?.uuids);
-      addEqualsCondition(conditions, 'hostUuid', args.filter?.hostUuid);
-      addEqualsCondition(conditions, 'portState', args.filter?.portState);
-      addEqualsCondition(conditions, 'hbaType', args.filter?.hbaType);
-      return resolveQueryConnection(context, {
-        collection: 'hbaDevices',
-        first: args.first,
-        after: args.after,
-        conditions,
-        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
-      });
-    },
-  }),
-  hbaDevice: t.field({
-    type: HbaDeviceRef,
-    nullable: true,
-    description: 'One HBA port by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 5.3.0.',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The port\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-  fiberChannelLuns: t.field({
-    type: FiberChannelLunConnection,
-    nullable: true,
-    description: 'Fibre-channel LUNs (QueryFiberChannelLun). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.1.0.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: FiberChannelLunFilter, description: 'Conditions the LUNs must meet.' }),
-      orderBy: t.arg({ type: FiberChannelLunOrder, description: 'Sort order. Default: the upstream\'s own (stable) order.' }),
-    },
-    resolve: (_root, args, context) => {
-      const conditions: QueryCondition[] = [];
-      addInCondition(conditions, 'uuid', args.filter?.uuids);
-      addContainsCondition(conditions, 'name', args.filter?.nameContains);
-      addEqualsCondition(conditions, 'fiberChannelStorageUuid', args.filter?.fiberChannelStorageUuid);
-      addEqualsCondition(conditions, 'state', args.filter?.state);
-      return resolveQueryConnection(context, {
-        collection: 'fiberChannelLuns',
-        first: args.first,
-        after: args.after,
-        conditions,
-        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
-      });
-    },
-  }),
-  fiberChannelLun: t.field({
+defineListQuery({
+  typeName: 'FiberChannelLun',
+  family: fiberChannelLuns,
+  connection: FiberChannelLunConnection,
+  list: {
+    name: 'fiberChannelLuns',
+    description:
+      'Fibre-channel LUNs (QueryFiberChannelLun). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.1.0.',
+  },
+  one: {
+    name: 'fiberChannelLun',
     type: FiberChannelLunRef,
-    nullable: true,
-    description: 'One fibre-channel LUN by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.1.0.',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The LUN\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One fibre-channel LUN by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.1.0.',
+    argDescription: 'The LUN\'s uuid.',
+  },
+  filter: {
+    description:
+      'Conditions on LUNs; all given conditions must hold. The upstream queries top-level fields only, so there is no condition on the mapped hosts or VMs.',
+    argDescription: 'Conditions the LUNs must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these LUNs.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      fiberChannelStorageUuid: { field: 'fiberChannelStorageUuid', op: 'eq', type: 'Uuid', description: 'Only LUNs of this FC SAN storage.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only LUNs in this state, e.g. `Enabled`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields LUNs can be sorted by.',
+    description: 'Order of a LUN connection.',
+    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      SIZE: { value: 'size', description: 'Disk size.' },
+    },
+  },
+});

@@ -5,9 +5,8 @@
  * volumes, and `Host.vmInstances`.
  */
 import { builder } from '../builder.js';
-import { readOptions, requireResourceCredential, type GatewayContext } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import type { HostRecord, UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord, VolumeRecord } from '../upstream/records.js';
-import type { CursorFilter } from '../upstream/types.js';
 import {
   CreateVmInstanceFromVolumeSnapshotGroup,
   DeleteVmSshKey,
@@ -18,15 +17,18 @@ import {
   SetVmBootVolume,
   UpdateVmNicDriver,
 } from '../upstream/operations/index.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, DeleteMode, EMBEDDED_GLOBAL_ID, embeddedId, OrderDirection, parseEmbeddedId } from './common.js';
-import { loadListConnection, pageArgs, resolveCursorConnection } from './connections.js';
+import { loadListConnection, pageArgs } from './connections.js';
+import { DeleteMode } from './delete-mode.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './embedded-ids.js';
+import { cursorFamily, loadByUuid } from './families.js';
 import { HostRef, prefetchHostRelations } from './host.js';
-import { embeddedLoadError, groupByKey, loadCursorRecordsWhereIn, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
+import { defineListQuery } from './list-query.js';
+import { embeddedLoadError, groupByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
 import { alsoReads, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 import { VolumeRef } from './volume.js';
-import { VolumeSnapshotGroupConnection } from './volume-snapshot-group.js';
+import { VolumeSnapshotGroupConnection, volumeSnapshotGroups } from './volume-snapshot-group.js';
 
 export const NicDriverType = builder.enumType('NicDriverType', {
   description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
@@ -37,11 +39,7 @@ export const NicDriverType = builder.enumType('NicDriverType', {
   } as const,
 });
 
-/** Loads VMs by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
-async function loadVmInstances(uuids: string[], context: GatewayContext): Promise<(VmInstanceRecord | Error)[]> {
-  const records = await loadCursorRecordsWhereIn(context, 'vm', 'uuid', uuids);
-  return matchByKey(uuids, records, (vm) => vm.uuid, (uuid) => notFound('VmInstance', uuid));
-}
+const vmInstances = cursorFamily('vm');
 
 /**
  * The VMs named by the parents of embedded ids (`<vmUuid>.<uuid>`), through the request's VM
@@ -87,13 +85,13 @@ function loadUsedIps(ids: string[], context: GatewayContext): Promise<(UsedIpRec
 
 /** Every snapshot group of every VM in the batch: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
 async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], context: GatewayContext) {
-  const groups = await loadQueryRecordsWhereIn(context, 'volumeSnapshotGroups', 'vmInstanceUuid', vmUuids);
+  const groups = await volumeSnapshotGroups.whereIn(context, 'vmInstanceUuid', vmUuids);
   return groupByKey(vmUuids, groups, (group) => group.vmInstanceUuid);
 }
 
 /** Every VM on every host of the batch: one CursorQuery (`filter=hostUuid:in:...`) plus CursorNext while more. */
 async function loadVmsOfHosts(hostUuids: readonly string[], context: GatewayContext) {
-  const vms = await loadCursorRecordsWhereIn(context, 'vm', 'hostUuid', hostUuids);
+  const vms = await vmInstances.whereIn(context, 'hostUuid', hostUuids);
   return groupByKey(hostUuids, vms, (vm) => vm.hostUuid);
 }
 
@@ -106,20 +104,22 @@ const snapshotGroupsOfVm = requestLoader(loadSnapshotGroupsOfVms);
 const vmsOfHost = requestLoader(loadVmsOfHosts);
 
 async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayContext): Promise<(VolumeRecord[] | Error)[]> {
-  const credential = requireResourceCredential(context);
+  const session = context.session;
+  session.requireCredential('resource');
   // The spec has no batch form of GetVmAttachableDataVolume: one request per distinct VM.
   return Promise.all(
     vmUuids.map((uuid) =>
-      context.upstream
-        .getVmAttachableDataVolumes(credential, uuid, readOptions(context))
+      session
+        .getVmAttachableDataVolumes(uuid)
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
     ),
   );
 }
 
 export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
-  id: { resolve: (vm) => vm.uuid },
-  load: loadVmInstances,
+  id: { resolve: (vm: VmInstanceRecord) => vm.uuid },
+  // One CursorQuery (`filter=uuid:in:...`) per batch.
+  load: loadByUuid(vmInstances, 'VmInstance'),
   cacheResolved: (vm) => vm.uuid,
 });
 
@@ -312,88 +312,56 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   }),
 });
 
-const VmInstanceFilter = builder.inputType('VmInstanceFilter', {
-  description: 'Conditions on VMs; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these VMs.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    state: t.string({ description: 'Only VMs in this state, e.g. `Running`.' }),
-    hostUuid: t.field({ type: 'Uuid', description: 'Only VMs running on this host.' }),
-    lastHostUuid: t.field({ type: 'Uuid', description: 'Only VMs that last ran on this host.' }),
-    zoneUuid: t.field({ type: 'Uuid', description: 'Only VMs of this zone.' }),
-    clusterUuid: t.field({ type: 'Uuid', description: 'Only VMs of this cluster.' }),
-    imageUuid: t.field({ type: 'Uuid', description: 'Only VMs created from this image.' }),
-    platform: t.string({ description: 'Only VMs of this platform: `Windows`, `Linux` or `Other`.' }),
-    architecture: t.string({ description: 'Only VMs of this architecture, e.g. `x86_64`.' }),
-    hypervisorType: t.string({ description: 'Only VMs with this hypervisor, e.g. `KVM`.' }),
-    type: t.string({ description: 'Only VMs of this type: `UserVm` or `ApplianceVm`.' }),
-  }),
-});
-
-const VmInstanceOrderField = builder.enumType('VmInstanceOrderField', {
-  description: 'Fields VMs can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    STATE: { value: 'state', description: 'State.' },
-    MEMORY_SIZE: { value: 'memorySize', description: 'Memory size.' },
-    CPU_NUM: { value: 'cpuNum', description: 'CPU count.' },
-  } as const,
-});
-
-const VmInstanceOrder = builder.inputType('VmInstanceOrder', {
-  description: 'Order of a VM connection.',
-  fields: (t) => ({
-    field: t.field({ type: VmInstanceOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
 export const VmInstanceConnection = builder.connectionObject({ type: VmInstanceRef, name: 'VmInstanceConnection' });
 
-builder.queryFields((t) => ({
-  vmInstances: t.field({
-    type: VmInstanceConnection,
-    nullable: true,
-    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: VmInstanceFilter, description: 'Conditions the VMs must meet.' }),
-      orderBy: t.arg({ type: VmInstanceOrder, description: 'Sort order. Default: creation time, ascending.' }),
-    },
-    resolve: (_root, args, context) => {
-      const filter: CursorFilter[] = [];
-      addInFilter(filter, 'uuid', args.filter?.uuids);
-      addContainsFilter(filter, 'name', args.filter?.nameContains);
-      addEqualsFilter(filter, 'state', args.filter?.state);
-      addEqualsFilter(filter, 'hostUuid', args.filter?.hostUuid);
-      addEqualsFilter(filter, 'lastHostUuid', args.filter?.lastHostUuid);
-      addEqualsFilter(filter, 'zoneUuid', args.filter?.zoneUuid);
-      addEqualsFilter(filter, 'clusterUuid', args.filter?.clusterUuid);
-      addEqualsFilter(filter, 'imageUuid', args.filter?.imageUuid);
-      addEqualsFilter(filter, 'platform', args.filter?.platform);
-      addEqualsFilter(filter, 'architecture', args.filter?.architecture);
-      addEqualsFilter(filter, 'hypervisorType', args.filter?.hypervisorType);
-      addEqualsFilter(filter, 'type', args.filter?.type);
-      return resolveCursorConnection(context, {
-        resourceType: 'vm',
-        first: args.first,
-        after: args.after,
-        filter,
-        sort: args.orderBy?.field,
-        order: args.orderBy?.direction ?? undefined,
-      });
-    },
-  }),
-  vmInstance: t.field({
+defineListQuery({
+  typeName: 'VmInstance',
+  family: vmInstances,
+  connection: VmInstanceConnection,
+  list: {
+    name: 'vmInstances',
+    description:
+      'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
+  },
+  one: {
+    name: 'vmInstance',
     type: VmInstanceRef,
-    nullable: true,
-    description: 'One VM by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The VM\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One VM by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
+    argDescription: 'The VM\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on VMs; all given conditions must hold.',
+    argDescription: 'Conditions the VMs must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these VMs.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only VMs in this state, e.g. `Running`.' },
+      hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs running on this host.' },
+      lastHostUuid: { field: 'lastHostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs that last ran on this host.' },
+      zoneUuid: { field: 'zoneUuid', op: 'eq', type: 'Uuid', description: 'Only VMs of this zone.' },
+      clusterUuid: { field: 'clusterUuid', op: 'eq', type: 'Uuid', description: 'Only VMs of this cluster.' },
+      imageUuid: { field: 'imageUuid', op: 'eq', type: 'Uuid', description: 'Only VMs created from this image.' },
+      platform: { field: 'platform', op: 'eq', type: 'String', description: 'Only VMs of this platform: `Windows`, `Linux` or `Other`.' },
+      architecture: { field: 'architecture', op: 'eq', type: 'String', description: 'Only VMs of this architecture, e.g. `x86_64`.' },
+      hypervisorType: { field: 'hypervisorType', op: 'eq', type: 'String', description: 'Only VMs with this hypervisor, e.g. `KVM`.' },
+      type: { field: 'type', op: 'eq', type: 'String', description: 'Only VMs of this type: `UserVm` or `ApplianceVm`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields VMs can be sorted by.',
+    description: 'Order of a VM connection.',
+    argDescription: 'Sort order. Default: creation time, ascending.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      STATE: { value: 'state', description: 'State.' },
+      MEMORY_SIZE: { value: 'memorySize', description: 'Memory size.' },
+      CPU_NUM: { value: 'cpuNum', description: 'CPU count.' },
+    },
+  },
+});
 
 builder.objectField(HostRef, 'vmInstances', (t) =>
   t.field({

@@ -5,27 +5,23 @@
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
-import type { QueryCondition } from '../upstream/types.js';
 import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnapshotGroup } from '../upstream/operations/index.js';
-import { DeleteMode, OrderDirection } from './common.js';
-import { pageArgs, resolveQueryConnection } from './connections.js';
+import { DeleteMode } from './delete-mode.js';
 import { UpstreamErrorRef } from './errors.js';
-import { loadQueryRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { loadByUuid, queryFamily } from './families.js';
+import { defineListQuery } from './list-query.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
 import { reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 
-/** Loads snapshot groups by uuid: one QueryVolumeSnapshotGroup (`uuid?=...`) per batch. */
-async function loadVolumeSnapshotGroups(uuids: string[], context: GatewayContext): Promise<(VolumeSnapshotGroupRecord | Error)[]> {
-  const records = await loadQueryRecordsWhereIn(context, 'volumeSnapshotGroups', 'uuid', uuids);
-  return matchByKey(uuids, records, (group) => group.uuid, (uuid) => notFound('VolumeSnapshotGroup', uuid));
-}
+/** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
+export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
 
 export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', {
-  id: { resolve: (group) => group.uuid },
-  load: loadVolumeSnapshotGroups,
+  id: { resolve: (group: VolumeSnapshotGroupRecord) => group.uuid },
+  // One QueryVolumeSnapshotGroup (`uuid?=...`) per batch.
+  load: loadByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'),
 });
 
 VolumeSnapshotGroupRef.implement({
@@ -87,76 +83,48 @@ VolumeSnapshotRefRef.implement({
   }),
 });
 
-const VolumeSnapshotGroupFilter = builder.inputType('VolumeSnapshotGroupFilter', {
-  description: 'Conditions on snapshot groups (sent as `q=` conditions); all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these groups.' }),
-    vmInstanceUuid: t.field({ type: 'Uuid', description: 'Only groups taken of this VM.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-  }),
-});
-
-const VolumeSnapshotGroupOrderField = builder.enumType('VolumeSnapshotGroupOrderField', {
-  description: 'Fields snapshot groups can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    SNAPSHOT_COUNT: { value: 'snapshotCount', description: 'Number of snapshots.' },
-  } as const,
-});
-
-const VolumeSnapshotGroupOrder = builder.inputType('VolumeSnapshotGroupOrder', {
-  description: 'Order of a snapshot group connection.',
-  fields: (t) => ({
-    field: t.field({ type: VolumeSnapshotGroupOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
 export const VolumeSnapshotGroupConnection = builder.connectionObject({
   type: VolumeSnapshotGroupRef,
   name: 'VolumeSnapshotGroupConnection',
 });
 
-/** The `q=` conditions of a snapshot group filter. */
-function toConditions(
-  filter: { uuids?: readonly string[] | null; vmInstanceUuid?: string | null; nameContains?: string | null } | null | undefined,
-): QueryCondition[] {
-  const conditions: QueryCondition[] = [];
-  addInCondition(conditions, 'uuid', filter?.uuids);
-  addEqualsCondition(conditions, 'vmInstanceUuid', filter?.vmInstanceUuid);
-  addContainsCondition(conditions, 'name', filter?.nameContains);
-  return conditions;
-}
-
-builder.queryFields((t) => ({
-  volumeSnapshotGroups: t.field({
-    type: VolumeSnapshotGroupConnection,
-    nullable: true,
-    description: 'Volume snapshot groups (QueryVolumeSnapshotGroup). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.6.0.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: VolumeSnapshotGroupFilter, description: 'Conditions the groups must meet.' }),
-      orderBy: t.arg({ type: VolumeSnapshotGroupOrder, description: 'Sort order. Default: the upstream\'s order.' }),
-    },
-    resolve: (_root, args, context) =>
-      resolveQueryConnection(context, {
-        collection: 'volumeSnapshotGroups',
-        first: args.first,
-        after: args.after,
-        conditions: toConditions(args.filter),
-        sort: args.orderBy ? { field: args.orderBy.field, direction: args.orderBy.direction ?? 'asc' } : undefined,
-      }),
-  }),
-  volumeSnapshotGroup: t.field({
+defineListQuery({
+  typeName: 'VolumeSnapshotGroup',
+  family: volumeSnapshotGroups,
+  connection: VolumeSnapshotGroupConnection,
+  list: {
+    name: 'volumeSnapshotGroups',
+    description:
+      'Volume snapshot groups (QueryVolumeSnapshotGroup). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.6.0.',
+  },
+  one: {
+    name: 'volumeSnapshotGroup',
     type: VolumeSnapshotGroupRef,
-    nullable: true,
-    description: 'One snapshot group by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.6.0.',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The group\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One snapshot group by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.6.0.',
+    argDescription: 'The group\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on snapshot groups (sent as `q=` conditions); all given conditions must hold.',
+    argDescription: 'Conditions the groups must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these groups.' },
+      vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only groups taken of this VM.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields snapshot groups can be sorted by.',
+    description: 'Order of a snapshot group connection.',
+    argDescription: 'Sort order. Default: the upstream\'s order.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      SNAPSHOT_COUNT: { value: 'snapshotCount', description: 'Number of snapshots.' },
+    },
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Mutations: the spec's volume snapshot group writes

@@ -4,24 +4,18 @@
  * attached to.
  */
 import { builder } from '../builder.js';
-import type { GatewayContext } from '../context.js';
 import type { VolumeRecord } from '../upstream/records.js';
-import type { CursorFilter } from '../upstream/types.js';
-import { addContainsFilter, addEqualsFilter, addInFilter, OrderDirection } from './common.js';
-import { pageArgs, resolveCursorConnection } from './connections.js';
-import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
+import { cursorFamily, loadByUuid } from './families.js';
+import { defineListQuery } from './list-query.js';
 import { reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
-/** Loads volumes by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
-async function loadVolumes(uuids: string[], context: GatewayContext): Promise<(VolumeRecord | Error)[]> {
-  const records = await loadCursorRecordsWhereIn(context, 'volume', 'uuid', uuids);
-  return matchByKey(uuids, records, (volume) => volume.uuid, (uuid) => notFound('Volume', uuid));
-}
+const volumes = cursorFamily('volume');
 
 export const VolumeRef = builder.loadableNodeRef('Volume', {
-  id: { resolve: (volume) => volume.uuid },
-  load: loadVolumes,
+  id: { resolve: (volume: VolumeRecord) => volume.uuid },
+  // One CursorQuery (`filter=uuid:in:...`) per batch.
+  load: loadByUuid(volumes, 'Volume'),
 });
 
 VolumeRef.implement({
@@ -66,76 +60,48 @@ VolumeRef.implement({
   }),
 });
 
-const VolumeFilter = builder.inputType('VolumeFilter', {
-  description: 'Conditions on volumes; all given conditions must hold.',
-  fields: (t) => ({
-    uuids: t.field({ type: ['Uuid'], description: 'Only these volumes.' }),
-    nameContains: t.string({ description: 'Name contains this text.' }),
-    vmInstanceUuid: t.field({ type: 'Uuid', description: 'Only volumes attached to this VM.' }),
-    primaryStorageUuid: t.field({ type: 'Uuid', description: 'Only volumes on this primary storage.' }),
-    type: t.string({ description: 'Only volumes of this type: `Root` or `Data`.' }),
-    format: t.string({ description: 'Only volumes of this format, e.g. `qcow2`.' }),
-    state: t.string({ description: 'Only volumes in this state, e.g. `Enabled`.' }),
-    status: t.string({ description: 'Only volumes with this status, e.g. `Ready`.' }),
-  }),
-});
-
-const VolumeOrderField = builder.enumType('VolumeOrderField', {
-  description: 'Fields volumes can be sorted by.',
-  values: {
-    CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-    LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-    NAME: { value: 'name', description: 'Name.' },
-    SIZE: { value: 'size', description: 'Virtual size.' },
-    ACTUAL_SIZE: { value: 'actualSize', description: 'Space actually used.' },
-  } as const,
-});
-
-const VolumeOrder = builder.inputType('VolumeOrder', {
-  description: 'Order of a volume connection.',
-  fields: (t) => ({
-    field: t.field({ type: VolumeOrderField, required: true, description: 'Sort key.' }),
-    direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
-  }),
-});
-
 export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name: 'VolumeConnection' });
 
-builder.queryFields((t) => ({
-  volumes: t.field({
-    type: VolumeConnection,
-    nullable: true,
-    description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
-    args: {
-      ...pageArgs,
-      filter: t.arg({ type: VolumeFilter, description: 'Conditions the volumes must meet.' }),
-      orderBy: t.arg({ type: VolumeOrder, description: 'Sort order. Default: creation time, ascending.' }),
-    },
-    resolve: (_root, args, context) => {
-      const filter: CursorFilter[] = [];
-      addInFilter(filter, 'uuid', args.filter?.uuids);
-      addContainsFilter(filter, 'name', args.filter?.nameContains);
-      addEqualsFilter(filter, 'vmInstanceUuid', args.filter?.vmInstanceUuid);
-      addEqualsFilter(filter, 'primaryStorageUuid', args.filter?.primaryStorageUuid);
-      addEqualsFilter(filter, 'type', args.filter?.type);
-      addEqualsFilter(filter, 'format', args.filter?.format);
-      addEqualsFilter(filter, 'state', args.filter?.state);
-      addEqualsFilter(filter, 'status', args.filter?.status);
-      return resolveCursorConnection(context, {
-        resourceType: 'volume',
-        first: args.first,
-        after: args.after,
-        filter,
-        sort: args.orderBy?.field,
-        order: args.orderBy?.direction ?? undefined,
-      });
-    },
-  }),
-  volume: t.field({
+defineListQuery({
+  typeName: 'Volume',
+  family: volumes,
+  connection: VolumeConnection,
+  list: {
+    name: 'volumes',
+    description:
+      'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
+  },
+  one: {
+    name: 'volume',
     type: VolumeRef,
-    nullable: true,
-    description: 'One volume by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
-    args: { uuid: t.arg({ type: 'Uuid', required: true, description: 'The volume\'s uuid.' }) },
-    resolve: (_root, args) => args.uuid,
-  }),
-}));
+    description:
+      'One volume by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
+    argDescription: 'The volume\'s uuid.',
+  },
+  filter: {
+    description: 'Conditions on volumes; all given conditions must hold.',
+    argDescription: 'Conditions the volumes must meet.',
+    fields: {
+      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these volumes.' },
+      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only volumes attached to this VM.' },
+      primaryStorageUuid: { field: 'primaryStorageUuid', op: 'eq', type: 'Uuid', description: 'Only volumes on this primary storage.' },
+      type: { field: 'type', op: 'eq', type: 'String', description: 'Only volumes of this type: `Root` or `Data`.' },
+      format: { field: 'format', op: 'eq', type: 'String', description: 'Only volumes of this format, e.g. `qcow2`.' },
+      state: { field: 'state', op: 'eq', type: 'String', description: 'Only volumes in this state, e.g. `Enabled`.' },
+      status: { field: 'status', op: 'eq', type: 'String', description: 'Only volumes with this status, e.g. `Ready`.' },
+    },
+  },
+  order: {
+    fieldsDescription: 'Fields volumes can be sorted by.',
+    description: 'Order of a volume connection.',
+    argDescription: 'Sort order. Default: creation time, ascending.',
+    fields: {
+      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      NAME: { value: 'name', description: 'Name.' },
+      SIZE: { value: 'size', description: 'Virtual size.' },
+      ACTUAL_SIZE: { value: 'actualSize', description: 'Space actually used.' },
+    },
+  },
+});

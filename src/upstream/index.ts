@@ -1,14 +1,19 @@
 /**
- * The upstream layer's public API: the client, its types and errors, the decoded records, and
+ * The upstream layer's public API: the client, the per-request session over it, the two
+ * families' spelling of conditions, its types and errors, the decoded records, and
  * the decoders for result bodies read elsewhere (job results, webhook pushes).
  */
 export { createUpstreamClient } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
 export { createRecordDecoder, DecodeError, normalizeInterfaceType, RecordDecoder } from './decode.js';
 export * from './errors.js';
+export { cursorFamilyOf, queryFamilyOf, toCursorFilters, toQueryConditions } from './families.js';
+export type { Condition, ConditionOperator, Sort, UpstreamFamily } from './families.js';
 export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatcher } from './http.js';
 export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
 export type * from './records.js';
+export { createUpstreamSession, UpstreamSession } from './session.js';
+export type { CredentialFamily, SessionBinding } from './session.js';
 export { createTimestampParser } from './timestamps.js';
 export type { TimestampParser } from './timestamps.js';
 export type * from './types.js';

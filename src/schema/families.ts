@@ -1,0 +1,69 @@
+/**
+ * One interface over the two upstream families, as the schema reads them: records found by keys
+ * (for DataLoaders) and Relay pages of the records meeting family-neutral conditions. The cursor
+ * family (CursorQuery / CursorNext, resourceTypes `host`, `vm`, ...) and the resource family's
+ * `q=` queries are its two implementations; a resource module names its family once.
+ */
+import type { GatewayContext } from '../context.js';
+import { observeBatch } from '../metrics.js';
+import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../upstream/families.js';
+import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../upstream/types.js';
+import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
+import { matchByKey, notFound } from './loading.js';
+
+export type { Condition, Sort } from '../upstream/families.js';
+export type { FamilyPageRequest } from './connections.js';
+
+export interface RecordFamily<R> {
+  /**
+   * Every record whose `field` is one of `values`: one upstream read (plus its further pages) per
+   * chunk of `maxBatchSize` distinct values.
+   */
+  whereIn(context: GatewayContext, field: string, values: readonly string[]): Promise<R[]>;
+  /** A Relay page of the records meeting `request.where`, in `request.sort`'s order. */
+  page(context: GatewayContext, request: FamilyPageRequest): Promise<ConnectionResult<R>>;
+}
+
+/** The records of a generic cursor-family resource type. */
+export function cursorFamily<K extends CursorResourceType>(resourceType: K): RecordFamily<CursorResourceTypes[K]> {
+  const upstream = cursorFamilyOf(resourceType);
+  return {
+    whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
+    page: (context, request) => readCursorPage(context, resourceType, request),
+  };
+}
+
+/** The records of a resource-family collection that has a query operation. */
+export function queryFamily<C extends QueryCollection>(collection: C): RecordFamily<QueryCollections[C]> {
+  const upstream = queryFamilyOf(collection);
+  return {
+    whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
+    page: (context, request) => readQueryPage(context, collection, request),
+  };
+}
+
+async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[]): Promise<R[]> {
+  const session = context.session;
+  session.requireCredential(family.credential);
+  const distinct = [...new Set(values)];
+  observeBatch(context, family.name, distinct.length);
+  const pages = await Promise.all(chunk(distinct, context.maxBatchSize).map((keys) => family.readAll(session, [{ field, op: 'in', value: keys }])));
+  return pages.flat();
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size));
+  return chunks;
+}
+
+/**
+ * The batch function of a type's loader by uuid: one `whereIn` read per batch, each uuid matched
+ * to its record, `NOT_FOUND` in the slot of one the upstream does not have.
+ */
+export function loadByUuid<R extends { uuid: string }>(family: RecordFamily<R>, typeName: string) {
+  return async (uuids: string[], context: GatewayContext): Promise<(R | Error)[]> => {
+    const records = await family.whereIn(context, 'uuid', uuids);
+    return matchByKey(uuids, records, (record) => record.uuid, (uuid) => notFound(typeName, uuid));
+  };
+}

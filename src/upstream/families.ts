@@ -1,0 +1,107 @@
+/**
+ * The two upstream families as one interface: conditions stated once in family-neutral terms
+ * (`Condition`), spelled by each family (the cursor family's `filter=field:op:value`, the
+ * resource family's `q=` conditions), and a read of every record meeting them, page after page.
+ *
+ * The Relay side (sealed cursors, `first`/`after`) is the schema's: `schema/families.ts`.
+ */
+import type { CredentialFamily, UpstreamSession } from './session.js';
+import type {
+  CursorFilter,
+  CursorResourceType,
+  CursorResourceTypes,
+  QueryCollection,
+  QueryCollections,
+  QueryCondition,
+} from './types.js';
+
+/** Operators of a `Condition`; each family spells them in its own syntax. */
+export type ConditionOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' | 'contains' | 'in' | 'notIn';
+
+/**
+ * One condition on a record field. `contains` matches the text anywhere in the field; `in` with
+ * one value is an equality, and with none matches nothing (the client answers an empty result
+ * without a request); `notIn` with none matches everything.
+ */
+export type Condition =
+  | { readonly field: string; readonly op: Exclude<ConditionOperator, 'in' | 'notIn'>; readonly value: string }
+  | { readonly field: string; readonly op: 'in' | 'notIn'; readonly value: readonly string[] };
+
+/** A sort key; without a direction each family uses its own default. */
+export interface Sort {
+  readonly field: string;
+  readonly direction?: 'asc' | 'desc' | undefined;
+}
+
+/** Largest page of either family used when reading every record that meets a condition. */
+const READ_ALL_PAGE_SIZE = 1000;
+
+const CURSOR_OPERATORS = { eq: 'eq', ne: 'ne', gt: 'gt', ge: 'ge', lt: 'lt', le: 'le', in: 'in', notIn: 'nin' } as const;
+
+/** The cursor family's `filter=` spelling of `where`. */
+export function toCursorFilters(where: readonly Condition[]): CursorFilter[] {
+  return where.map((condition): CursorFilter => {
+    const { field } = condition;
+    if (condition.op === 'contains') return { field, op: 'like', value: `%${condition.value}%` };
+    if (condition.op === 'in' && condition.value.length === 1) return { field, op: 'eq', value: condition.value[0]! };
+    return { field, op: CURSOR_OPERATORS[condition.op], value: condition.value };
+  });
+}
+
+const QUERY_OPERATORS = { eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=', in: '?=', notIn: '!?=' } as const;
+
+/** The resource family's `q=` spelling of `where`. */
+export function toQueryConditions(where: readonly Condition[]): QueryCondition[] {
+  return where.map((condition): QueryCondition => {
+    const { field } = condition;
+    if (condition.op === 'contains') return { field, op: '~=', value: `%${condition.value}%` };
+    if (condition.op === 'in' && condition.value.length === 1) return { field, op: '=', value: condition.value[0]! };
+    return { field, op: QUERY_OPERATORS[condition.op], value: condition.value };
+  });
+}
+
+/** A family's read of a set of records, whatever its paging. */
+export interface UpstreamFamily<R> {
+  /** The records' name upstream (resource type or collection), for metrics and cursor bindings. */
+  readonly name: string;
+  /** The credential its reads need. */
+  readonly credential: CredentialFamily;
+  /** Every record meeting `where`: the first page, then the next while the upstream has more. */
+  readAll(session: UpstreamSession, where: readonly Condition[]): Promise<R[]>;
+}
+
+/** The generic cursor family: CursorQuery, then CursorNext while `hasMore`. */
+export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): UpstreamFamily<CursorResourceTypes[K]> {
+  return {
+    name: resourceType,
+    credential: 'cursor',
+    async readAll(session, where) {
+      const records: CursorResourceTypes[K][] = [];
+      let page = await session.cursorQuery({ resourceType, pageSize: READ_ALL_PAGE_SIZE, filter: toCursorFilters(where) });
+      records.push(...page.items);
+      while (page.hasMore && page.nextCursor !== null) {
+        page = await session.cursorNext({ resourceType, cursor: page.nextCursor, pageSize: READ_ALL_PAGE_SIZE });
+        records.push(...page.items);
+      }
+      return records;
+    },
+  };
+}
+
+/** The resource family's query of `collection` (`q=`), page after page while `total` says so. */
+export function queryFamilyOf<C extends QueryCollection>(collection: C): UpstreamFamily<QueryCollections[C]> {
+  return {
+    name: collection,
+    credential: 'resource',
+    async readAll(session, where) {
+      const records: QueryCollections[C][] = [];
+      const conditions = toQueryConditions(where);
+      for (;;) {
+        const result = await session.query(collection, { conditions, limit: READ_ALL_PAGE_SIZE, start: records.length, replyWithCount: true });
+        records.push(...result.inventories);
+        const total = result.total ?? records.length;
+        if (result.inventories.length === 0 || records.length >= total) return records;
+      }
+    },
+  };
+}

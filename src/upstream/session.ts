@@ -1,0 +1,147 @@
+/**
+ * A per-request upstream session: the client's reads bound to one caller's credentials, request
+ * id, hang-up signal, address and record demand. Resolvers and loaders read through it and never
+ * hold a credential. A read under a family whose credential the caller did not send throws at
+ * once (as the resolver calling it did before sessions), before any upstream call.
+ */
+import { FULL_DEMAND, type RecordDemand } from './demand.js';
+import type { HostNetworkFactsRecord, PrimaryStorageCapacityRecord, Uuid, VolumeRecord } from './records.js';
+import type {
+  CallOptions,
+  CursorCredential,
+  CursorNextRequest,
+  CursorPage,
+  CursorQueryRequest,
+  CursorResourceType,
+  CursorResourceTypes,
+  PrimaryStorageCapacityRequest,
+  QueryCollection,
+  QueryCollections,
+  QueryRequest,
+  QueryResult,
+  ResourceCredential,
+  UpstreamClient,
+} from './types.js';
+
+/** The two upstream families, each with a credential of its own (CONTRACT section 3). */
+export type CredentialFamily = 'resource' | 'cursor';
+
+/** What a session binds: the caller's credentials and the request's read options. */
+export interface SessionBinding {
+  readonly resource: ResourceCredential | undefined;
+  readonly cursor: CursorCredential | undefined;
+  readonly requestId: string;
+  readonly signal: AbortSignal | undefined;
+  readonly clientAddress: string | undefined;
+  /**
+   * The error a read raises when the caller sent no credential for its family. Given by the
+   * caller of `createUpstreamSession` so that this layer stays free of GraphQL.
+   */
+  readonly missingCredential: (family: CredentialFamily) => Error;
+}
+
+export class UpstreamSession {
+  /** The record fields this request's reads decode; undefined: every field. */
+  private demand: RecordDemand | undefined;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly binding: SessionBinding,
+    demand?: RecordDemand,
+  ) {
+    this.demand = demand;
+  }
+
+  /**
+   * Narrows the reads to what the request's operation needs. A session that already served an
+   * operation needing something else decodes whole records from then on: its loaders may hold
+   * records decoded for either.
+   */
+  narrowDemand(demand: RecordDemand): void {
+    this.demand = this.demand === undefined || this.demand === demand ? demand : FULL_DEMAND;
+  }
+
+  /**
+   * The same caller and demand without the hang-up signal: for work that outlives the request
+   * that started it (a subscription execution shared by several clients).
+   */
+  withoutSignal(): UpstreamSession {
+    return new UpstreamSession(this.client, { ...this.binding, signal: undefined }, this.demand);
+  }
+
+  /** Throws the missing-credential error now when the caller sent no credential for `family`. */
+  requireCredential(family: CredentialFamily): void {
+    if (family === 'resource') this.resourceCredential();
+    else this.cursorCredential();
+  }
+
+  /**
+   * What tells this caller apart in a family (its credential as the upstream reads it), for
+   * binding cursors to their caller; throws like a read when the credential is missing.
+   */
+  callerIdentity(family: CredentialFamily): readonly (string | null)[] {
+    if (family === 'resource') return [this.resourceCredential().authorization];
+    const credential = this.cursorCredential();
+    return [credential.authorization, credential.tenantId ?? null];
+  }
+
+  /** `callerIdentity` of both families at once, null where the caller sent no credential; never throws. */
+  callerIdentities(): readonly (string | null)[] {
+    const { resource, cursor } = this.binding;
+    return [resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null];
+  }
+
+  query<C extends QueryCollection>(collection: C, request: QueryRequest): Promise<QueryResult<QueryCollections[C]>> {
+    return this.client.query(this.resourceCredential(), collection, request, this.options());
+  }
+
+  cursorQuery<K extends CursorResourceType>(request: CursorQueryRequest<K>): Promise<CursorPage<CursorResourceTypes[K]>> {
+    return this.client.cursorQuery(this.cursorCredential(), request, this.options());
+  }
+
+  cursorNext<K extends CursorResourceType>(request: CursorNextRequest<K>): Promise<CursorPage<CursorResourceTypes[K]>> {
+    return this.client.cursorNext(this.cursorCredential(), request, this.options());
+  }
+
+  getHostNetworkFacts(hostUuid: Uuid): Promise<HostNetworkFactsRecord> {
+    return this.client.getHostNetworkFacts(this.resourceCredential(), hostUuid, this.options());
+  }
+
+  getHostBlockDevices(hostUuid: Uuid): Promise<Record<string, unknown>> {
+    return this.client.getHostBlockDevices(this.resourceCredential(), hostUuid, this.options());
+  }
+
+  getHostSensors(hostUuid: Uuid): Promise<Record<string, unknown>> {
+    return this.client.getHostSensors(this.resourceCredential(), hostUuid, this.options());
+  }
+
+  getPrimaryStorageCapacity(request: PrimaryStorageCapacityRequest): Promise<PrimaryStorageCapacityRecord> {
+    return this.client.getPrimaryStorageCapacity(this.resourceCredential(), request, this.options());
+  }
+
+  getVmAttachableDataVolumes(vmInstanceUuid: Uuid): Promise<VolumeRecord[]> {
+    return this.client.getVmAttachableDataVolumes(this.resourceCredential(), vmInstanceUuid, this.options());
+  }
+
+  private resourceCredential(): ResourceCredential {
+    const credential = this.binding.resource;
+    if (!credential) throw this.binding.missingCredential('resource');
+    return credential;
+  }
+
+  private cursorCredential(): CursorCredential {
+    const credential = this.binding.cursor;
+    if (!credential) throw this.binding.missingCredential('cursor');
+    return credential;
+  }
+
+  private options(): CallOptions {
+    const { requestId, signal, clientAddress } = this.binding;
+    return { requestId, signal, demand: this.demand, clientAddress };
+  }
+}
+
+/** A session for one request (`createContext` makes one per GraphQL operation). */
+export function createUpstreamSession(client: UpstreamClient, binding: SessionBinding): UpstreamSession {
+  return new UpstreamSession(client, binding);
+}

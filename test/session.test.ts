@@ -1,0 +1,96 @@
+/**
+ * The per-request upstream session: it binds the caller's credentials and the request's options,
+ * so resolvers and loaders never hold a credential. Against a real HTTP server that records what
+ * it is sent.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUpstreamClient, type UpstreamClient } from '../src/upstream/index.js';
+import { createUpstreamSession, type SessionBinding } from '../src/upstream/session.js';
+
+const HOST = 'c'.repeat(32);
+
+let server: Server;
+let client: UpstreamClient;
+let received: IncomingHttpHeaders[];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    received.push(req.headers);
+    res.setHeader('content-type', 'application/json');
+    // Slow enough for a hang-up to land while the read waits.
+    setTimeout(() => res.end(JSON.stringify({ items: [], total: 0, nextCursor: null, hasMore: false, sensors: [] })), 30);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  client = createUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
+});
+
+afterAll(async () => {
+  await client.close();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+});
+
+function binding(overrides: Partial<SessionBinding> = {}): SessionBinding {
+  return {
+    resource: { authorization: 'OAuth the-session' },
+    cursor: { authorization: 'Bearer the-token', tenantId: 'the-tenant' },
+    requestId: 'request-7',
+    signal: undefined,
+    clientAddress: undefined,
+    missingCredential: (family) => new Error(`missing ${family}`),
+    ...overrides,
+  };
+}
+
+describe('the upstream session', () => {
+  it('sends each family its own credential and the request id, given once when the session is made', async () => {
+    const session = createUpstreamSession(client, binding());
+    await session.getHostSensors(HOST);
+    await session.cursorQuery({ resourceType: 'host' });
+    expect(received.map((headers) => [headers.authorization, headers['x-tenant-id'], headers['x-request-id']])).toEqual([
+      ['OAuth the-session', undefined, 'request-7'],
+      ['Bearer the-token', 'the-tenant', 'request-7'],
+    ]);
+  });
+
+  it('fails a read whose family credential the caller did not send, before any upstream request', () => {
+    const session = createUpstreamSession(client, binding({ resource: undefined, cursor: undefined }));
+    expect(() => session.getHostSensors(HOST)).toThrow('missing resource');
+    expect(() => session.cursorQuery({ resourceType: 'vm' })).toThrow('missing cursor');
+    expect(() => session.callerIdentity('cursor')).toThrow('missing cursor');
+    expect(received).toHaveLength(0);
+  });
+
+  it('cancels its reads when the request hangs up, but not those of its copy without the signal', async () => {
+    const hangUp = new AbortController();
+    const session = createUpstreamSession(client, binding({ signal: hangUp.signal }));
+    const detached = session.withoutSignal();
+    const cancelled = session.getHostSensors(HOST);
+    const kept = detached.getHostSensors(HOST);
+    hangUp.abort();
+    await expect(cancelled).rejects.toBeDefined();
+    await expect(kept).resolves.toBeDefined();
+  });
+});
+
+describe('who handles credentials', () => {
+  // The write side (the mutation kit and the jobs it owns) keys jobs by credential; every read
+  // of the schema goes through `context.session`.
+  const WRITE_SIDE = new Set(['mutation-kit.ts', 'job.ts']);
+  const CREDENTIAL_USE = /requireResourceCredential|requireCursorCredential|readOptions|\.credentials\b|context\.upstream\.(?!decoder\b)/;
+
+  it('no read resolver or loader of the schema touches a credential or the client itself', () => {
+    const dir = new URL('../src/schema/', import.meta.url);
+    const offenders = readdirSync(dir)
+      .filter((file) => file.endsWith('.ts') && !WRITE_SIDE.has(file))
+      .filter((file) => CREDENTIAL_USE.test(readFileSync(new URL(file, dir), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+});
