@@ -4,7 +4,7 @@
  */
 export { createUpstreamClient } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
-export { createRecordDecoder, DecodeError, normalizeInterfaceType, RecordDecoder } from './decode.js';
+export { DecodeError, normalizeInterfaceType, RecordDecoder, UndecodedFieldError } from './decode.js';
 export * from './errors.js';
 export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatcher } from './http.js';
 export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
