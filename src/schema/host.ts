@@ -12,7 +12,7 @@ import { addContainsFilter, addEqualsFilter, addInFilter, EMBEDDED_GLOBAL_ID, em
 import { pageArgs, resolveCursorConnection } from './connections.js';
 import { embeddedLoadError, loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
 import { defineWriteMutation, resultOf } from './mutation-kit.js';
-import { reads } from './record-fields.js';
+import { backedBy, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 
 export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
@@ -43,6 +43,7 @@ async function loadHosts(uuids: string[], context: GatewayContext): Promise<(Hos
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',
   id: { resolve: (host) => host.uuid },
+  extensions: backedBy('host'),
   load: loadHosts,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),

@@ -17,7 +17,7 @@ import { loadListConnection, pageArgs, resolveQueryConnection } from './connecti
 import { HostRef, registerHostPrefetch } from './host.js';
 import { groupByKey, loadQueryRecordsWhereIn, matchByKey, notFound, requestLoader } from './loading.js';
 import { addContainsCondition, addEqualsCondition, addInCondition } from './query-conditions.js';
-import { alsoReads, reads } from './record-fields.js';
+import { alsoReads, backedBy, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /**
@@ -47,6 +47,7 @@ async function loadHbaDevices(uuids: string[], context: GatewayContext): Promise
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
   id: { resolve: (device) => device.uuid },
+  extensions: backedBy('hbaDevice'),
   load: loadHbaDevices,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.' }),

@@ -10,7 +10,7 @@ import type { CursorFilter } from '../upstream/types.js';
 import { addContainsFilter, addEqualsFilter, addInFilter, OrderDirection } from './common.js';
 import { pageArgs, resolveCursorConnection } from './connections.js';
 import { loadCursorRecordsWhereIn, matchByKey, notFound } from './loading.js';
-import { reads } from './record-fields.js';
+import { backedBy, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /** Loads volumes by uuid: one CursorQuery (`filter=uuid:in:...`) per batch. */
@@ -26,6 +26,7 @@ export const VolumeRef = builder.loadableNodeRef('Volume', {
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',
+  extensions: backedBy('volume'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),

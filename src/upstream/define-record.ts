@@ -81,7 +81,7 @@ export interface RecordDefinition<F extends Fields> {
 export type AnyRecordDefinition = RecordDefinition<any>;
 
 /** The decoded record a definition describes. */
-export type RecordOf<D> = D extends RecordDefinition<infer F> ? { [K in keyof F]: F[K] extends FieldSpec<infer T> ? T : never } : never;
+export type RecordOf<D> = D extends RecordDefinition<infer F> ? { -readonly [K in keyof F]: F[K] extends FieldSpec<infer T> ? T : never } : never;
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 

@@ -13,7 +13,7 @@
  * demand only ever narrows the record types of `DEMANDED_RECORDS`; every other record is decoded
  * whole. The field lists are the definitions' own.
  */
-import type { RecordOf } from './define-record.js';
+import type { AnyRecordDefinition, FieldSpec, RecordOf } from './define-record.js';
 import { DEMANDED_RECORDS } from './records.js';
 
 /** Whether each field of a record type is decoded. */
@@ -47,4 +47,32 @@ function buildDemand(want: (type: DemandedRecord, field: string) => boolean): Re
     demand[type] = mask;
   }
   return demand as unknown as RecordDemand;
+}
+
+/** An embedded record type, and the list of its parent that holds it. */
+export interface EmbeddedList {
+  readonly child: DemandedRecord;
+  readonly parent: DemandedRecord;
+  readonly list: string;
+}
+
+/**
+ * Every list of a demanded record that embeds another demanded record, from the definitions;
+ * innermost first (a used IP reaches its NIC before the NIC reaches its VM), so one pass over it
+ * carries a demand up to the outermost record.
+ */
+export const EMBEDDED_LISTS: readonly EmbeddedList[] = embeddedListsOf();
+
+function embeddedListsOf(): EmbeddedList[] {
+  const lists: EmbeddedList[] = [];
+  for (const parent of DEMANDED) {
+    const definition: AnyRecordDefinition = DEMANDED_RECORDS[parent];
+    for (const key of definition.keys) {
+      const child = (definition.fields[key] as FieldSpec<unknown>).record?.name;
+      if (child !== undefined && Object.hasOwn(DEMANDED_RECORDS, child)) lists.push({ child: child as DemandedRecord, parent, list: key });
+    }
+  }
+  /** How many levels of demanded records a type embeds. */
+  const depth = (type: DemandedRecord): number => Math.max(0, ...lists.filter((l) => l.parent === type).map((l) => depth(l.child) + 1));
+  return lists.sort((a, b) => depth(a.child) - depth(b.child));
 }
