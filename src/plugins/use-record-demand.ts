@@ -11,6 +11,8 @@
  * - `id` and `__typename` need only the uuid, which is always decoded;
  * - a field may also name fields of other record types it reads (`alsoReads`: a loader's keys);
  * - any other field needs the whole record: a resolver that says nothing is never starved.
+ * The GraphQL types backed by records say so (`backedBy`, `schema/record-fields.ts`), and the
+ * definitions name the lists that embed them (`EMBEDDED_LISTS`).
  * Reaching an embedded type needs its list on the parent too (a VM's `vmNics` for a NIC, even
  * one loaded by id). Every operation of the document and every fragment counts, and `@skip`/
  * `@include` are ignored: too much is decoded rather than too little.
@@ -31,30 +33,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { setRecordDemand, type GatewayContext } from '../context.js';
-import { demandOf, type DemandedRecord, type RecordDemand } from '../upstream/demand.js';
-
-/** The GraphQL types whose records can be decoded in part, and their record type. */
-const RECORD_OF_TYPE: Readonly<Record<string, DemandedRecord>> = {
-  VmInstance: 'vmInstance',
-  VmNic: 'vmNic',
-  UsedIp: 'usedIp',
-  Volume: 'volume',
-  VmCdRom: 'vmCdRom',
-  Host: 'host',
-  HbaDevice: 'hbaDevice',
-  VolumeSnapshotGroup: 'volumeSnapshotGroup',
-  VolumeSnapshotRef: 'volumeSnapshotRef',
-};
-
-/** An embedded record type, and the list of its parent that holds it. */
-const EMBEDDED_IN: ReadonlyArray<readonly [DemandedRecord, DemandedRecord, string]> = [
-  // Innermost first: a used IP reaches its NIC, which then reaches its VM.
-  ['usedIp', 'vmNic', 'usedIps'],
-  ['vmNic', 'vmInstance', 'vmNics'],
-  ['vmCdRom', 'vmInstance', 'vmCdRoms'],
-  ['volume', 'vmInstance', 'allVolumes'],
-  ['volumeSnapshotRef', 'volumeSnapshotGroup', 'volumeSnapshotRefs'],
-];
+import { recordBehind } from '../schema/record-fields.js';
+import { demandOf, EMBEDDED_LISTS, type DemandedRecord, type RecordDemand } from '../upstream/demand.js';
 
 export function useRecordDemand(): Plugin<GatewayContext> {
   const demands = new WeakMap<DocumentNode, RecordDemand>();
@@ -95,7 +75,7 @@ export function recordDemandOf(schema: GraphQLSchema, document: DocumentNode): R
         const types = isAbstractType(parent) ? schema.getPossibleTypes(parent) : isObjectType(parent) ? [parent] : [];
         for (const type of types) {
           const field = type.getFields()[node.name.value];
-          const record = RECORD_OF_TYPE[type.name];
+          const record = recordBehind(type.extensions);
           if (record !== undefined) need(record, recordFieldsRead(field, node.name.value));
           const others = (field?.extensions as { otherRecordFields?: Partial<Record<DemandedRecord, readonly string[]>> } | undefined)?.otherRecordFields;
           if (others !== undefined) for (const [other, fields] of Object.entries(others)) need(other as DemandedRecord, fields);
@@ -103,7 +83,7 @@ export function recordDemandOf(schema: GraphQLSchema, document: DocumentNode): R
       },
     }),
   );
-  for (const [child, parent, list] of EMBEDDED_IN) if (wanted[child] !== undefined) need(parent, [list]);
+  for (const { child, parent, list } of EMBEDDED_LISTS) if (wanted[child] !== undefined) need(parent, [list]);
   return demandOf(wanted);
 }
 

@@ -13,7 +13,7 @@ import { cursorFamily, loadByUuid } from './families.js';
 import { defineListQuery } from './list-query.js';
 import { embeddedLoadError, notFound } from './loading.js';
 import { defineWriteMutation } from './mutation-kit.js';
-import { reads } from './record-fields.js';
+import { backedBy, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 
 export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
@@ -40,6 +40,7 @@ const hosts = cursorFamily('host');
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',
   id: { resolve: (host: HostRecord) => host.uuid },
+  extensions: backedBy('host'),
   // One CursorQuery (`filter=uuid:in:...`) per batch.
   load: loadByUuid(hosts, 'Host'),
   fields: (t) => ({

@@ -4,7 +4,30 @@
  * none; a resolver of a record-backed type that declares nothing makes its query decode the whole
  * record. A record's `uuid` is always decoded.
  */
+import type { AnyRecordDefinition } from '../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../upstream/demand.js';
+import { DEMANDED_RECORDS } from '../upstream/records.js';
+
+/** The extension a record-backed object type carries (`backedBy`). */
+export interface RecordTypeExtensions {
+  readonly record: AnyRecordDefinition;
+}
+
+/**
+ * `extensions: backedBy('vmInstance')`: the type's objects are records of that definition, so a
+ * query selecting its fields decodes only those (`useRecordDemand`). `extensions` keeps the type's
+ * other extensions.
+ */
+export function backedBy(record: DemandedRecord, extensions?: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const backed: RecordTypeExtensions = { record: DEMANDED_RECORDS[record] };
+  return { ...extensions, ...backed };
+}
+
+/** The demanded record type a GraphQL type's extensions say it is backed by, if any. */
+export function recordBehind(extensions: Readonly<Record<string, unknown>> | null | undefined): DemandedRecord | undefined {
+  const name = (extensions as Partial<RecordTypeExtensions> | null | undefined)?.record?.name;
+  return name !== undefined && Object.hasOwn(DEMANDED_RECORDS, name) ? (name as DemandedRecord) : undefined;
+}
 
 /** `reads<R>(...fields)`: the fields of its own record (`R`, the parent's) a resolver reads. */
 export function reads<R>(...fields: Array<keyof R & string>): { recordFields: readonly string[] } {

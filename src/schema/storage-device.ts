@@ -16,7 +16,7 @@ import { loadByUuid, queryFamily } from './families.js';
 import { HostRef, prefetchFromHostUuid } from './host.js';
 import { defineListQuery } from './list-query.js';
 import { groupByKey, requestLoader } from './loading.js';
-import { alsoReads, reads } from './record-fields.js';
+import { alsoReads, backedBy, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /**
@@ -42,6 +42,7 @@ const hbaDevices = queryFamily('hbaDevices');
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
   id: { resolve: (device: HbaDeviceRecord) => device.uuid },
+  extensions: backedBy('hbaDevice'),
   // One QueryHBADevice (`q=uuid?=...`) per batch.
   load: loadByUuid(hbaDevices, 'HbaDevice'),
   fields: (t) => ({

@@ -25,7 +25,7 @@ import { HostRef, prefetchHostRelations } from './host.js';
 import { defineListQuery } from './list-query.js';
 import { embeddedLoadError, groupByKey, notFound, requestLoader } from './loading.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { alsoReads, reads } from './record-fields.js';
+import { alsoReads, backedBy, reads } from './record-fields.js';
 import { callsPerParent } from './upstream-calls.js';
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection, volumeSnapshotGroups } from './volume-snapshot-group.js';
@@ -125,6 +125,7 @@ export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
 
 VmInstanceRef.implement({
   description: 'A virtual machine (VmInstanceInventory), with its NICs, volumes and CD-ROMs embedded. Since 0.6.',
+  extensions: backedBy('vmInstance'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
@@ -224,7 +225,7 @@ VmInstanceRef.implement({
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (vmNics item / VmNicInventory). Items since 3.17.13; VmNicInventory since 3.9.0.',
   id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
-  extensions: EMBEDDED_GLOBAL_ID,
+  extensions: backedBy('vmNic', EMBEDDED_GLOBAL_ID),
   load: loadVmNics,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.' }),
@@ -269,7 +270,7 @@ export const VmNicRef = builder.loadableNode('VmNic', {
 export const UsedIpRef = builder.loadableNode('UsedIp', {
   description: 'An IP address allocated to a VM NIC (usedIps item). Since 4.10.0.',
   id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
-  extensions: EMBEDDED_GLOBAL_ID,
+  extensions: backedBy('usedIp', EMBEDDED_GLOBAL_ID),
   load: loadUsedIps,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.' }),
@@ -290,7 +291,7 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
 export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   description: 'A CD-ROM drive of a VM (vmCdRoms item). Since 3.17.13.',
   id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
-  extensions: EMBEDDED_GLOBAL_ID,
+  extensions: backedBy('vmCdRom', EMBEDDED_GLOBAL_ID),
   load: loadVmCdRoms,
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),

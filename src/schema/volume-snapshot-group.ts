@@ -11,7 +11,7 @@ import { UpstreamErrorRef } from './errors.js';
 import { loadByUuid, queryFamily } from './families.js';
 import { defineListQuery } from './list-query.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { reads } from './record-fields.js';
+import { backedBy, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 
@@ -26,6 +26,7 @@ export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGro
 
 VolumeSnapshotGroupRef.implement({
   description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
+  extensions: backedBy('volumeSnapshotGroup'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.6.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.6.0.' }),
@@ -42,7 +43,7 @@ VolumeSnapshotGroupRef.implement({
     createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.6.0.' }),
     lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.6.0.' }),
     volumeSnapshotRefs: t.field({
-      type: [VolumeSnapshotRefRef],
+      type: [VolumeSnapshotRefType],
       nullable: false,
       description: 'One reference per volume snapshot of the group. Since 3.6.0.',
       extensions: reads<VolumeSnapshotGroupRecord>('volumeSnapshotRefs'),
@@ -51,10 +52,11 @@ VolumeSnapshotGroupRef.implement({
   }),
 });
 
-export const VolumeSnapshotRefRef = builder.objectRef<VolumeSnapshotRefRecord>('VolumeSnapshotRef');
+export const VolumeSnapshotRefType = builder.objectRef<VolumeSnapshotRefRecord>('VolumeSnapshotRef');
 
-VolumeSnapshotRefRef.implement({
+VolumeSnapshotRefType.implement({
   description: 'One volume snapshot of a snapshot group (volumeSnapshotRefs item). Since 3.6.0.',
+  extensions: backedBy('volumeSnapshotRef'),
   fields: (t) => ({
     volumeSnapshotUuid: t.field({
       type: 'Uuid',

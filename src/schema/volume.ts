@@ -7,7 +7,7 @@ import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, loadByUuid } from './families.js';
 import { defineListQuery } from './list-query.js';
-import { reads } from './record-fields.js';
+import { backedBy, reads } from './record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 const volumes = cursorFamily('volume');
@@ -20,6 +20,7 @@ export const VolumeRef = builder.loadableNodeRef('Volume', {
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',
+  extensions: backedBy('volume'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),

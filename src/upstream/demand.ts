@@ -8,92 +8,29 @@
  * dashboard (README, Performance). A read made for a query can therefore say which fields it
  * needs; the others are left null (lists empty) without being read or checked.
  *
- * What is always decoded whatever the demand: `uuid` (ids, the key loaders prime by), a snapshot
- * reference's `volumeSnapshotUuid` (its identity), and an embedded record's VM (`vmInstanceUuid`,
- * taken from its parent). A demand only ever narrows the record types listed here; every other
- * record is decoded whole.
+ * What is always decoded whatever the demand: what a definition marks so (`records.ts`: a uuid, a
+ * snapshot reference's `volumeSnapshotUuid`, an embedded record's VM taken from its parent). A
+ * demand only ever narrows the record types of `DEMANDED_RECORDS`; every other record is decoded
+ * whole. The field lists are the definitions' own.
  */
-import type {
-  HbaDeviceRecord,
-  HostRecord,
-  UsedIpRecord,
-  VmCdRomRecord,
-  VmInstanceRecord,
-  VmNicRecord,
-  VolumeRecord,
-  VolumeSnapshotGroupRecord,
-  VolumeSnapshotRefRecord,
-} from './records.js';
+import type { AnyRecordDefinition, FieldSpec, RecordOf } from './define-record.js';
+import { DEMANDED_RECORDS } from './records.js';
 
 /** Whether each field of a record type is decoded. */
 export type FieldMask<R> = { readonly [K in keyof R]-?: boolean };
 
-export interface RecordDemand {
-  readonly vmInstance: FieldMask<VmInstanceRecord>;
-  readonly vmNic: FieldMask<VmNicRecord>;
-  readonly usedIp: FieldMask<UsedIpRecord>;
-  readonly volume: FieldMask<VolumeRecord>;
-  readonly vmCdRom: FieldMask<VmCdRomRecord>;
-  readonly host: FieldMask<HostRecord>;
-  readonly hbaDevice: FieldMask<HbaDeviceRecord>;
-  readonly volumeSnapshotGroup: FieldMask<VolumeSnapshotGroupRecord>;
-  readonly volumeSnapshotRef: FieldMask<VolumeSnapshotRefRecord>;
-}
+export type DemandedRecord = keyof typeof DEMANDED_RECORDS;
 
-export type DemandedRecord = keyof RecordDemand;
+export type RecordDemand = { readonly [K in DemandedRecord]: FieldMask<RecordOf<(typeof DEMANDED_RECORDS)[K]>> };
 
-/** The fields of each record type, in the decoders' order (one mask shape per type). */
-export const RECORD_FIELDS = {
-  vmInstance: fieldsOf<VmInstanceRecord>()([
-    'uuid', 'name', 'description', 'zoneUuid', 'clusterUuid', 'imageUuid', 'hostUuid', 'lastHostUuid',
-    'instanceOfferingUuid', 'rootVolumeUuid', 'defaultL3NetworkUuid', 'platform', 'architecture', 'type',
-    'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed', 'allocatorStrategy', 'createDate', 'lastOpDate',
-    'state', 'guestOsType', 'vmNics', 'allVolumes', 'vmCdRoms',
-  ]),
-  vmNic: fieldsOf<VmNicRecord>()([
-    'uuid', 'vmInstanceUuid', 'l3NetworkUuid', 'ip', 'mac', 'hypervisorType', 'netmask', 'gateway', 'metaData',
-    'driverType', 'internalName', 'type', 'state', 'ipVersion', 'deviceId', 'createDate', 'lastOpDate', 'usedIps',
-    'usedIpUuid',
-  ]),
-  usedIp: fieldsOf<UsedIpRecord>()([
-    'uuid', 'vmInstanceUuid', 'ipRangeUuid', 'l3NetworkUuid', 'ip', 'netmask', 'gateway', 'usedFor', 'vmNicUuid',
-    'ipVersion', 'ipInLong', 'createDate', 'lastOpDate',
-  ]),
-  volume: fieldsOf<VolumeRecord>()([
-    'uuid', 'name', 'description', 'primaryStorageUuid', 'vmInstanceUuid', 'diskOfferingUuid', 'rootImageUuid',
-    'installPath', 'type', 'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid', 'size', 'actualSize',
-    'deviceId', 'isShareable', 'lastDetachDate', 'createDate', 'lastOpDate', 'encrypted',
-  ]),
-  vmCdRom: fieldsOf<VmCdRomRecord>()([
-    'uuid', 'vmInstanceUuid', 'isoUuid', 'isoInstallPath', 'name', 'description', 'deviceId', 'createDate',
-    'lastOpDate',
-  ]),
-  host: fieldsOf<HostRecord>()([
-    'uuid', 'zoneUuid', 'clusterUuid', 'name', 'description', 'managementIp', 'hypervisorType', 'state', 'status',
-    'totalCpuCapacity', 'availableCpuCapacity', 'totalMemoryCapacity', 'availableMemoryCapacity', 'cpuSockets',
-    'cpuNum', 'ipmiAddress', 'ipmiUsername', 'ipmiPowerStatus', 'ipmiPort', 'architecture', 'nqn', 'hostname',
-    'createDate', 'lastOpDate', 'cpuStatus', 'memoryStatus', 'diskStatus', 'nicStatus', 'gpuStatus',
-    'powerSupplyStatus', 'fanStatus', 'raidStatus', 'temperatureStatus',
-  ]),
-  hbaDevice: fieldsOf<HbaDeviceRecord>()([
-    'uuid', 'name', 'hostUuid', 'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName',
-    'supportedClasses', 'createDate', 'lastOpDate',
-  ]),
-  volumeSnapshotGroup: fieldsOf<VolumeSnapshotGroupRecord>()([
-    'uuid', 'name', 'description', 'snapshotCount', 'vmInstanceUuid', 'createDate', 'lastOpDate', 'volumeSnapshotRefs',
-  ]),
-  volumeSnapshotRef: fieldsOf<VolumeSnapshotRefRecord>()([
-    'volumeSnapshotUuid', 'volumeSnapshotGroupUuid', 'volumeUuid', 'volumeName', 'volumeType',
-    'volumeSnapshotInstallPath', 'volumeSnapshotName', 'deviceId', 'snapshotDeleted', 'createDate', 'lastOpDate',
-  ]),
-} as const;
+const DEMANDED = Object.keys(DEMANDED_RECORDS) as DemandedRecord[];
 
 /** Every field of every type: what reads outside a query (writes, events) decode. */
 export const FULL_DEMAND: RecordDemand = buildDemand(() => true);
 
 /**
  * A demand from the fields wanted per type (of a type absent from `wanted`, only the uuid). Masks
- * have their type's one shape, so decoders read them monomorphically.
+ * have their type's one shape (the definition's field order), so decoders read them monomorphically.
  */
 export function demandOf(wanted: Partial<Record<DemandedRecord, ReadonlySet<string> | 'all'>>): RecordDemand {
   return buildDemand((type, field) => {
@@ -103,25 +40,39 @@ export function demandOf(wanted: Partial<Record<DemandedRecord, ReadonlySet<stri
 }
 
 function buildDemand(want: (type: DemandedRecord, field: string) => boolean): RecordDemand {
-  const mask = <T extends DemandedRecord>(type: T): RecordDemand[T] => {
-    const out: Record<string, boolean> = {};
-    for (const field of RECORD_FIELDS[type]) out[field] = want(type, field);
-    return out as unknown as RecordDemand[T];
-  };
-  return {
-    vmInstance: mask('vmInstance'),
-    vmNic: mask('vmNic'),
-    usedIp: mask('usedIp'),
-    volume: mask('volume'),
-    vmCdRom: mask('vmCdRom'),
-    host: mask('host'),
-    hbaDevice: mask('hbaDevice'),
-    volumeSnapshotGroup: mask('volumeSnapshotGroup'),
-    volumeSnapshotRef: mask('volumeSnapshotRef'),
-  };
+  const demand: Record<string, Record<string, boolean>> = {};
+  for (const type of DEMANDED) {
+    const mask: Record<string, boolean> = {};
+    for (const field of DEMANDED_RECORDS[type].keys) mask[field] = want(type, field);
+    demand[type] = mask;
+  }
+  return demand as unknown as RecordDemand;
 }
 
-/** A field list that must name every field of `R` exactly (checked when compiling). */
-function fieldsOf<R>() {
-  return <const L extends readonly (keyof R & string)[]>(list: L & ([keyof R] extends [L[number]] ? unknown : { missing: Exclude<keyof R, L[number]> })): L => list;
+/** An embedded record type, and the list of its parent that holds it. */
+export interface EmbeddedList {
+  readonly child: DemandedRecord;
+  readonly parent: DemandedRecord;
+  readonly list: string;
+}
+
+/**
+ * Every list of a demanded record that embeds another demanded record, from the definitions;
+ * innermost first (a used IP reaches its NIC before the NIC reaches its VM), so one pass over it
+ * carries a demand up to the outermost record.
+ */
+export const EMBEDDED_LISTS: readonly EmbeddedList[] = embeddedListsOf();
+
+function embeddedListsOf(): EmbeddedList[] {
+  const lists: EmbeddedList[] = [];
+  for (const parent of DEMANDED) {
+    const definition: AnyRecordDefinition = DEMANDED_RECORDS[parent];
+    for (const key of definition.keys) {
+      const child = (definition.fields[key] as FieldSpec<unknown>).record?.name;
+      if (child !== undefined && Object.hasOwn(DEMANDED_RECORDS, child)) lists.push({ child: child as DemandedRecord, parent, list: key });
+    }
+  }
+  /** How many levels of demanded records a type embeds. */
+  const depth = (type: DemandedRecord): number => Math.max(0, ...lists.filter((l) => l.parent === type).map((l) => depth(l.child) + 1));
+  return lists.sort((a, b) => depth(a.child) - depth(b.child));
 }

@@ -5,7 +5,7 @@
  */
 export { createUpstreamClient } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
-export { createRecordDecoder, DecodeError, normalizeInterfaceType, RecordDecoder } from './decode.js';
+export { DecodeError, normalizeInterfaceType, RecordDecoder, UndecodedFieldError } from './decode.js';
 export * from './errors.js';
 export { cursorFamilyOf, queryFamilyOf, toCursorFilters, toQueryConditions } from './families.js';
 export type { Condition, ConditionOperator, Sort, UpstreamFamily } from './families.js';
