@@ -5,19 +5,17 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { pino } from 'pino';
-import { createApp, type App } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { startHarness, type Harness } from './support/harness.js';
 
 const ARTIFACTS = new URL('./artifacts/', import.meta.url);
 
 describe('GraphiQL', () => {
-  let app: App;
+  let harness: Harness;
   let browser: Browser;
 
   beforeAll(async () => {
-    app = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: undefined }, { logger: pino({ level: 'silent' }) });
-    await app.start();
+    // The simulator as npm start's demo upstream.
+    harness = await startHarness({ demo: true });
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -26,7 +24,7 @@ describe('GraphiQL', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await app?.stop();
+    await harness?.close();
   });
 
   it('loads offline, comes with working credentials, and runs a query typed into the editor', async () => {
@@ -40,12 +38,12 @@ describe('GraphiQL', () => {
       return route.abort();
     });
 
-    await page.goto(`${app.url}/graphql`);
+    await page.goto(`${harness.url}/graphql`);
     const editor = page.locator('.graphiql-query-editor');
     await editor.waitFor({ state: 'visible', timeout: 20_000 });
 
-    const expected = app.simulator!.credentials;
-    const vmCount = [...app.simulator!.store.vms.list(expected.tenantId)].length;
+    const expected = harness.simulator.credentials;
+    const vmCount = [...harness.simulator.store.vms.list(expected.tenantId)].length;
 
     await editor.click();
     await page.keyboard.press('Control+A');

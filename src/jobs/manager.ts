@@ -5,7 +5,6 @@
  * loses it. Finished jobs are published once on the pub/sub (`job` by id, `owner` by credential).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isUpstreamRequestError } from '../upstream/errors.js';
 import { redactJson, secretOf } from '../upstream/redact.js';
@@ -16,8 +15,11 @@ import type { JobOutcome, JobRecord, JobStore } from './store.js';
 export interface JobManagerOptions {
   store: JobStore;
   pubsub: JobPubSub;
-  upstream: () => UpstreamClient;
-  /** The gateway's address as the upstream reaches it (`PUBLIC_URL`). */
+  upstream: UpstreamClient;
+  /**
+   * The gateway's address as the upstream reaches it (`PUBLIC_URL`, or where the server listens):
+   * asked at each write, since a server on port 0 learns its port only once listening.
+   */
   publicUrl: () => string;
   /** The upstream's polling address of a job id, for when the 202 answer itself was lost. */
   jobLocation: (id: string) => string;
@@ -28,8 +30,6 @@ export interface JobManagerOptions {
   pollMaxIntervalMs?: number;
   /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default 1_800_000 (the upstream's apiTimeout) */
   pollDeadlineMs?: number;
-  /** Largest webhook body accepted. @default 1_048_576 */
-  webhookMaxBytes?: number;
   /**
    * Called once per job when it finishes here, and again whenever `wait` hands out a job that
    * finished (perhaps on another replica), so that whoever waited reads the job's records afresh
@@ -57,13 +57,19 @@ export interface JobManager {
   get(id: string): Promise<JobRecord | null>;
   /** Resolves with the job once finished, or as it is when `timeoutMs` passes. */
   wait(id: string, timeoutMs: number): Promise<JobRecord | null>;
-  /** `POST /webhooks/jobs/{id}/{secret}`. */
-  /** `log`: the request's logger (carrying its request id); defaults to the manager's. */
-  handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string, log?: Logger): Promise<void>;
+  /**
+   * Whether a webhook at `/webhooks/jobs/{id}/{secret}` may deliver: `unknown` (no such job),
+   * `forbidden` (not the job's secret) or `accepted`. Decided from the path alone, before any body.
+   */
+  checkWebhook(id: string, secret: string): Promise<WebhookAccess>;
+  /** Finishes a job with the outcome its webhook delivered; false when it had finished already. */
+  deliverWebhook(id: string, outcome: JobOutcome): Promise<boolean>;
   /** Resumes polling jobs left running (e.g. by a replica that stopped). */
   resumeRunning(): Promise<void>;
   close(): Promise<void>;
 }
+
+export type WebhookAccess = 'unknown' | 'forbidden' | 'accepted';
 
 /** The ids the gateway gives jobs (see `start`). */
 const JOB_ID = /^[0-9a-f]{32}$/;
@@ -76,7 +82,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   const pollAfterMs = options.pollAfterMs ?? 2000;
   const pollMaxIntervalMs = options.pollMaxIntervalMs ?? 10_000;
   const pollDeadlineMs = options.pollDeadlineMs ?? 1_800_000;
-  const webhookMaxBytes = options.webhookMaxBytes ?? 1_048_576;
   const timers = new Set<NodeJS.Timeout>();
   // The credential secrets of the jobs started here, while they run: what their webhook bodies
   // are scrubbed of. Memory only, never the store: another replica's webhook for a job started
@@ -127,7 +132,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       return;
     }
     try {
-      const poll = await options.upstream().pollJob(location);
+      const poll = await options.upstream.pollJob(location);
       if (poll.status === 'running') {
         if (Date.now() - startedAt < pollDeadlineMs) schedulePoll(id, location, next, startedAt);
         else await finish(id, lostOutcome('no result within the polling deadline'), 'poll');
@@ -167,9 +172,11 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     if (credentialSecret !== undefined) secretsOfRunning.set(id, credentialSecret);
     const webHook = `${options.publicUrl().replace(/\/$/, '')}${WEBHOOK_PATH}${id}/${secret}`;
     try {
-      const accepted = await options
-        .upstream()
-        .submit(request.credential, { ...request.request, jobUuid: id, webHook }, { requestId: request.requestId, clientAddress: request.clientAddress });
+      const accepted = await options.upstream.submit(
+        request.credential,
+        { ...request.request, jobUuid: id, webHook },
+        { requestId: request.requestId, clientAddress: request.clientAddress },
+      );
       if (accepted.result) {
         await finish(id, { success: true, body: accepted.result }, 'submit');
       } else {
@@ -231,38 +238,10 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     }
   }
 
-  async function handleWebhook(req: IncomingMessage, res: ServerResponse, id: string, secret: string, log = logger): Promise<void> {
-    const reject = (status: number, reason: string): void => {
-      log.warn({ job: id, status, reason }, 'webhook rejected');
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(reason);
-    };
-    if (req.method !== 'POST') return reject(405, 'POST only');
-    // The path alone says whether anyone may deliver here: a stranger's body is never read, so it
-    // cannot hold memory while it trickles in.
+  async function checkWebhook(id: string, secret: string): Promise<WebhookAccess> {
     const job = JOB_ID.test(id) ? await store.get(id) : null;
-    if (!job) return reject(404, 'unknown job');
-    if (!sameSecret(job.secret, secret)) return reject(403, 'wrong secret');
-    if (req.headers['x-job-uuid'] !== id) return reject(400, 'X-Job-UUID does not match');
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > webhookMaxBytes) return reject(413, 'body too large');
-    const body = await readBody(req, webhookMaxBytes);
-    if (body === null) return reject(413, 'body too large');
-
-    const success = req.headers['x-job-success'];
-    if (success !== 'true' && success !== 'false') return reject(400, 'X-Job-Success must be true or false');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      return reject(400, 'body is not JSON');
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reject(400, 'body is not a JSON object');
-    const outcome = parsed as Record<string, unknown>;
-    if (success === 'false' && (typeof outcome.error !== 'object' || outcome.error === null)) {
-      return reject(400, 'a failure body carries {"error": ErrorCode}');
-    }
-    const first = await finish(id, { success: success === 'true', body: outcome }, 'webhook');
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(first ? 'recorded' : 'already recorded');
+    if (!job) return 'unknown';
+    return sameSecret(job.secret, secret) ? 'accepted' : 'forbidden';
   }
 
   return {
@@ -270,7 +249,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     start,
     get: (id) => store.get(id),
     wait,
-    handleWebhook,
+    checkWebhook,
+    deliverWebhook: (id, outcome) => finish(id, outcome, 'webhook'),
     async resumeRunning() {
       for (const job of await store.claimOrphaned()) {
         schedulePoll(job.id, job.location ?? options.jobLocation(job.id), pollAfterMs, job.createdAt);
@@ -293,24 +273,4 @@ function sameSecret(expected: string, given: string): boolean {
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The request body, or null once it passes `limit` (reading stops there). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }

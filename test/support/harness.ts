@@ -49,13 +49,18 @@ export interface Harness {
 export interface HarnessOptions {
   simulator?: Parameters<typeof createSimulator>[0];
   config?: Partial<GatewayConfig>;
+  /** Compose the app as `npm start` does without UPSTREAM_URL: the simulator is its demo upstream (GraphiQL opens with its credentials). */
+  demo?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  // As index.ts does: the upstream first, then the app composed on it.
   const simulator = createSimulator({ asyncDelayMs: 5, ...options.simulator });
   const simulatorUrl = await simulator.start(0, '127.0.0.1');
-  const config: GatewayConfig = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, ...options.config };
-  const app = createApp(config, { logger: pino({ level: 'silent' }) });
+  const logger = pino({ level: 'silent' });
+  const app = options.demo
+    ? createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: undefined, ...options.config }, { logger, demo: { url: simulatorUrl, credentials: simulator.credentials } })
+    : createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl, ...options.config }, { logger });
   const url = await app.start();
   const headers = credentialHeaders(simulator.credentials);
   const secondHeaders = credentialHeaders(simulator.credentials.second);

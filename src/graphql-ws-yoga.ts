@@ -1,0 +1,107 @@
+/**
+ * graphql-ws operations through yoga's pipeline: the graphql-ws server hooks (`onSubscribe`,
+ * `execute`, `subscribe`) that give an operation over WebSocket the same plugins as over HTTP
+ * (parsing limits, validation, context, cost, shared subscriptions), with the admission and the
+ * subscription limits that HTTP applies in its own hooks.
+ */
+import type { IncomingMessage } from 'node:http';
+import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import type { OperationResult, ServerOptions } from 'graphql-ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { GatewayContext } from './context.js';
+import { OverloadedError, overloadedError, type AdmissionControl } from './plugins/use-admission.js';
+import type { SubscriptionLimits } from './plugins/use-subscription-limits.js';
+import { graphqlWsWriter, type DirectWriter, type SharedSubscriptions } from './shared-subscriptions.js';
+import type { SocketExtra } from './websocket.js';
+
+/** What yoga receives besides the request: `connectionParams` for WebSocket operations. */
+export interface ServerContext {
+  connectionParams?: Readonly<Record<string, unknown>> | undefined;
+  /** The node:http request (yoga's node adapter passes it; the WebSocket path passes the upgrade request). */
+  req?: IncomingMessage | undefined;
+}
+
+export interface GraphqlWsYogaOptions {
+  yoga: YogaServerInstance<ServerContext, GatewayContext>;
+  /** Where yoga serves GraphQL over HTTP: the URL of the request yoga's plugins see. */
+  graphqlEndpoint: string;
+  /** Queries and mutations wait for their turn as over HTTP (subscriptions, as over SSE, do not). */
+  admission: Pick<AdmissionControl, 'acquire'>;
+  /** Called for an operation refused with OVERLOADED. */
+  onShed: () => void;
+  sharedSubscriptions: Pick<SharedSubscriptions, 'subscribe'>;
+  subscriptionLimits: Pick<SubscriptionLimits, 'take' | 'release'>;
+}
+
+/** The graphql-ws server options that run each operation through `yoga`'s pipeline. */
+export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<Record<string, unknown> | undefined, SocketExtra> {
+  const { yoga, admission, sharedSubscriptions, subscriptionLimits } = options;
+  return {
+    execute: async (args) => {
+      const { execute, closed } = args.rootValue as Enveloped;
+      let release: () => void;
+      try {
+        release = await admission.acquire(closed);
+      } catch (error) {
+        if (!(error instanceof OverloadedError)) return { errors: [new GraphQLError('The connection closed.')] };
+        options.onShed();
+        return { errors: [overloadedError(error)] };
+      }
+      try {
+        return await execute(args);
+      } finally {
+        release();
+      }
+    },
+    subscribe: (args) => sharedSubscriptions.subscribe(args, (leader) => (leader.rootValue as Enveloped).subscribe(leader)),
+    onSubscribe: async (ctx, id, payload) => {
+      const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        connectionParams: ctx.connectionParams,
+        req: ctx.extra.request,
+        // A POST, as graphql-ws operations are to yoga's plugins: a GET would refuse mutations (405).
+        request: new Request(`http://localhost${options.graphqlEndpoint}`, { method: 'POST' }),
+        params: payload,
+      });
+      let document: ReturnType<typeof parse>;
+      try {
+        document = parse(payload.query);
+      } catch (error) {
+        // A syntax error or a token limit: an error message for this operation, not a closed socket.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const errors = validate(enveloped, document);
+      if (errors.length > 0) return errors;
+      const contextValue = await contextFactory();
+      if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+        const refused = subscriptionLimits.take(ctx.extra, id, contextValue);
+        if (refused !== null) return [refused];
+      }
+      const args: ExecutionArgs = {
+        schema: enveloped,
+        document,
+        operationName: payload.operationName ?? null,
+        variableValues: payload.variables ?? null,
+        contextValue,
+        rootValue: { execute, subscribe, writer: graphqlWsWriter(ctx.extra.send, id), closed: ctx.extra.closed } satisfies Enveloped,
+      };
+      return args;
+    },
+    onComplete: (ctx, id) => subscriptionLimits.release(ctx.extra, id),
+  };
+}
+
+/** What `onSubscribe` hands the other hooks as the operation's root value. */
+interface Enveloped {
+  execute: (args: ExecutionArgs) => OperationResult;
+  subscribe: (args: ExecutionArgs) => OperationResult;
+  /** Writes a shared execution's events straight to this operation's connection. */
+  writer: DirectWriter;
+  /** Aborts when the operation's connection closes. */
+  closed: AbortSignal;
+}
+
+/** The writer of a shared execution's events to the connection of the operation whose root value this is. */
+export function writerOf(args: ExecutionArgs): DirectWriter {
+  return (args.rootValue as Enveloped).writer;
+}
