@@ -23,6 +23,7 @@ import { graphqlWsOverYoga, writerOf, type ServerContext } from './graphql-ws-yo
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
 import { createJobManager } from './jobs/manager.js';
+import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
 import type { JobRecord } from './jobs/store.js';
 import { createLogger, withSecretsRedacted } from './logging.js';
 import { maskUnexpectedError } from './mask-errors.js';
@@ -86,6 +87,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const upstreamUrl = config.upstreamUrl ?? deps.demo?.url;
   if (upstreamUrl === undefined) throw new Error('createApp needs an upstream: set UPSTREAM_URL, or start the embedded simulator first (startDemoUpstream)');
   const logger = withSecretsRedacted(deps.logger ?? createLogger(config.logLevel));
+  // So that clearing a request's loaders drops the records their last batches resolved too.
+  if (!releaseDispatchedBatchesOnClear()) logger.warn('this DataLoader release is not one loader-batches.ts supports: loaders keep their last batch');
   const metrics = createMetrics();
   const upstream = createUpstream(config, upstreamUrl, metrics, logger);
   // Aborted when stop() begins: /readyz answers draining from then on.

@@ -10,7 +10,6 @@ import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { CursorKeeper } from './cursors/keeper.js';
 import type { JobManager } from './jobs/manager.js';
-import { releaseDispatchedBatchesOnClear } from './loader-batches.js';
 import type { RecordDemand } from './upstream/demand.js';
 import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from './upstream/session.js';
 import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
@@ -115,9 +114,6 @@ export function createContext(options: {
     }),
   };
 }
-
-// So that clearing a loader drops the records its last batch resolved too (see loader-batches.ts).
-releaseDispatchedBatchesOnClear();
 
 /**
  * Drops every record the context's DataLoaders hold. A request's loaders live as long as its

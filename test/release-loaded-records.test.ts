@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, forgetLoadedRecords, readCredentials, type GatewayContext } from '../src/context.js';
 import { createCursorKeeper } from '../src/cursors/keeper.js';
+import { releaseDispatchedBatchesOnClear } from '../src/loader-batches.js';
 import type { JobManager } from '../src/jobs/manager.js';
 import { useReleaseLoadedRecords } from '../src/plugins/use-release-loaded-records.js';
 import { schema } from '../src/schema/index.js';
@@ -25,6 +26,8 @@ describe('useReleaseLoadedRecords', () => {
   let headers: Record<string, string>;
 
   beforeAll(async () => {
+    // As createApp does.
+    releaseDispatchedBatchesOnClear();
     simulator = createSimulator({ asyncDelayMs: 5 });
     const url = await simulator.start(0, '127.0.0.1');
     upstream = createUpstreamClient({ upstreamUrl: url });
