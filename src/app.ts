@@ -121,6 +121,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const subscriptionLimits = createSubscriptionLimits({
     perSocket: config.wsMaxSubscriptionsPerSocket,
     perCredential: config.maxSubscriptionsPerCredential,
+    credentialKeyOf: queryCost.budgetKeyOf,
   });
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });

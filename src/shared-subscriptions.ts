@@ -87,15 +87,21 @@ export interface SharedSubscriptions {
   readonly plugin: Plugin;
 }
 
-const sharedContexts = new WeakSet<object>();
+/** Marks the context of a shared execution, on the context itself. */
+const SHARED_EXECUTION = Symbol('sharedExecution');
 
 /** Whether a context is a shared execution's (its subscribers are counted one by one elsewhere). */
 export function isSharedExecution(context: unknown): boolean {
-  return typeof context === 'object' && context !== null && sharedContexts.has(context);
+  return typeof context === 'object' && context !== null && (context as { [SHARED_EXECUTION]?: true })[SHARED_EXECUTION] === true;
+}
+
+function markShared(context: object): void {
+  Object.assign(context, { [SHARED_EXECUTION]: true });
 }
 
 export function createSharedSubscriptions(options: SharedSubscriptionsOptions = {}): SharedSubscriptions {
   const streams = new SharedStreams({ maxQueued: options.maxQueued ?? 1_000, chunkSize: options.chunkSize ?? 64 }, options.onExecutions);
+  const sharingKey = createSharingKeys();
   return {
     async subscribe(args, execute) {
       const key = sharingKey(args);
@@ -106,7 +112,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         return refused;
       }
       const start = () => {
-        sharedContexts.add(args.contextValue as object);
+        markShared(args.contextValue as object);
         return execute(args);
       };
       const result = await streams.join(key, start, options.writerOf?.(args));
@@ -133,7 +139,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
               // share its loaders.
               const context = subscriber.contextValue as GatewayContext;
               const contextValue = { ...context, ...initContextCache(), signal: undefined, session: context.session.withoutSignal() };
-              sharedContexts.add(contextValue);
+              markShared(contextValue);
               return subscribeFn({ ...subscriber, contextValue });
             },
             undefined,
@@ -144,22 +150,31 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
   };
 }
 
-const printed = new WeakMap<DocumentNode, string>();
+/**
+ * What makes two subscriptions' events identical (null when the operation must run alone), with
+ * the printed text of each document kept while the document lives.
+ */
+function createSharingKeys(): (args: ExecutionArgs) => string | null {
+  const printed = new WeakMap<DocumentNode, string>();
+  return (args) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    if (operation?.operation !== 'subscription') return null;
+    const fields = args.schema.getSubscriptionType()?.getFields();
+    const shareable = operation.selectionSet.selections.every(
+      (selection) => selection.kind === 'Field' && fields?.[selection.name.value]?.extensions[SHARED_STREAM_EXTENSION] === true,
+    );
+    if (!shareable) return null;
+    let text = printed.get(args.document);
+    if (text === undefined) {
+      text = print(args.document);
+      printed.set(args.document, text);
+    }
+    return keyOf(text, args);
+  };
+}
 
-/** What makes two subscriptions' events identical, or null when the operation must run alone. */
-export function sharingKey(args: ExecutionArgs): string | null {
-  const operation = getOperationAST(args.document, args.operationName);
-  if (operation?.operation !== 'subscription') return null;
-  const fields = args.schema.getSubscriptionType()?.getFields();
-  const shareable = operation.selectionSet.selections.every(
-    (selection) => selection.kind === 'Field' && fields?.[selection.name.value]?.extensions[SHARED_STREAM_EXTENSION] === true,
-  );
-  if (!shareable) return null;
-  let text = printed.get(args.document);
-  if (text === undefined) {
-    text = print(args.document);
-    printed.set(args.document, text);
-  }
+/** The sharing key of an operation whose printed document is `text`. */
+function keyOf(text: string, args: ExecutionArgs): string {
   const { credentials } = args.contextValue as GatewayContext;
   return createHash('sha256')
     .update(

@@ -49,7 +49,7 @@ export interface QueryCostOptions {
   upstreamCallCost?: number | undefined;
   /** Extra points for each mutation field: a write starts an upstream job. @default 10 */
   mutationCost?: number | undefined;
-  /** Budgets kept at most (least recently used forgotten first). @default 10000 */
+  /** Budgets (and the digests of their keys) kept at most, least recently used forgotten first. @default 10000 */
   maxBudgets?: number | undefined;
   /** Clock for the budgets, for tests. @default Date.now */
   now?: (() => number) | undefined;
@@ -62,24 +62,28 @@ export interface CostExtension {
   throttleStatus?: ThrottleStatus;
 }
 
-/** Budget keys by credential identity, so that a caller's requests do not each hash it twice. */
-const budgetKeys = new Map<string, string>();
-const MAX_BUDGET_KEYS = 10_000;
-
 /**
  * The budget key of a caller: a digest of its credentials as the upstream reads them, so that
- * `oauth <s>` and `OAuth  <s> ` (one session upstream) draw on one budget.
+ * `oauth <s>` and `OAuth  <s> ` (one session upstream) draw on one budget. Digests are kept by
+ * credential identity, the `max` most recently used, so that a caller's requests do not each hash
+ * it again.
  */
-export function budgetKeyOf(context: GatewayContext): string {
-  const { resource, cursor } = context.credentials;
-  const identity = credentialsIdentity(resource, cursor);
-  let key = budgetKeys.get(identity);
-  if (key === undefined) {
-    key = createHash('sha256').update(identity).digest('base64url');
-    if (budgetKeys.size >= MAX_BUDGET_KEYS) budgetKeys.clear();
-    budgetKeys.set(identity, key);
-  }
-  return key;
+function createBudgetKeys(max: number): (context: GatewayContext) => string {
+  const keys = new Map<string, string>();
+  return (context) => {
+    const { resource, cursor } = context.credentials;
+    const identity = credentialsIdentity(resource, cursor);
+    let key = keys.get(identity);
+    if (key === undefined) {
+      key = createHash('sha256').update(identity).digest('base64url');
+      if (keys.size >= max) keys.delete(keys.keys().next().value!);
+    } else {
+      // Re-inserted below, so the Map's order is least recently used first.
+      keys.delete(identity);
+    }
+    keys.set(identity, key);
+    return key;
+  };
 }
 
 export interface QueryCost {
@@ -96,6 +100,8 @@ export interface QueryCost {
   report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
+  /** The key of the caller's budget (a digest of its credentials as the upstream reads them). */
+  budgetKeyOf(context: GatewayContext): string;
 }
 
 export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
@@ -108,6 +114,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     upstreamCallCost: options.upstreamCallCost ?? 10,
   };
   const mutationCost = options.mutationCost ?? 10;
+  const budgetKeyOf = createBudgetKeys(Math.max(1, options.maxBudgets ?? 10_000));
   const budget =
     capacity > 0
       ? new CostBudget({ capacity, refillPerSecond: options.budgetRefillPerSecond ?? 5000, maxBuckets: options.maxBudgets, now: options.now })
@@ -189,7 +196,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
       };
     },
   };
-  return { gate, report, admitSubscriber };
+  return { gate, report, admitSubscriber, budgetKeyOf };
 }
 
 function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {

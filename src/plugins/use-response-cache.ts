@@ -66,28 +66,32 @@ export interface ResponseCacheOptions {
   includeExtensionMetadata?: boolean;
 }
 
-/** How many invalidations each store made, so that an answer read across one is not cached. */
-const invalidationCounters = new WeakMap<Cache, { invalidations: number }>();
+/** The cache the plugin and the job invalidation share: it counts its invalidations. */
+export interface ResponseCacheStore extends Cache {
+  /** Invalidations made so far, so that an answer read across one is not cached. */
+  readonly invalidations: number;
+}
 
 /** Invalidations the store made so far; 0 for a store of another making (which goes unguarded). */
 function invalidationsOf(cache: Cache): number {
-  return invalidationCounters.get(cache)?.invalidations ?? 0;
+  return 'invalidations' in cache && typeof cache.invalidations === 'number' ? cache.invalidations : 0;
 }
 
 /** The cache the plugin and the job invalidation share; it counts its invalidations. */
-export function createResponseCacheStore(options: { max?: number } = {}): Cache {
+export function createResponseCacheStore(options: { max?: number } = {}): ResponseCacheStore {
   const store = createInMemoryCache({ max: options.max ?? 1_000 });
-  const counter = { invalidations: 0 };
-  const cache: Cache = {
+  let invalidations = 0;
+  return {
     get: (key) => store.get(key),
     set: (key, result, entities, ttl) => store.set(key, result, entities, ttl),
     invalidate: (entities) => {
-      counter.invalidations += 1;
+      invalidations += 1;
       return store.invalidate(entities);
     },
+    get invalidations() {
+      return invalidations;
+    },
   };
-  invalidationCounters.set(cache, counter);
-  return cache;
 }
 
 /**

@@ -13,13 +13,14 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
-import { budgetKeyOf } from './use-query-cost.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket. */
   perSocket: number;
   /** Subscriptions open at once under one credential, over all its sockets and SSE streams on this replica. */
   perCredential: number;
+  /** The caller's credential as the limit counts it: the key of its cost budget (`QueryCost.budgetKeyOf`). */
+  credentialKeyOf: (context: GatewayContext) => string;
 }
 
 /** A graphql-ws socket, as far as the limits need it: the signal that aborts when it closes. */
@@ -86,7 +87,7 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       const context = args.contextValue as unknown as GatewayContext & { request?: Request };
       // graphql-ws subscriptions were counted by the bridge; a shared execution is not a subscriber.
       if (isSharedExecution(context) || !context.request?.headers.get('accept')?.includes('text/event-stream')) return undefined;
-      const credential = budgetKeyOf(context);
+      const credential = options.credentialKeyOf(context);
       const refused = takeForCredential(credential);
       if (refused !== null) {
         setResultAndStopExecution({ errors: [refused] });
@@ -116,7 +117,7 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       if (open.size >= options.perSocket) {
         return tooMany(`This connection already has ${open.size} subscriptions open, the most allowed; complete one first.`, 'socket', options.perSocket);
       }
-      const credential = budgetKeyOf(context);
+      const credential = options.credentialKeyOf(context);
       const refused = takeForCredential(credential);
       if (refused !== null) return refused;
       open.set(id, credential);
