@@ -272,7 +272,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     },
     logger,
   });
-  let stopFollowingJobs = (): void => {};
+  // Aborted once the server has drained: the jobs finished elsewhere are no longer followed.
+  const drained = new AbortController();
 
   return {
     yoga,
@@ -285,7 +286,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       await cursors.start();
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
-      stopFollowingJobs = followFinishedJobs(backend.pubsub, forgetWrittenRecords, logger);
+      followFinishedJobs(backend.pubsub, forgetWrittenRecords, logger, drained.signal);
       const url = await http.listen(config.port, config.host);
       logger.info({ url: `${url}${GRAPHQL_PATH}` }, 'gateway listening');
       return url;
@@ -295,7 +296,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // In-flight requests finish; WebSocket clients and SSE streams are told to go elsewhere.
       await http.close(config.shutdownTimeoutMs);
       admission.close();
-      stopFollowingJobs();
+      drained.abort();
       cursors.close();
       await jobs.close();
       await backend.close();

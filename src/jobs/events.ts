@@ -27,25 +27,21 @@ export function createJobPubSub(eventTarget?: PubSubEventTarget<JobTopics>): Job
 }
 
 /**
- * Calls `onJob` for every job that finishes on any replica, until the returned function is
- * called. A lost subscription (Redis went away) is taken up again after `retryMs`.
+ * Calls `onJob` for every job that finishes on any replica, until `until` aborts. A lost
+ * subscription (Redis went away) is taken up again after `retryMs`.
  */
-export function followFinishedJobs(pubsub: JobPubSub, onJob: (job: JobRecord) => void, logger: Logger, retryMs = 1000): () => void {
-  let stopped = false;
+export function followFinishedJobs(pubsub: JobPubSub, onJob: (job: JobRecord) => void, logger: Logger, until: AbortSignal, retryMs = 1000): void {
   let current: AsyncIterator<JobRecord> | undefined;
+  until.addEventListener('abort', () => void current?.return?.(), { once: true });
   void (async () => {
-    while (!stopped) {
+    while (!until.aborted) {
       try {
         current = pubsub.subscribe('finished', FINISHED_SCOPE)[Symbol.asyncIterator]();
-        for (let next = await current.next(); !next.done && !stopped; next = await current.next()) onJob(next.value);
+        for (let next = await current.next(); !next.done && !until.aborted; next = await current.next()) onJob(next.value);
       } catch (error) {
         logger.warn({ err: error }, 'following finished jobs failed; subscribing again');
       }
-      if (!stopped) await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+      if (!until.aborted) await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
     }
   })();
-  return () => {
-    stopped = true;
-    void current?.return?.();
-  };
 }
