@@ -29,27 +29,29 @@ export interface JobWebhookOptions {
 export function useJobWebhook(options: JobWebhookOptions): Plugin {
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   return {
-    async onRequest({ request, endResponse, fetchAPI }) {
+    // Not async: every GraphQL request passes here, and only a delivery should wait for anything.
+    onRequest({ request, endResponse, fetchAPI }) {
       const path = requestPath(request.url);
-      if (!path.startsWith(WEBHOOK_PATH)) return;
-      const [id = '', secret = ''] = path.slice(WEBHOOK_PATH.length).split('/');
-      const log = requestLogger(options.logger, request);
-      let answer: Response;
-      try {
-        answer = await receive(request, id, secret, { ...options, maxBodyBytes, log, fetchAPI });
-      } catch (error) {
-        if (isRedisUnavailableError(error)) {
-          // A store outage: the upstream delivers again later.
-          log.warn({ job: id, err: error }, 'webhook not recorded: redis is unavailable');
-          answer = jsonAnswer(fetchAPI, 503, { error: error.code });
-        } else {
-          answer = failedRouteAnswer(fetchAPI, error, log, path);
-        }
-      }
-      options.onAnswer?.(answer.status);
-      endResponse(answer);
+      if (!path.startsWith(WEBHOOK_PATH)) return undefined;
+      return answer(request, path, fetchAPI).then((response) => {
+        options.onAnswer?.(response.status);
+        endResponse(response);
+      });
     },
   };
+
+  async function answer(request: Request, path: string, fetchAPI: RouteFetchApi): Promise<Response> {
+    const [id = '', secret = ''] = path.slice(WEBHOOK_PATH.length).split('/');
+    const log = requestLogger(options.logger, request);
+    try {
+      return await receive(request, id, secret, { jobs: options.jobs, maxBodyBytes, log, fetchAPI });
+    } catch (error) {
+      if (!isRedisUnavailableError(error)) return failedRouteAnswer(fetchAPI, error, log, path);
+      // A store outage: the upstream delivers again later.
+      log.warn({ job: id, err: error }, 'webhook not recorded: redis is unavailable');
+      return jsonAnswer(fetchAPI, 503, { error: error.code });
+    }
+  }
 }
 
 interface Receiving {

@@ -20,15 +20,14 @@ export function useMetricsRoute(options: MetricsRouteOptions): Plugin {
   const endpoint = options.endpoint ?? '/metrics';
   const { registry } = options;
   return {
-    async onRequest({ request, endResponse, fetchAPI }) {
+    // Not async: every GraphQL request passes here, and only /metrics should wait for anything.
+    onRequest({ request, endResponse, fetchAPI }) {
       const path = requestPath(request.url);
-      if (path !== endpoint) return;
-      try {
-        const text = await registry.metrics();
-        endResponse(new fetchAPI.Response(text, { status: 200, headers: { 'content-type': registry.contentType } }));
-      } catch (error) {
-        endResponse(failedRouteAnswer(fetchAPI, error, requestLogger(options.logger, request), path));
-      }
+      if (path !== endpoint) return undefined;
+      return registry.metrics().then(
+        (text) => endResponse(new fetchAPI.Response(text, { status: 200, headers: { 'content-type': registry.contentType } })),
+        (error: unknown) => endResponse(failedRouteAnswer(fetchAPI, error, requestLogger(options.logger, request), path)),
+      );
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { UpstreamClient } from '../upstream/types.js';
-import { failedRouteAnswer, jsonAnswer, requestLogger, requestPath } from './routes.js';
+import { failedRouteAnswer, jsonAnswer, requestLogger, requestPath, type RouteFetchApi } from './routes.js';
 
 export interface ReadinessOptions {
   /** The path answered. @default '/readyz' */
@@ -26,27 +26,28 @@ export function useReadiness(options: ReadinessOptions): Plugin {
   const endpoint = options.endpoint ?? '/readyz';
   const { upstream, stopping } = options;
   return {
-    async onRequest({ request, endResponse, fetchAPI }) {
+    // Not async: every GraphQL request passes here, and only /readyz should wait for anything.
+    onRequest({ request, endResponse, fetchAPI }) {
       const path = requestPath(request.url);
-      if (path !== endpoint) return;
-      if (stopping.aborted) return endResponse(jsonAnswer(fetchAPI, 503, { status: 'draining' }));
-      try {
-        const [reachable, redis] = await Promise.all([upstream.ping(), options.redisReachable()]);
-        const ready = reachable && redis !== false;
-        endResponse(
-          jsonAnswer(fetchAPI, ready ? 200 : 503, {
-            status: ready ? 'ready' : 'unavailable',
-            upstream: reachable,
-            ...(redis === undefined ? {} : { redis }),
-            // Shown only while a breaker is not closed: the upstream is failing and calls fail fast.
-            ...breakerState(upstream),
-          }),
-        );
-      } catch (error) {
-        endResponse(failedRouteAnswer(fetchAPI, error, requestLogger(options.logger, request), path));
-      }
+      if (path !== endpoint) return undefined;
+      return answer(request, fetchAPI).then(endResponse, (error: unknown) =>
+        endResponse(failedRouteAnswer(fetchAPI, error, requestLogger(options.logger, request), path)),
+      );
     },
   };
+
+  async function answer(request: Request, fetchAPI: RouteFetchApi): Promise<Response> {
+    if (stopping.aborted) return jsonAnswer(fetchAPI, 503, { status: 'draining' });
+    const [reachable, redis] = await Promise.all([upstream.ping(), options.redisReachable()]);
+    const ready = reachable && redis !== false;
+    return jsonAnswer(fetchAPI, ready ? 200 : 503, {
+      status: ready ? 'ready' : 'unavailable',
+      upstream: reachable,
+      ...(redis === undefined ? {} : { redis }),
+      // Shown only while a breaker is not closed: the upstream is failing and calls fail fast.
+      ...breakerState(upstream),
+    });
+  }
 }
 
 /**
