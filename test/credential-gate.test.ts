@@ -12,6 +12,7 @@ import { createUpstreamClient } from '../src/upstream/client.js';
 import { CredentialGate } from '../src/upstream/credential-gate.js';
 import { cursorIdentity, resourceIdentity } from '../src/upstream/credentials.js';
 import { isUpstreamRequestError, type UpstreamRequestError } from '../src/upstream/errors.js';
+import { GetHostSensors } from '../src/upstream/operations/index.js';
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamRequestError> {
   try {
@@ -113,7 +114,7 @@ describe('the upstream client with the simulator', () => {
     const client = createUpstreamClient({ upstreamUrl: url });
     const session = { authorization: `OAuth ${randomBytes(16).toString('hex')}` };
     simulator.resetStats();
-    const errors = await Promise.all(Array.from({ length: 20 }, () => failure(client.getHostSensors(session, randomBytes(16).toString('hex')))));
+    const errors = await Promise.all(Array.from({ length: 20 }, () => failure(client.read(session, GetHostSensors, { uuid: randomBytes(16).toString('hex') }))));
     expect(errors.every((error) => error.code === 'UNAUTHENTICATED')).toBe(true);
     expect((await failure(client.query(session, 'cbtTasks', {}))).code).toBe('UNAUTHENTICATED');
     expect(simulator.stats().total).toBe(1);

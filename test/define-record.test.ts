@@ -10,7 +10,7 @@ import { compileDecoder, UndecodedFieldError, type CompiledDecoder } from '../sr
 import { defineRecord, field, type AnyRecordDefinition, type DecodeRuntime, type RecordOf } from '../src/upstream/define-record.js';
 import { DecodeError, RecordDecoder } from '../src/upstream/decode.js';
 import { demandOf, EMBEDDED_LISTS, FULL_DEMAND } from '../src/upstream/demand.js';
-import { createUpstreamClient, type UpstreamClient } from '../src/upstream/index.js';
+import { createUpstreamClient, GetHostNetworkFacts, GetPrimaryStorageCapacity, GetVmAttachableDataVolume, type UpstreamClient } from '../src/upstream/index.js';
 import { DEMANDED_RECORDS, RECORDS } from '../src/upstream/records.js';
 import { createTimestampParser } from '../src/upstream/timestamps.js';
 
@@ -186,14 +186,14 @@ describe('every record field, from the simulator', () => {
     const groups = (await client.query(session, 'volumeSnapshotGroups', {})).inventories;
     add('volumeSnapshotGroup', groups);
     add('snsEmailAddress', (await client.query(session, 'snsEmailAddresses', {})).inventories);
-    add('primaryStorageCapacity', [await client.getPrimaryStorageCapacity(session, { all: true })]);
+    add('primaryStorageCapacity', [await client.read(session, GetPrimaryStorageCapacity, { all: true })]);
     for (const host of hosts) {
-      const facts = await client.getHostNetworkFacts(session, host.uuid);
+      const facts = await client.read(session, GetHostNetworkFacts, { hostUuid: host.uuid });
       add('hostNetworkFacts', [facts]);
       add('hostBonding', facts.bondings);
       add('hostNic', [...facts.nics, ...facts.bondings.flatMap((bonding) => bonding.slaves)]);
     }
-    for (const vm of vms.slice(0, 10)) add('volume', await client.getVmAttachableDataVolumes(session, vm.uuid));
+    for (const vm of vms.slice(0, 10)) add('volume', await client.read(session, GetVmAttachableDataVolume, { vmInstanceUuid: vm.uuid }));
     add('vmNic', vms.flatMap((vm) => vm.vmNics));
     add('usedIp', vms.flatMap((vm) => vm.vmNics.flatMap((nic) => nic.usedIps)));
     add('vmCdRom', vms.flatMap((vm) => vm.vmCdRoms));

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../src/upstream/index.js';
+import { createUpstreamClient, CursorQuery, GetHostSensors, type UpstreamClient } from '../src/upstream/index.js';
 import { createUpstreamSession, type SessionBinding } from '../src/upstream/session.js';
 
 const HOST = 'c'.repeat(32);
@@ -52,7 +52,7 @@ function binding(overrides: Partial<SessionBinding> = {}): SessionBinding {
 describe('the upstream session', () => {
   it('sends each family its own credential and the request id, given once when the session is made', async () => {
     const session = createUpstreamSession(client, binding());
-    await session.getHostSensors(HOST);
+    await session.read(GetHostSensors, { uuid: HOST });
     await session.cursorQuery({ resourceType: 'host' });
     expect(received.map((headers) => [headers.authorization, headers['x-tenant-id'], headers['x-request-id']])).toEqual([
       ['OAuth the-session', undefined, 'request-7'],
@@ -62,18 +62,29 @@ describe('the upstream session', () => {
 
   it('fails a read whose family credential the caller did not send, before any upstream request', () => {
     const session = createUpstreamSession(client, binding({ resource: undefined, cursor: undefined }));
-    expect(() => session.getHostSensors(HOST)).toThrow('missing resource');
+    expect(() => session.read(GetHostSensors, { uuid: HOST })).toThrow('missing resource');
     expect(() => session.cursorQuery({ resourceType: 'vm' })).toThrow('missing cursor');
     expect(() => session.callerIdentity('cursor')).toThrow('missing cursor');
     expect(received).toHaveLength(0);
+  });
+
+  it('reads any operation of the catalogue under the credential of its family', async () => {
+    const session = createUpstreamSession(client, binding());
+    await session.read(CursorQuery, { resourceType: 'vm' });
+    await session.read(GetHostSensors, { uuid: HOST });
+    expect(received.map((headers) => [headers.authorization, headers['x-tenant-id']])).toEqual([
+      ['Bearer the-token', 'the-tenant'],
+      ['OAuth the-session', undefined],
+    ]);
+    expect(() => createUpstreamSession(client, binding({ cursor: undefined })).read(CursorQuery, { resourceType: 'vm' })).toThrow('missing cursor');
   });
 
   it('cancels its reads when the request hangs up, but not those of its copy without the signal', async () => {
     const hangUp = new AbortController();
     const session = createUpstreamSession(client, binding({ signal: hangUp.signal }));
     const detached = session.withoutSignal();
-    const cancelled = session.getHostSensors(HOST);
-    const kept = detached.getHostSensors(HOST);
+    const cancelled = session.read(GetHostSensors, { uuid: HOST });
+    const kept = detached.read(GetHostSensors, { uuid: HOST });
     hangUp.abort();
     await expect(cancelled).rejects.toBeDefined();
     await expect(kept).resolves.toBeDefined();

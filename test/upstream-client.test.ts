@@ -14,7 +14,17 @@ import {
   type UpstreamRequestError,
   type UpstreamRequestEvent,
 } from '../src/upstream/index.js';
-import { CreateCbtTask, DeleteVolumeSnapshotGroup, DestroyVmInstance, UpdateHostNqn } from '../src/upstream/operations/index.js';
+import {
+  CreateCbtTask,
+  DeleteVolumeSnapshotGroup,
+  DestroyVmInstance,
+  GetHostBlockDevices,
+  GetHostNetworkFacts,
+  GetHostSensors,
+  GetPrimaryStorageCapacity,
+  GetVmAttachableDataVolume,
+  UpdateHostNqn,
+} from '../src/upstream/operations/index.js';
 
 const UP = 'http://upstream.test';
 const RES = 'http://resources.test';
@@ -247,7 +257,7 @@ describe('request building', () => {
       totalPhysicalCapacity: '2000',
       availablePhysicalCapacity: 900,
     });
-    const capacity = await client.getPrimaryStorageCapacity(SESSION, { zoneUuids: [U1, U2], primaryStorageUuids: [U2], all: false });
+    const capacity = await client.read(SESSION, GetPrimaryStorageCapacity, { zoneUuids: [U1, U2], primaryStorageUuids: [U2], all: false });
     expect(seen[0]?.path.split('?')[0]).toBe('/svc/v1/primary-storage/capacities');
     expect(paramsOf(seen[0]?.path ?? '')).toEqual([
       ['zoneUuids', U1],
@@ -263,10 +273,10 @@ describe('request building', () => {
     const blocks = capture(UP, 200, { success: true, error: null, blockDevices: [{ name: 'sda' }] });
     const sensors = capture(UP, 200, { sensors: [{ name: 'cpu0', value: 41 }] });
     const candidates = capture(UP, 200, { inventories: [{ uuid: U2, name: 'data-1', size: 10737418240, isShareable: false }] });
-    await client.getHostNetworkFacts(SESSION, U1);
-    expect(await client.getHostBlockDevices(SESSION, U1)).toEqual({ blockDevices: [{ name: 'sda' }] });
-    expect(await client.getHostSensors(SESSION, U1)).toEqual({ sensors: [{ name: 'cpu0', value: 41 }] });
-    const volumes = await client.getVmAttachableDataVolumes(SESSION, U2);
+    await client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 });
+    expect(await client.read(SESSION, GetHostBlockDevices, { uuid: U1 })).toEqual({ blockDevices: [{ name: 'sda' }] });
+    expect(await client.read(SESSION, GetHostSensors, { uuid: U1 })).toEqual({ sensors: [{ name: 'cpu0', value: 41 }] });
+    const volumes = await client.read(SESSION, GetVmAttachableDataVolume, { vmInstanceUuid: U2 });
     expect(facts[0]?.path).toBe(`/svc/v1/hosts/network-facts/${U1}`);
     expect(blocks[0]?.path).toBe(`/svc/v1/hosts/${U1}/get-block-devices`);
     expect(sensors[0]?.path).toBe(`/svc/v1/hosts/${U1}/get-sensors`);
@@ -277,9 +287,9 @@ describe('request building', () => {
 
   it('encodes path parameters and refuses dot segments before any request', async () => {
     const seen = capture(UP, 200, { bondings: [], nics: [] });
-    await client.getHostNetworkFacts(SESSION, 'a/b?c');
+    await client.read(SESSION, GetHostNetworkFacts, { hostUuid: 'a/b?c' });
     expect(seen[0]?.path).toBe('/svc/v1/hosts/network-facts/a%2Fb%3Fc');
-    const error = await failure(client.getHostSensors(SESSION, '..'));
+    const error = await failure(client.read(SESSION, GetHostSensors, { uuid: '..' }));
     expect(error.code).toBe('UPSTREAM_BAD_REQUEST');
   });
 });
@@ -320,7 +330,7 @@ describe('error mapping', () => {
     ['ID.1002', 'FORBIDDEN'],
   ])('maps ErrorCode %s to %s and keeps the ErrorCode', async (code, expected) => {
     capture(UP, 503, { error: { code, description: 'session' } });
-    const error = await failure(client.getHostNetworkFacts(SESSION, U1));
+    const error = await failure(client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 }));
     expect(error.code).toBe(expected);
     expect(error.errorCode?.code).toBe(code);
   });
@@ -348,12 +358,12 @@ describe('error mapping', () => {
 
   it('maps 404 to UPSTREAM_NOT_FOUND', async () => {
     capture(UP, 404, 'Not Found', TEXT_HEADERS);
-    expect((await failure(client.getHostSensors(SESSION, U1))).code).toBe('UPSTREAM_NOT_FOUND');
+    expect((await failure(client.read(SESSION, GetHostSensors, { uuid: U1 }))).code).toBe('UPSTREAM_NOT_FOUND');
   });
 
   it('maps a 503 plain text to UPSTREAM_UNAVAILABLE after retrying it', async () => {
     const attempts = [capture(UP, 503, 'Service Unavailable', TEXT_HEADERS), capture(UP, 503, '', TEXT_HEADERS), capture(UP, 502, 'Bad Gateway', TEXT_HEADERS)];
-    const error = await failure(client.getHostSensors(SESSION, U1));
+    const error = await failure(client.read(SESSION, GetHostSensors, { uuid: U1 }));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.status).toBe(502);
     expect(attempts.map((seen) => seen.length)).toEqual([1, 1, 1]);
@@ -366,7 +376,7 @@ describe('error mapping', () => {
       .intercept({ path: () => true })
       .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
       .times(3);
-    const error = await failure(client.getHostNetworkFacts(SESSION, U1));
+    const error = await failure(client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 }));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.status).toBeUndefined();
     expect(events[0]).toMatchObject({ status: null, error: 'UPSTREAM_UNAVAILABLE' });
@@ -428,7 +438,7 @@ describe('retries', () => {
       .intercept({ path: () => true })
       .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     capture(UP, 200, { bondings: [], nics: [] });
-    await expect(client.getHostNetworkFacts(SESSION, U1)).resolves.toEqual({ bondings: [], nics: [] });
+    await expect(client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 })).resolves.toEqual({ bondings: [], nics: [] });
   });
 
   it('does not retry when retries is 0', async () => {
@@ -556,7 +566,7 @@ describe('decoding', () => {
       bondings: [{ uuid: U2, bondingName: 'bond0', miimon: 100.0, allSlavesActive: true, slaves: [nic('bondSlave', 1), nic('bondingSlave', 2)] }],
       nics: [nic('nomaster', 3), nic('noMaster', 4), nic('bridgeSlave', 5), nic(undefined, 6), nic('vlanSlave', 7)],
     });
-    const facts = await client.getHostNetworkFacts(SESSION, U1);
+    const facts = await client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 });
     expect(facts.bondings[0]?.slaves.map((s) => s.interfaceType)).toEqual(['bondingSlave', 'bondingSlave']);
     expect(facts.nics.map((s) => s.interfaceType)).toEqual(['noMaster', 'noMaster', 'bridgeSlave', null, null]);
     expect(facts.bondings[0]).toMatchObject({ miimon: 100, allSlavesActive: true, bondingType: null, ipAddresses: [] });
@@ -757,7 +767,7 @@ describe('against a real socket', () => {
     expect(requests).toBe(2);
     await real.close();
     const closed = createUpstreamClient({ upstreamUrl: 'http://127.0.0.1:1', retries: 0 });
-    expect((await failure(closed.getHostSensors(SESSION, U1))).code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((await failure(closed.read(SESSION, GetHostSensors, { uuid: U1 }))).code).toBe('UPSTREAM_UNAVAILABLE');
     expect(await closed.ping()).toBe(false);
     await closed.close();
   });

@@ -17,7 +17,17 @@ import {
   type UpstreamClient,
   type UpstreamRequestError,
 } from '../src/upstream/index.js';
-import { ChangeSNSApplicationPlatformState, CursorQuery, DeleteDirectory, GetHostSensors, RecoverVmInstance } from '../src/upstream/operations/index.js';
+import {
+  ChangeSNSApplicationPlatformState,
+  CursorQuery,
+  DeleteDirectory,
+  GetHostBlockDevices,
+  GetHostNetworkFacts,
+  GetHostSensors,
+  GetPrimaryStorageCapacity,
+  GetVmAttachableDataVolume,
+  RecoverVmInstance,
+} from '../src/upstream/operations/index.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 const INTERFACE_TYPES: ReadonlySet<InterfaceType | null> = new Set<InterfaceType | null>(['noMaster', 'bridgeSlave', 'bondingSlave', null]);
@@ -226,7 +236,7 @@ describe('the resource family', () => {
     const hosts = (await walk(client, token, 'host', 1000)).items;
     let bonds = 0;
     for (const host of hosts) {
-      const facts = await client.getHostNetworkFacts(session, host.uuid);
+      const facts = await client.read(session, GetHostNetworkFacts, { hostUuid: host.uuid });
       expect(facts.nics.length).toBeGreaterThan(0);
       for (const nic of facts.nics) {
         expect(nic.hostUuid).toBe(host.uuid);
@@ -239,10 +249,10 @@ describe('the resource family', () => {
           expect(slave.interfaceType).toBe('bondingSlave');
         }
       }
-      const blocks = await client.getHostBlockDevices(session, host.uuid);
+      const blocks = await client.read(session, GetHostBlockDevices, { uuid: host.uuid });
       expect(Array.isArray(blocks.blockDevices)).toBe(true);
       expect(blocks).not.toHaveProperty('success');
-      const sensors = await client.getHostSensors(session, host.uuid);
+      const sensors = await client.read(session, GetHostSensors, { uuid: host.uuid });
       expect(Array.isArray(sensors.sensors)).toBe(true);
       // Any read of the catalogue goes through one generic method, named by its declaration.
       expect(await client.read(session, GetHostSensors, { uuid: host.uuid })).toEqual(sensors);
@@ -251,17 +261,17 @@ describe('the resource family', () => {
   });
 
   it('reads primary storage capacity and a VM’s attachable data volumes', async () => {
-    const capacity = await client.getPrimaryStorageCapacity(session, { all: true });
+    const capacity = await client.read(session, GetPrimaryStorageCapacity, { all: true });
     expect(capacity.totalCapacity).toBeGreaterThan(0);
     expect(capacity.availableCapacity).toBeLessThanOrEqual(capacity.totalCapacity);
     const vms = (await walk(client, token, 'vm', 1000)).items;
     const zoneUuid = vms[0]?.zoneUuid ?? '';
-    const zoned = await client.getPrimaryStorageCapacity(session, { zoneUuids: [zoneUuid] });
+    const zoned = await client.read(session, GetPrimaryStorageCapacity, { zoneUuids: [zoneUuid] });
     expect(zoned.totalCapacity).toBeGreaterThan(0);
     expect(zoned.totalCapacity).toBeLessThanOrEqual(capacity.totalCapacity);
     let candidates = 0;
     for (const vm of vms.slice(0, 10)) {
-      const volumes = await client.getVmAttachableDataVolumes(session, vm.uuid);
+      const volumes = await client.read(session, GetVmAttachableDataVolume, { vmInstanceUuid: vm.uuid });
       candidates += volumes.length;
       for (const volume of volumes) {
         expect(volume.uuid).toMatch(UUID);
@@ -281,7 +291,7 @@ describe('the resource family', () => {
   });
 
   it('maps a missing host to an upstream ErrorCode', async () => {
-    const error = await failure(client.getHostNetworkFacts(session, 'f'.repeat(32)));
+    const error = await failure(client.read(session, GetHostNetworkFacts, { hostUuid: 'f'.repeat(32) }));
     expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.errorCode?.code).toMatch(/^[A-Z]+\.\d+$/);
   });

@@ -7,7 +7,7 @@ import { GraphQLObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type 
 import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
-import { SetIpOnHostNetworkBonding, UpdateHostNqn } from '../upstream/operations/index.js';
+import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors, SetIpOnHostNetworkBonding, UpdateHostNqn } from '../upstream/operations/index.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './embedded-ids.js';
 import { cursorFamily, loadByUuid } from './families.js';
 import { defineListQuery } from './list-query.js';
@@ -91,7 +91,7 @@ export const HostRef = builder.loadableNode('Host', {
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
-        const body = await context.session.getHostBlockDevices(host.uuid);
+        const body = await context.session.read(GetHostBlockDevices, { uuid: host.uuid });
         return body.blockDevices ?? body;
       },
     }),
@@ -101,7 +101,7 @@ export const HostRef = builder.loadableNode('Host', {
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
       extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
       resolve: async (host, _args, context) => {
-        const body = await context.session.getHostSensors(host.uuid);
+        const body = await context.session.read(GetHostSensors, { uuid: host.uuid });
         return body.sensors ?? body;
       },
     }),
@@ -117,7 +117,7 @@ async function loadNetworkFacts(
   // The spec has no batch form of GetHostNetworkFacts: one request per distinct host.
   return Promise.all(
     hostUuids.map((uuid) =>
-      session.getHostNetworkFacts(uuid).catch((error: unknown) =>
+      session.read(GetHostNetworkFacts, { hostUuid: uuid }).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
       ),
     ),

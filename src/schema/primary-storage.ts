@@ -3,6 +3,7 @@
  * caller selects by zone, cluster or uuid.
  */
 import { builder } from '../builder.js';
+import { GetPrimaryStorageCapacity } from '../upstream/operations/index.js';
 import type { PrimaryStorageCapacityRecord } from '../upstream/records.js';
 
 const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
@@ -42,7 +43,7 @@ builder.queryField('primaryStorageCapacity', (t) =>
       all: t.arg.boolean({ description: 'When `primaryStorageUuids` is empty: true sums every primary storage. Since 0.6.' }),
     },
     resolve: (_root, args, context) =>
-      context.session.getPrimaryStorageCapacity({
+      context.session.read(GetPrimaryStorageCapacity, {
         ...(args.zoneUuids ? { zoneUuids: args.zoneUuids } : {}),
         ...(args.clusterUuids ? { clusterUuids: args.clusterUuids } : {}),
         ...(args.primaryStorageUuids ? { primaryStorageUuids: args.primaryStorageUuids } : {}),

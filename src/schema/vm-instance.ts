@@ -12,6 +12,7 @@ import {
   DeleteVmSshKey,
   DestroyVmInstance,
   DetachL3NetworkFromVm,
+  GetVmAttachableDataVolume,
   PrimaryStorageMigrateVm,
   RecoverVmInstance,
   SetVmBootVolume,
@@ -110,7 +111,7 @@ async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayCont
   return Promise.all(
     vmUuids.map((uuid) =>
       session
-        .getVmAttachableDataVolumes(uuid)
+        .read(GetVmAttachableDataVolume, { vmInstanceUuid: uuid })
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
     ),
   );

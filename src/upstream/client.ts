@@ -27,11 +27,6 @@ import { mayQuote, redact, secretOf } from './redact.js';
 import {
   CursorNext,
   CursorQuery,
-  GetHostBlockDevices,
-  GetHostNetworkFacts,
-  GetHostSensors,
-  GetPrimaryStorageCapacity,
-  GetVmAttachableDataVolume,
   PollJob,
   QUERY_OPERATIONS,
   buildBody,
@@ -403,26 +398,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     async cursorNext(credential, request, callOptions) {
       const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType };
       return sendRead(CursorNext, params, cursorCall(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
-    },
-
-    async getHostNetworkFacts(credential, hostUuid, callOptions) {
-      return sendRead(GetHostNetworkFacts, { hostUuid }, resourceCall(credential), callOptions);
-    },
-
-    async getHostBlockDevices(credential, hostUuid, callOptions) {
-      return sendRead(GetHostBlockDevices, { uuid: hostUuid }, resourceCall(credential), callOptions);
-    },
-
-    async getHostSensors(credential, hostUuid, callOptions) {
-      return sendRead(GetHostSensors, { uuid: hostUuid }, resourceCall(credential), callOptions);
-    },
-
-    async getPrimaryStorageCapacity(credential, request, callOptions) {
-      return sendRead(GetPrimaryStorageCapacity, request, resourceCall(credential), callOptions);
-    },
-
-    async getVmAttachableDataVolumes(credential, vmInstanceUuid, callOptions) {
-      return sendRead(GetVmAttachableDataVolume, { vmInstanceUuid }, resourceCall(credential), callOptions);
     },
 
     async submit(credential, request, callOptions) {

@@ -5,7 +5,7 @@
  * once (as the resolver calling it did before sessions), before any upstream call.
  */
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
-import type { HostNetworkFactsRecord, PrimaryStorageCapacityRecord, Uuid, VolumeRecord } from './records.js';
+import type { ParamsOf, ReadOperation, ResultOf } from './operations/define.js';
 import type {
   CallOptions,
   CursorCredential,
@@ -14,7 +14,6 @@ import type {
   CursorQueryRequest,
   CursorResourceType,
   CursorResourceTypes,
-  PrimaryStorageCapacityRequest,
   QueryCollection,
   QueryCollections,
   QueryRequest,
@@ -103,24 +102,13 @@ export class UpstreamSession {
     return this.client.cursorNext(this.cursorCredential(), request, this.options());
   }
 
-  getHostNetworkFacts(hostUuid: Uuid): Promise<HostNetworkFactsRecord> {
-    return this.client.getHostNetworkFacts(this.resourceCredential(), hostUuid, this.options());
-  }
-
-  getHostBlockDevices(hostUuid: Uuid): Promise<Record<string, unknown>> {
-    return this.client.getHostBlockDevices(this.resourceCredential(), hostUuid, this.options());
-  }
-
-  getHostSensors(hostUuid: Uuid): Promise<Record<string, unknown>> {
-    return this.client.getHostSensors(this.resourceCredential(), hostUuid, this.options());
-  }
-
-  getPrimaryStorageCapacity(request: PrimaryStorageCapacityRequest): Promise<PrimaryStorageCapacityRecord> {
-    return this.client.getPrimaryStorageCapacity(this.resourceCredential(), request, this.options());
-  }
-
-  getVmAttachableDataVolumes(vmInstanceUuid: Uuid): Promise<VolumeRecord[]> {
-    return this.client.getVmAttachableDataVolumes(this.resourceCredential(), vmInstanceUuid, this.options());
+  /**
+   * Sends any read of the catalogue (`operations/`) under this caller's credential of the
+   * operation's family: a new read operation needs its declaration and no method here.
+   */
+  read<Op extends ReadOperation>(operation: Op, params: ParamsOf<Op>): Promise<ResultOf<Op>> {
+    const credential = operation.family === 'cursor' ? this.cursorCredential() : this.resourceCredential();
+    return this.client.read(credential, operation, params, this.options());
   }
 
   private resourceCredential(): ResourceCredential {

@@ -1,8 +1,12 @@
 /**
- * The upstream client's public surface: what resolvers and loaders may call.
+ * The upstream client's public surface and the request and result shapes it speaks.
  *
- * Implemented by `createUpstreamClient` (`client.ts`). Every method takes the caller's own
- * credential; the client keeps none between calls. Every failure rejects with an
+ * Implemented by `createUpstreamClient` (`client.ts`); resolvers and loaders never call it
+ * directly but through the per-request `UpstreamSession` (`session.ts`), which supplies the
+ * caller's credential. Any read or write of the catalogue (`operations/`) is sent from its
+ * declaration (`read`, `submit`); `query`, `cursorQuery` and `cursorNext` are the two families'
+ * collection reads, which spell a filter the way their family reads it. Every method takes the
+ * caller's own credential; the client keeps none between calls. Every failure rejects with an
  * `UpstreamRequestError` subclass from `errors.ts`, each with a stable `code`.
  */
 import type { RecordDecoder } from './decode.js';
@@ -14,10 +18,8 @@ import type {
   ErrorCodeRecord,
   FiberChannelLunRecord,
   HbaDeviceRecord,
-  HostNetworkFactsRecord,
   HostRecord,
   CbtTaskRecord,
-  PrimaryStorageCapacityRecord,
   SnsApplicationEndpointRecord,
   SnsApplicationPlatformRecord,
   SnsEmailAddressRecord,
@@ -154,16 +156,6 @@ export interface CursorPage<T> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Other synchronous GETs
-
-export interface PrimaryStorageCapacityRequest {
-  zoneUuids?: readonly Uuid[];
-  clusterUuids?: readonly Uuid[];
-  primaryStorageUuids?: readonly Uuid[];
-  all?: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Asynchronous writes
 
 /**
@@ -232,21 +224,6 @@ export interface UpstreamClient {
     request: CursorNextRequest<K>,
     options?: CallOptions,
   ): Promise<CursorPage<CursorResourceTypes[K]>>;
-
-  /** GetHostNetworkFacts */
-  getHostNetworkFacts(credential: ResourceCredential, hostUuid: Uuid, options?: CallOptions): Promise<HostNetworkFactsRecord>;
-  /** GetHostBlockDevices: the body's shape is unshown in the spec; returned as parsed JSON minus success/error. */
-  getHostBlockDevices(credential: ResourceCredential, hostUuid: Uuid, options?: CallOptions): Promise<Record<string, unknown>>;
-  /** GetHostSensors: as above. */
-  getHostSensors(credential: ResourceCredential, hostUuid: Uuid, options?: CallOptions): Promise<Record<string, unknown>>;
-  /** GetPrimaryStorageCapacity */
-  getPrimaryStorageCapacity(
-    credential: ResourceCredential,
-    request: PrimaryStorageCapacityRequest,
-    options?: CallOptions,
-  ): Promise<PrimaryStorageCapacityRecord>;
-  /** GetVmAttachableDataVolume */
-  getVmAttachableDataVolumes(credential: ResourceCredential, vmInstanceUuid: Uuid, options?: CallOptions): Promise<VolumeRecord[]>;
 
   /**
    * Sends one write of the catalogue (POST/PUT/DELETE) with `X-Job-UUID` and `X-Web-Hook`.
