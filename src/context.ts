@@ -145,14 +145,3 @@ function missingCredential(family: CredentialFamily): GraphQLError {
     { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'X-Resources-Authorization' } },
   );
 }
-
-/**
- * The resource-family credential, or an UNAUTHENTICATED error raised before any upstream call.
- * For writes and jobs, which are owned by the credential that started them; reads go through
- * `context.session`.
- */
-export function requireResourceCredential(context: GatewayContext): ResourceCredential {
-  const credential = context.credentials.resource;
-  if (!credential) throw missingCredential('resource');
-  return credential;
-}

@@ -79,6 +79,15 @@ describe('the upstream session', () => {
     expect(() => createUpstreamSession(client, binding({ cursor: undefined })).read(CursorQuery, { resourceType: 'vm' })).toThrow('missing cursor');
   });
 
+  it('gives the job manager the caller of a write: the credential to poll with and one owner for every spelling of it', () => {
+    const caller = createUpstreamSession(client, binding()).jobCaller();
+    expect(caller.credential).toEqual({ authorization: 'OAuth the-session' });
+    const respelled = createUpstreamSession(client, binding({ resource: { authorization: ' oauth   the-session ' } })).jobCaller();
+    expect(respelled.owner).toBe(caller.owner);
+    expect(createUpstreamSession(client, binding({ resource: { authorization: 'OAuth another' } })).jobCaller().owner).not.toBe(caller.owner);
+    expect(() => createUpstreamSession(client, binding({ resource: undefined })).jobCaller()).toThrow('missing resource');
+  });
+
   it('cancels its reads when the request hangs up, but not those of its copy without the signal', async () => {
     const hangUp = new AbortController();
     const session = createUpstreamSession(client, binding({ signal: hangUp.signal }));
@@ -92,16 +101,14 @@ describe('the upstream session', () => {
 });
 
 describe('who handles credentials', () => {
-  // The write side (the mutation kit and the jobs it owns) keys jobs by credential; every read
-  // of the schema goes through `context.session`.
-  const WRITE_SIDE = new Set(['mutation-kit.ts', 'job.ts']);
-  const CREDENTIAL_USE = /requireResourceCredential|requireCursorCredential|readOptions|\.credentials\b|context\.upstream\.(?!decoder\b)/;
+  // Reads go through `context.session`, and writes take their job's caller from it (`jobCaller`).
+  const CREDENTIAL_USE = /requireResourceCredential|requireCursorCredential|readOptions|ownerOf|\.credentials\b|context\.upstream\.(?!decoder\b)/;
 
-  it('no read resolver or loader of the schema touches a credential or the client itself', () => {
+  it('no resolver, loader or mutation of the schema touches a credential or the client itself', () => {
     const dir = new URL('../src/schema/', import.meta.url);
-    const offenders = readdirSync(dir)
-      .filter((file) => file.endsWith('.ts') && !WRITE_SIDE.has(file))
-      .filter((file) => CREDENTIAL_USE.test(readFileSync(new URL(file, dir), 'utf8')));
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    expect(files).toContain('mutation-kit.ts');
+    const offenders = files.filter((file) => CREDENTIAL_USE.test(readFileSync(new URL(file, dir), 'utf8')));
     expect(offenders).toEqual([]);
   });
 });

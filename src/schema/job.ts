@@ -4,17 +4,14 @@
  * then complete) and `jobEvents` (every job the caller's credential starts). A job is visible only
  * to the credential that started it.
  */
-import { createHash } from 'node:crypto';
 import type { ObjectRef } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { mapAsyncIterator } from 'graphql-yoga';
 import { builder, type GatewaySchemaTypes } from '../builder.js';
-import { forgetLoadedRecords, requireResourceCredential, type GatewayContext } from '../context.js';
+import { forgetLoadedRecords, type GatewayContext } from '../context.js';
 import type { JobRecord } from '../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
-import { resourceIdentity } from '../upstream/credentials.js';
 import type { ErrorCodeRecord } from '../upstream/records.js';
-import type { ResourceCredential } from '../upstream/types.js';
 import { UpstreamErrorRef } from './errors.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
@@ -24,14 +21,6 @@ export interface PayloadSource {
   clientMutationId: string | null;
   input: Record<string, unknown>;
   job: JobRecord;
-}
-
-/**
- * Digest of a credential as the upstream reads it: who a job belongs to, without keeping the
- * credential itself (the same session in another spelling owns the same jobs).
- */
-export function ownerOf(credential: ResourceCredential): string {
-  return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
 }
 
 /** The upstream ErrorCode of a failed job. */
@@ -113,7 +102,7 @@ function jobNotFound(id: string): GraphQLError {
 
 /** The caller's job, or an error: UNAUTHENTICATED, NOT_FOUND, FORBIDDEN. */
 async function readOwnJob(context: GatewayContext, id: string): Promise<JobRecord> {
-  const owner = ownerOf(requireResourceCredential(context));
+  const owner = context.session.jobCaller().owner;
   const job = /^[0-9a-f]{32}$/.test(id) ? await context.jobs.get(id) : null;
   if (!job) throw jobNotFound(id);
   if (job.owner !== owner) throw forbidden(id);
@@ -149,7 +138,7 @@ builder.subscriptionFields((t) => ({
     // Events from now on, nothing replayed: subscribers with the same selection and credentials share one execution.
     extensions: { [SHARED_STREAM_EXTENSION]: true },
     subscribe: (_root, _args, context) =>
-      mapAsyncIterator(context.jobs.pubsub.subscribe('owner', ownerOf(requireResourceCredential(context))), (job) => {
+      mapAsyncIterator(context.jobs.pubsub.subscribe('owner', context.session.jobCaller().owner), (job) => {
         forgetLoadedRecords(context);
         return job;
       }),

@@ -9,11 +9,11 @@
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../builder.js';
-import { requireResourceCredential, type GatewayContext } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import type { JobOutcome, JobRecord } from '../jobs/store.js';
 import type { ParamsOf, ResultOf, WriteOperation } from '../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
-import { JobRef, addMutationPayloadType, errorOf, ownerOf, payloadSourceOf, type PayloadSource } from './job.js';
+import { JobRef, addMutationPayloadType, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
 
 export type { PayloadSource } from './job.js';
 
@@ -173,12 +173,12 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
       resolve: async (_root, args, context, info): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
-        const credential = requireResourceCredential(context);
+        const { credential, owner } = context.session.jobCaller();
         const params = spec.params(input as InputShapeFromFields<Fields>);
         let job = await context.jobs.start({
           operation: spec.name,
           credential,
-          owner: ownerOf(credential),
+          owner,
           input: keptInput(input, info),
           requestId: context.requestId,
           clientAddress: context.clientAddress,

@@ -5,6 +5,7 @@
  * and `OAuth s` are one session), so budgets, job ownership, the rejected-credential memory and
  * every other per-caller key use `credentialIdentity`, never the header text.
  */
+import { createHash } from 'node:crypto';
 import type { CursorCredential, ResourceCredential } from './types.js';
 
 const SCHEME_AND_TOKEN = /^(\S+)\s+(\S+)$/;
@@ -40,4 +41,12 @@ export function cursorIdentity(credential: CursorCredential): string {
  */
 export function credentialsIdentity(resource: ResourceCredential | undefined, cursor: CursorCredential | undefined): string {
   return `${resource === undefined ? '' : resourceIdentity(resource)}\u0001${cursor === undefined ? '' : cursorIdentity(cursor)}`;
+}
+
+/**
+ * Digest of a resource-family credential as the upstream reads it: who a job belongs to, without
+ * keeping the credential itself (the same session in another spelling owns the same jobs).
+ */
+export function ownerOf(credential: ResourceCredential): string {
+  return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
 }

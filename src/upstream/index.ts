@@ -13,7 +13,7 @@ export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatc
 export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
 export type * from './records.js';
 export { createUpstreamSession, UpstreamSession } from './session.js';
-export type { CredentialFamily, SessionBinding } from './session.js';
+export type { CredentialFamily, JobCaller, SessionBinding } from './session.js';
 export { createTimestampParser } from './timestamps.js';
 export type { TimestampParser } from './timestamps.js';
 export type * from './types.js';

@@ -2,8 +2,10 @@
  * A per-request upstream session: the client's reads bound to one caller's credentials, request
  * id, hang-up signal, address and record demand. Resolvers and loaders read through it and never
  * hold a credential. A read under a family whose credential the caller did not send throws at
- * once (as the resolver calling it did before sessions), before any upstream call.
+ * once (as the resolver calling it did before sessions), before any upstream call. Writes take
+ * their caller from `jobCaller()`, so no schema module holds a credential either.
  */
+import { ownerOf } from './credentials.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import type { ParamsOf, ReadOperation, ResultOf } from './operations/define.js';
 import type {
@@ -37,6 +39,15 @@ export interface SessionBinding {
    * caller of `createUpstreamSession` so that this layer stays free of GraphQL.
    */
   readonly missingCredential: (family: CredentialFamily) => Error;
+}
+
+/**
+ * The caller of a write as the job manager must know it: the credential it keeps for the job's
+ * life to poll the upstream with, and the owner digest its job and events are keyed by.
+ */
+export interface JobCaller {
+  readonly credential: ResourceCredential;
+  readonly owner: string;
 }
 
 export class UpstreamSession {
@@ -88,6 +99,15 @@ export class UpstreamSession {
   callerIdentities(): readonly (string | null)[] {
     const { resource, cursor } = this.binding;
     return [resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null];
+  }
+
+  /**
+   * Who starts (or asks after) a job: writes are resource-family jobs owned by the credential that
+   * started them. Throws the missing-credential error when the caller sent no `Authorization`.
+   */
+  jobCaller(): JobCaller {
+    const credential = this.resourceCredential();
+    return { credential, owner: ownerOf(credential) };
   }
 
   query<C extends QueryCollection>(collection: C, request: QueryRequest): Promise<QueryResult<QueryCollections[C]>> {
