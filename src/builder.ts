@@ -62,7 +62,7 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     },
     pageInfoTypeOptions: { description: 'Forward pagination state of a connection.' },
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
-    // `node` and `nodes` are schema/node.ts's own: the plugin's decode every id before resolving,
+    // `node` and `nodes` are schema/kit/node.ts's own: the plugin's decode every id before resolving,
     // so one bad id would fail the whole field instead of its own slot.
     nodeQueryOptions: false,
     nodesQueryOptions: false,

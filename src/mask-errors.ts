@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { maskError } from 'graphql-yoga';
 import { deepestOriginal } from './plugins/use-unexpected-error-logging.js';
 import { isRedisUnavailableError } from './redis.js';
-import { upstreamToGraphQLError } from './schema/errors.js';
+import { upstreamToGraphQLError } from './schema/kit/errors.js';
 
 /**
  * Errors meant for clients pass through: GraphQL errors raised on purpose (yoga's own rule), and

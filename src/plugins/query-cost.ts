@@ -9,7 +9,7 @@
  * - a connection's `edges` and `nodes` count `first` items (the default page when omitted);
  * - any other list counts the length of its `ids` argument when it has one (`nodes(ids:)`),
  *   else `listSize` items;
- * - a field that may cause upstream calls of its own (`schema/upstream-calls.ts`: a relation the
+ * - a field that may cause upstream calls of its own (`schema/kit/upstream-calls.ts`: a relation the
  *   spec gives no batch form, per parent; `node`/`nodes`, per id) adds `upstreamCallCost` points
  *   per call, scalar or not;
  * - introspection (`__schema`, `__type`) costs what it returns: each object 1, each list of the
@@ -41,7 +41,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { UPSTREAM_CALLS_EXTENSION, type UpstreamCallsHint } from '../schema/upstream-calls.js';
+import { UPSTREAM_CALLS_EXTENSION, type UpstreamCallsHint } from '../schema/kit/upstream-calls.js';
 
 export interface CostModel {
   /** Items assumed for a connection's page when `first` is omitted. */

@@ -6,12 +6,12 @@
  * What an operation needs is worked out once per document (kept while the document is), from the
  * fields it selects on the GraphQL types backed by those records:
  * - a field exposed from the record (`t.expose('name')`) needs that record field;
- * - a field that declares what it reads (`extensions: reads<R>(...)`, `schema/record-fields.ts`)
+ * - a field that declares what it reads (`extensions: reads<R>(...)`, `schema/kit/record-fields.ts`)
  *   needs those;
  * - `id` and `__typename` need only the uuid, which is always decoded;
  * - a field may also name fields of other record types it reads (`alsoReads`: a loader's keys);
  * - any other field needs the whole record: a resolver that says nothing is never starved.
- * The GraphQL types backed by records say so (`backedBy`, `schema/record-fields.ts`), and the
+ * The GraphQL types backed by records say so (`backedBy`, `schema/kit/record-fields.ts`), and the
  * definitions name the lists that embed them (`EMBEDDED_LISTS`).
  * Reaching an embedded type needs its list on the parent too (a VM's `vmNics` for a NIC, even
  * one loaded by id). Every operation of the document and every fragment counts, and `@skip`/
@@ -33,7 +33,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { setRecordDemand, type GatewayContext } from '../context.js';
-import { recordBehind } from '../schema/record-fields.js';
+import { recordBehind } from '../schema/kit/record-fields.js';
 import { demandOf, EMBEDDED_LISTS, type DemandedRecord, type RecordDemand } from '../upstream/demand.js';
 
 export function useRecordDemand(): Plugin<GatewayContext> {

@@ -13,10 +13,10 @@ import {
   type NbdVolumeInfoRecord,
 } from '../upstream/operations/index.js';
 import type { CbtTaskRecord } from '../upstream/records.js';
-import { DeleteMode } from './delete-mode.js';
-import { loadByUuid, queryFamily } from './families.js';
-import { defineListQuery } from './list-query.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
+import { DeleteMode } from './kit/delete-mode.js';
+import { loadByUuid, queryFamily } from './kit/families.js';
+import { defineListQuery } from './kit/list-query.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 

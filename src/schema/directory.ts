@@ -3,8 +3,8 @@
  * the contract lists no directory query field, so only the write is exposed.
  */
 import { DeleteDirectory } from '../upstream/operations/index.js';
-import { DeleteMode } from './delete-mode.js';
-import { defineWriteMutation } from './mutation-kit.js';
+import { DeleteMode } from './kit/delete-mode.js';
+import { defineWriteMutation } from './kit/mutation-kit.js';
 
 defineWriteMutation({
   name: 'deleteDirectory',

@@ -8,13 +8,13 @@ import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord, HostRecord } from '../upstream/records.js';
 import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors, SetIpOnHostNetworkBonding, UpdateHostNqn } from '../upstream/operations/index.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './embedded-ids.js';
-import { cursorFamily, loadByUuid } from './families.js';
-import { defineListQuery } from './list-query.js';
-import { embeddedLoadError, notFound } from './loading.js';
-import { defineWriteMutation } from './mutation-kit.js';
-import { backedBy, reads } from './record-fields.js';
-import { callsPerParent } from './upstream-calls.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './kit/embedded-ids.js';
+import { cursorFamily, loadByUuid } from './kit/families.js';
+import { defineListQuery } from './kit/list-query.js';
+import { embeddedLoadError, notFound } from './kit/loading.js';
+import { defineWriteMutation } from './kit/mutation-kit.js';
+import { backedBy, reads } from './kit/record-fields.js';
+import { callsPerParent } from './kit/upstream-calls.js';
 
 export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
   description: 'State reported by a host hardware monitor. Since 4.10.0.',

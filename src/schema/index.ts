@@ -1,14 +1,17 @@
 /**
  * The whole schema: each module registers its types, queries and mutations on the builder for
- * its side effects; this file only orders the imports and builds.
+ * its side effects; this file only orders the imports and builds. `kit/` is the machinery every
+ * resource shares (scalars, errors, connections and the families, loaders, the mutation kit,
+ * jobs, `node`); every other entry here is one upstream resource: a file when it tells one short
+ * story, a folder (`vm-instance/`: its types, queries, mutations and loaders) when it outgrew one.
  */
 import { builder } from '../builder.js';
-import './scalars.js';
-import './errors.js';
-import './connection-fields.js';
-import './mutation-kit.js';
-import './job.js';
-import './node.js';
+import './kit/scalars.js';
+import './kit/errors.js';
+import './kit/connection-fields.js';
+import './kit/mutation-kit.js';
+import './kit/job.js';
+import './kit/node.js';
 import './host.js';
 import './storage-device.js';
 import './vm-instance.js';

@@ -14,12 +14,12 @@ import type {
   SnsSmsReceiverRecord,
 } from '../upstream/records.js';
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../upstream/operations/index.js';
-import { pageArgs, readPageSize, resolveListConnection } from './connections.js';
-import { DeleteMode } from './delete-mode.js';
-import { cursorFamily, loadByUuid, queryFamily } from './families.js';
-import { defineListQuery } from './list-query.js';
-import { groupByKey } from './loading.js';
-import { defineWriteMutation } from './mutation-kit.js';
+import { pageArgs, readPageSize, resolveListConnection } from './kit/connections.js';
+import { DeleteMode } from './kit/delete-mode.js';
+import { cursorFamily, loadByUuid, queryFamily } from './kit/families.js';
+import { defineListQuery } from './kit/list-query.js';
+import { groupByKey } from './kit/loading.js';
+import { defineWriteMutation } from './kit/mutation-kit.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
   description: 'How an SNS endpoint delivers notifications. Since 5.0.0.',

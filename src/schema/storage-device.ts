@@ -11,12 +11,12 @@ import type {
   ScsiLunHostRefRecord,
   ScsiLunVmInstanceRefRecord,
 } from '../upstream/records.js';
-import { loadListConnection, pageArgs } from './connections.js';
-import { loadByUuid, queryFamily } from './families.js';
+import { loadListConnection, pageArgs } from './kit/connections.js';
+import { loadByUuid, queryFamily } from './kit/families.js';
 import { HostRef, prefetchFromHostUuid } from './host.js';
-import { defineListQuery } from './list-query.js';
-import { groupByKey, requestLoader } from './loading.js';
-import { alsoReads, backedBy, reads } from './record-fields.js';
+import { defineListQuery } from './kit/list-query.js';
+import { groupByKey, requestLoader } from './kit/loading.js';
+import { alsoReads, backedBy, reads } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 /**

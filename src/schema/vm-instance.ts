@@ -18,16 +18,16 @@ import {
   SetVmBootVolume,
   UpdateVmNicDriver,
 } from '../upstream/operations/index.js';
-import { loadListConnection, pageArgs } from './connections.js';
-import { DeleteMode } from './delete-mode.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './embedded-ids.js';
-import { cursorFamily, loadByUuid } from './families.js';
+import { loadListConnection, pageArgs } from './kit/connections.js';
+import { DeleteMode } from './kit/delete-mode.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from './kit/embedded-ids.js';
+import { cursorFamily, loadByUuid } from './kit/families.js';
 import { HostRef, prefetchHostRelations } from './host.js';
-import { defineListQuery } from './list-query.js';
-import { embeddedLoadError, groupByKey, notFound, requestLoader } from './loading.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { alsoReads, backedBy, reads } from './record-fields.js';
-import { callsPerParent } from './upstream-calls.js';
+import { defineListQuery } from './kit/list-query.js';
+import { embeddedLoadError, groupByKey, notFound, requestLoader } from './kit/loading.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
+import { alsoReads, backedBy, reads } from './kit/record-fields.js';
+import { callsPerParent } from './kit/upstream-calls.js';
 import { VolumeRef } from './volume.js';
 import { VolumeSnapshotGroupConnection, volumeSnapshotGroups } from './volume-snapshot-group.js';
 

@@ -6,12 +6,12 @@ import { builder } from '../builder.js';
 import type { GatewayContext } from '../context.js';
 import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../upstream/records.js';
 import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnapshotGroup } from '../upstream/operations/index.js';
-import { DeleteMode } from './delete-mode.js';
-import { UpstreamErrorRef } from './errors.js';
-import { loadByUuid, queryFamily } from './families.js';
-import { defineListQuery } from './list-query.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from './mutation-kit.js';
-import { backedBy, reads } from './record-fields.js';
+import { DeleteMode } from './kit/delete-mode.js';
+import { UpstreamErrorRef } from './kit/errors.js';
+import { loadByUuid, queryFamily } from './kit/families.js';
+import { defineListQuery } from './kit/list-query.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
+import { backedBy, reads } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 import { VolumeRef } from './volume.js';
 

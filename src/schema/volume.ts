@@ -5,9 +5,9 @@
  */
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
-import { cursorFamily, loadByUuid } from './families.js';
-import { defineListQuery } from './list-query.js';
-import { backedBy, reads } from './record-fields.js';
+import { cursorFamily, loadByUuid } from './kit/families.js';
+import { defineListQuery } from './kit/list-query.js';
+import { backedBy, reads } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance.js';
 
 const volumes = cursorFamily('volume');

@@ -3,7 +3,7 @@
  * (`Condition`), spelled by each family (the cursor family's `filter=field:op:value`, the
  * resource family's `q=` conditions), and a read of every record meeting them, page after page.
  *
- * The Relay side (sealed cursors, `first`/`after`) is the schema's: `schema/families.ts`.
+ * The Relay side (sealed cursors, `first`/`after`) is the schema's: `schema/kit/families.ts`.
  */
 import type { CredentialFamily, UpstreamSession } from './session.js';
 import type {

@@ -4,7 +4,7 @@
  */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import { builder } from '../builder.js';
+import { builder } from '../../builder.js';
 
 const UUID_PATTERN = /^[0-9a-f]{32}$/;
 

@@ -1,7 +1,7 @@
 /**
  * The spec's `deleteMode`, shared by the delete mutations of several resources.
  */
-import { builder } from '../builder.js';
+import { builder } from '../../builder.js';
 
 export const DeleteMode = builder.enumType('DeleteMode', {
   description: 'How a delete treats what still depends on the resource (the spec\'s `deleteMode`; default `Permissive`).',

@@ -4,9 +4,9 @@
  * none; a resolver of a record-backed type that declares nothing makes its query decode the whole
  * record. A record's `uuid` is always decoded.
  */
-import type { AnyRecordDefinition } from '../upstream/define-record.js';
-import type { DemandedRecord, RecordDemand } from '../upstream/demand.js';
-import { DEMANDED_RECORDS } from '../upstream/records.js';
+import type { AnyRecordDefinition } from '../../upstream/define-record.js';
+import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
+import { DEMANDED_RECORDS } from '../../upstream/records.js';
 
 /** The extension a record-backed object type carries (`backedBy`). */
 export interface RecordTypeExtensions {

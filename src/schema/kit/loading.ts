@@ -5,8 +5,8 @@
  */
 import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
-import type { GatewayContext } from '../context.js';
-import { isUpstreamRequestError } from '../upstream/errors.js';
+import type { GatewayContext } from '../../context.js';
+import { isUpstreamRequestError } from '../../upstream/errors.js';
 
 /**
  * A per-request DataLoader by uuid, from Pothos' own getter so that `clearAllDataLoaders` (see

@@ -4,14 +4,14 @@
  * family (CursorQuery / CursorNext, resourceTypes `host`, `vm`, ...) and the resource family's
  * `q=` queries are its two implementations; a resource module names its family once.
  */
-import type { GatewayContext } from '../context.js';
-import { observeBatch } from '../metrics.js';
-import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../upstream/families.js';
-import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../upstream/types.js';
+import type { GatewayContext } from '../../context.js';
+import { observeBatch } from '../../metrics.js';
+import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
+import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
 import { matchByKey, notFound } from './loading.js';
 
-export type { Condition, Sort } from '../upstream/families.js';
+export type { Condition, Sort } from '../../upstream/families.js';
 export type { FamilyPageRequest } from './connections.js';
 
 export interface RecordFamily<R> {

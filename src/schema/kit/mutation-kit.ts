@@ -8,10 +8,10 @@
  */
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
-import { builder, type GatewaySchemaTypes } from '../builder.js';
-import type { GatewayContext } from '../context.js';
-import type { JobOutcome, JobRecord } from '../jobs/store.js';
-import type { ParamsOf, ResultOf, WriteOperation } from '../upstream/operations/index.js';
+import { builder, type GatewaySchemaTypes } from '../../builder.js';
+import type { GatewayContext } from '../../context.js';
+import type { JobOutcome, JobRecord } from '../../jobs/store.js';
+import type { ParamsOf, ResultOf, WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
 import { JobRef, addMutationPayloadType, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
 

@@ -7,8 +7,8 @@
  */
 import { decodeGlobalID, resolveNodes } from '@pothos/plugin-relay';
 import { GraphQLError, isObjectType, type GraphQLResolveInfo } from 'graphql';
-import { builder } from '../builder.js';
-import type { GatewayContext } from '../context.js';
+import { builder } from '../../builder.js';
+import type { GatewayContext } from '../../context.js';
 import { hasEmbeddedGlobalId } from './embedded-ids.js';
 import { callsPerValueOf } from './upstream-calls.js';
 

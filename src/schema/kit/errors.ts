@@ -4,9 +4,9 @@
  * `extensions.upstream`.
  */
 import { GraphQLError } from 'graphql';
-import { builder } from '../builder.js';
-import { isUpstreamRequestError, UpstreamRateLimitedError } from '../upstream/errors.js';
-import type { ErrorCodeRecord } from '../upstream/records.js';
+import { builder } from '../../builder.js';
+import { isUpstreamRequestError, UpstreamRateLimitedError } from '../../upstream/errors.js';
+import type { ErrorCodeRecord } from '../../upstream/records.js';
 
 export const UpstreamErrorRef = builder.objectRef<ErrorCodeRecord>('UpstreamError');
 

@@ -18,13 +18,13 @@
  * one whose upstream cursor is gone is `CURSOR_EXPIRED`. Both tell the client to start again.
  */
 import { GraphQLError } from 'graphql';
-import { builder } from '../builder.js';
-import type { GatewayContext } from '../context.js';
-import type { CursorKeeper } from '../cursors/keeper.js';
-import { decodePayload, encodePayload, type CursorPayload } from '../cursors/payload.js';
-import { isUpstreamRequestError } from '../upstream/errors.js';
-import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../upstream/families.js';
-import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../upstream/types.js';
+import { builder } from '../../builder.js';
+import type { GatewayContext } from '../../context.js';
+import type { CursorKeeper } from '../../cursors/keeper.js';
+import { decodePayload, encodePayload, type CursorPayload } from '../../cursors/payload.js';
+import { isUpstreamRequestError } from '../../upstream/errors.js';
+import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../../upstream/families.js';
+import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 
 /** Default page size when `first` is omitted. */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -6,7 +6,7 @@
  * family (`families.ts`), which spells the conditions for its upstream.
  */
 import type { InputRef, OutputRef } from '@pothos/core';
-import { builder } from '../builder.js';
+import { builder } from '../../builder.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
 import { pageArgs } from './connections.js';
 

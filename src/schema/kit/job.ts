@@ -7,11 +7,11 @@
 import type { ObjectRef } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { mapAsyncIterator } from 'graphql-yoga';
-import { builder, type GatewaySchemaTypes } from '../builder.js';
-import { forgetLoadedRecords, type GatewayContext } from '../context.js';
-import type { JobRecord } from '../jobs/store.js';
-import { SHARED_STREAM_EXTENSION } from '../shared-subscriptions.js';
-import type { ErrorCodeRecord } from '../upstream/records.js';
+import { builder, type GatewaySchemaTypes } from '../../builder.js';
+import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
+import type { JobRecord } from '../../jobs/store.js';
+import { SHARED_STREAM_EXTENSION } from '../../shared-subscriptions.js';
+import type { ErrorCodeRecord } from '../../upstream/records.js';
 import { UpstreamErrorRef } from './errors.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;

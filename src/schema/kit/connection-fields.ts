@@ -1,7 +1,7 @@
 /**
  * Fields every connection has besides Relay's `edges`, `nodes` and `pageInfo`.
  */
-import { builder } from '../builder.js';
+import { builder } from '../../builder.js';
 
 builder.globalConnectionField('totalCount', (t) =>
   t.exposeInt('totalCount', {
