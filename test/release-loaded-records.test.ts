@@ -14,7 +14,7 @@ import { releaseDispatchedBatchesOnClear } from '../src/loader-batches.js';
 import type { JobManager } from '../src/jobs/manager.js';
 import { useReleaseLoadedRecords } from '../src/plugins/use-release-loaded-records.js';
 import { schema } from '../src/schema/index.js';
-import { VmInstanceRef } from '../src/schema/vm-instance.js';
+import { VmInstanceRef } from '../src/schema/vm-instance/index.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { createUpstreamClient } from '../src/upstream/index.js';
 import type { UpstreamClient } from '../src/upstream/types.js';

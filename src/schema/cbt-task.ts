@@ -17,7 +17,7 @@ import { DeleteMode } from './kit/delete-mode.js';
 import { loadByUuid, queryFamily } from './kit/families.js';
 import { defineListQuery } from './kit/list-query.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
-import { VmInstanceRef } from './vm-instance.js';
+import { VmInstanceRef } from './vm-instance/index.js';
 import { VolumeRef } from './volume.js';
 
 export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {

@@ -14,7 +14,7 @@ import './kit/job.js';
 import './kit/node.js';
 import './host.js';
 import './storage-device.js';
-import './vm-instance.js';
+import './vm-instance/index.js';
 import './volume.js';
 import './volume-snapshot-group.js';
 import './cbt-task.js';

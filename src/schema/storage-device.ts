@@ -17,7 +17,7 @@ import { HostRef, prefetchFromHostUuid } from './host.js';
 import { defineListQuery } from './kit/list-query.js';
 import { groupByKey, requestLoader } from './kit/loading.js';
 import { alsoReads, backedBy, reads } from './kit/record-fields.js';
-import { VmInstanceRef } from './vm-instance.js';
+import { VmInstanceRef } from './vm-instance/index.js';
 
 /**
  * Loads records through a node's per-request DataLoader, leaving out references to records that

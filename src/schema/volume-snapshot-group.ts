@@ -12,7 +12,7 @@ import { loadByUuid, queryFamily } from './kit/families.js';
 import { defineListQuery } from './kit/list-query.js';
 import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
 import { backedBy, reads } from './kit/record-fields.js';
-import { VmInstanceRef } from './vm-instance.js';
+import { VmInstanceRef } from './vm-instance/index.js';
 import { VolumeRef } from './volume.js';
 
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */

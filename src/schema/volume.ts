@@ -8,7 +8,7 @@ import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, loadByUuid } from './kit/families.js';
 import { defineListQuery } from './kit/list-query.js';
 import { backedBy, reads } from './kit/record-fields.js';
-import { VmInstanceRef } from './vm-instance.js';
+import { VmInstanceRef } from './vm-instance/index.js';
 
 const volumes = cursorFamily('volume');
 

@@ -1,0 +1,358 @@
+/**
+ * The spec's VM instance writes as mutations: migrate to another primary storage, create from a
+ * snapshot group, detach a network, delete the SSH key, set the boot volume, recover, change a
+ * NIC's driver, destroy.
+ */
+import type { GatewayContext } from '../../context.js';
+import { builder } from '../../builder.js';
+import {
+  CreateVmInstanceFromVolumeSnapshotGroup,
+  DeleteVmSshKey,
+  DestroyVmInstance,
+  DetachL3NetworkFromVm,
+  PrimaryStorageMigrateVm,
+  RecoverVmInstance,
+  SetVmBootVolume,
+  UpdateVmNicDriver,
+} from '../../upstream/operations/index.js';
+import type { VmInstanceRecord } from '../../upstream/records.js';
+import { DeleteMode } from '../kit/delete-mode.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from '../kit/mutation-kit.js';
+import { NicDriverType, VmNicRef } from './embedded.js';
+import { VmInstanceRef } from './types.js';
+
+export const VmCreateStrategy = builder.enumType('VmCreateStrategy', {
+  description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup). Since 3.11.0.',
+  values: {
+    INSTANT_START: { value: 'InstantStart', description: '`InstantStart` (the upstream\'s default): the VM is started once created.' },
+    CREATE_STOPPED: { value: 'CreateStopped', description: '`CreateStopped`: the VM is created and left stopped.' },
+  } as const,
+});
+
+export const VmInstanceType = builder.enumType('VmInstanceType', {
+  description: 'Kind of VM a create makes (`type`; the create operations accept exactly these). Since 0.6.',
+  values: {
+    USER_VM: { value: 'UserVm', description: 'A user VM (`UserVm`).' },
+    APPLIANCE_VM: { value: 'ApplianceVm', description: 'A platform special-purpose VM (`ApplianceVm`).' },
+  } as const,
+});
+
+const VolumeMigrationAO = builder.inputType('VolumeMigrationAO', {
+  description: 'Where one volume of the VM goes (a `volumeMigrationAOs` item of PrimaryStorageMigrateVm). Since 5.1.0.',
+  fields: (t) => ({
+    volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to migrate (attached to the VM). Since 5.1.0.' }),
+    dstPrimaryStorageUuid: t.field({
+      type: 'Uuid',
+      description: 'Destination primary storage of this volume; when left out, the operation\'s `dstPrimaryStorageUuid`. Since 5.1.0.',
+    }),
+    withSnapshots: t.boolean({ description: 'Whether the volume\'s snapshots migrate with it. Since 5.1.0.' }),
+  }),
+});
+
+const DataVolumeSystemTags = builder.inputType('DataVolumeSystemTags', {
+  description:
+    'System tags for the data volume made from one snapshot (an entry of the `dataVolumeSystemTags` Map, keyed by snapshot uuid). Since 3.11.0.',
+  fields: (t) => ({
+    snapshotUuid: t.field({ type: 'Uuid', required: true, description: 'The group\'s volume snapshot the data volume is made from. Since 3.11.0.' }),
+    systemTags: t.stringList({ required: true, description: 'System tags of that data volume. Since 3.11.0.' }),
+  }),
+});
+
+const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
+  description:
+    'Whether the volume made from one snapshot is encrypted (a `volumeSnapshotEncryptions` item, sent as `{volumeSnapshotUuid, encrypted}`). Since 5.1.0.',
+  fields: (t) => ({
+    volumeSnapshotUuid: t.field({ type: 'Uuid', required: true, description: 'The group\'s volume snapshot. Since 5.1.0.' }),
+    encrypted: t.boolean({ required: true, description: 'Whether the volume made from it is encrypted. Since 5.1.0.' }),
+  }),
+});
+
+/** The payload field's resolver of the VM a write answered with in `inventory`; null while running, after a failure, or with no inventory. */
+function resultingVm(result: ResultReader<{ inventory: VmInstanceRecord | null }>) {
+  return (source: PayloadSource, _args: unknown, context: GatewayContext): VmInstanceRecord | null => result(source, context)?.inventory ?? null;
+}
+
+/** The uuid of the VM a succeeded job wrote, for the loader to read its state now. */
+function vmWrittenBy(source: PayloadSource, uuidField: string): string | null {
+  const uuid = source.input[uuidField];
+  return source.job.status === 'SUCCEEDED' && typeof uuid === 'string' ? uuid : null;
+}
+
+/** Drops the absent fields of an input object, as the kit does for top-level parameters. */
+function withoutAbsent(item: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined && value !== null));
+}
+
+const DEPRECATED_FOR_VOLUME_MIGRATION_AOS = 'Deprecated by the upstream: use `volumeMigrationAOs`.';
+
+defineWriteMutation({
+  name: 'primaryStorageMigrateVm',
+  operation: PrimaryStorageMigrateVm,
+  description:
+    'Moves a stopped VM\'s root volume, and the data volumes named, to another primary storage (PrimaryStorageMigrateVm: `PUT vm-instances/{vmInstanceUuid}/actions`, action `primaryStorageMigrateVm`). Since 2.6.0.',
+  inputFields: (t) => ({
+    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM to migrate. Since 2.6.0.' }),
+    dstPrimaryStorageUuid: t.field({
+      type: 'Uuid',
+      description: 'Destination primary storage of the root volume (and of every volume `volumeMigrationAOs` gives none). Since 2.6.0.',
+    }),
+    withDataVolumes: t.boolean({
+      description: 'Whether the data volumes migrate too. Since 2.6.0; deprecated.',
+      deprecationReason: DEPRECATED_FOR_VOLUME_MIGRATION_AOS,
+    }),
+    withSnapshots: t.boolean({
+      description: 'Whether the snapshots migrate too. Since 2.6.0; deprecated: set `withSnapshots` per `volumeMigrationAOs` item.',
+      deprecationReason: 'Deprecated by the upstream: use `withSnapshots` of each `volumeMigrationAOs` item.',
+    }),
+    dstHostUuid: t.field({ type: 'Uuid', description: 'Host the VM should run on after the migration. Since 3.10.0.' }),
+    strategy: t.string({ description: 'Migration strategy (allowed values not shown by the spec). Since 3.14.34.' }),
+    downTime: t.int({ description: 'Allowed downtime of the migration (unit not shown by the spec). Since 3.16.21.' }),
+    bandwidth: t.field({ type: 'Long', description: 'Overall migration storage rate limit in MB/s. Since 3.17.11.' }),
+    volumeMigrationAOs: t.field({
+      type: [VolumeMigrationAO],
+      description: 'Per-volume destinations: which volumes migrate, where, and with their snapshots or not. Since 5.1.0.',
+    }),
+    enableMigrationTls: t.boolean({ description: 'Whether the migration traffic is encrypted with TLS. Since 5.0.0.' }),
+  }),
+  params: (input) => ({
+    vmInstanceUuid: input.vmInstanceUuid,
+    dstPrimaryStorageUuid: input.dstPrimaryStorageUuid,
+    withDataVolumes: input.withDataVolumes,
+    withSnapshots: input.withSnapshots,
+    dstHostUuid: input.dstHostUuid,
+    strategy: input.strategy,
+    downTime: input.downTime,
+    bandwidth: input.bandwidth,
+    volumeMigrationAOs: input.volumeMigrationAOs?.map(withoutAbsent),
+    enableMigrationTls: input.enableMigrationTls,
+  }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM after the migration, its volumes on their new storage; null until the job succeeded. Since 2.6.0.',
+      resolve: resultingVm(result),
+    }),
+  }),
+  // The root volume moves too (found in the answer's inventory), and both storages' capacity changes.
+  touches: {
+    types: ['VmInstance', 'Volume'],
+    uuids: (input) => [input.vmInstanceUuid, ...(input.volumeMigrationAOs ?? []).map((item) => item.volumeUuid)],
+    everyRecordOf: ['PrimaryStorageCapacity'],
+  },
+});
+
+defineWriteMutation({
+  name: 'createVmInstanceFromVolumeSnapshotGroup',
+  operation: CreateVmInstanceFromVolumeSnapshotGroup,
+  description:
+    'Creates a VM whose root and data volumes are made from the snapshots of a volume snapshot group (CreateVmInstanceFromVolumeSnapshotGroup: `POST vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}`). Since 3.11.0.',
+  inputFields: (t) => ({
+    volumeSnapshotGroupUuid: t.field({ type: 'Uuid', required: true, description: 'The snapshot group to create the VM from. Since 3.11.0.' }),
+    name: t.string({ required: true, description: 'Name of the new VM. Since 3.11.0.' }),
+    description: t.string({ description: 'Description of the new VM. Since 3.11.0.' }),
+    instanceOfferingUuid: t.field({ type: 'Uuid', description: 'Instance offering (CPU/memory template) of the new VM. Since 3.11.0.' }),
+    zoneUuid: t.field({ type: 'Uuid', description: 'Zone to create the VM in. Since 3.11.0.' }),
+    clusterUuid: t.field({ type: 'Uuid', description: 'Cluster to create the VM in. Since 3.11.0.' }),
+    hostUuid: t.field({ type: 'Uuid', description: 'Host to create the VM on. Since 3.11.0.' }),
+    primaryStorageUuidForRootVolume: t.field({ type: 'Uuid', description: 'Primary storage of the new root volume. Since 3.11.0.' }),
+    defaultL3NetworkUuid: t.field({ type: 'Uuid', description: 'Default L3 network of the new VM (one of `l3NetworkUuids`). Since 3.11.0.' }),
+    resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new VM should get, instead of a generated one. Since 3.11.0.' }),
+    cpuNum: t.int({ description: 'CPU count of the new VM. Since 3.11.0.' }),
+    memorySize: t.field({ type: 'Long', description: 'Memory size of the new VM, in bytes. Since 3.11.0.' }),
+    l3NetworkUuids: t.field({ type: ['Uuid'], description: 'L3 networks the new VM gets a NIC on. Since 3.11.0.' }),
+    type: t.field({ type: VmInstanceType, description: 'Kind of VM: `UserVm` or `ApplianceVm`. Since 3.11.0.' }),
+    strategy: t.field({ type: VmCreateStrategy, description: 'Start the VM once created (`InstantStart`, default) or not (`CreateStopped`). Since 3.11.0.' }),
+    tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new VM. Since 3.11.0.' }),
+    rootVolumeSystemTags: t.stringList({ description: 'System tags of the new root volume. Since 3.11.0.' }),
+    dataVolumeSystemTags: t.field({
+      type: [DataVolumeSystemTags],
+      description: 'System tags of each new data volume, by the snapshot it is made from (sent as the spec\'s Map keyed by snapshot uuid). Since 3.11.0.',
+    }),
+    reservedMemorySize: t.field({ type: 'Long', description: 'Memory reserved for the new VM, in bytes. Since 3.17.21.' }),
+    vmNicParams: t.string({ description: 'NIC parameters of the new VM, as the upstream\'s text. Since 4.10.10.' }),
+    resetTpm: t.boolean({ description: 'Whether the TPM state is reset. Since 5.0.0.' }),
+    volumeSnapshotEncryptions: t.field({
+      type: [VolumeSnapshotEncryption],
+      description: 'Whether the volume made from each snapshot is encrypted (snapshot uuid to encrypted flag). Since 5.1.0.',
+    }),
+    vmEncryption: t.boolean({ description: 'Whether the new VM is encrypted. Since 5.1.0.' }),
+  }),
+  params: ({ dataVolumeSystemTags, volumeSnapshotEncryptions, ...input }) => ({
+    volumeSnapshotGroupUuid: input.volumeSnapshotGroupUuid,
+    name: input.name,
+    description: input.description,
+    instanceOfferingUuid: input.instanceOfferingUuid,
+    zoneUuid: input.zoneUuid,
+    clusterUuid: input.clusterUuid,
+    hostUuid: input.hostUuid,
+    primaryStorageUuidForRootVolume: input.primaryStorageUuidForRootVolume,
+    defaultL3NetworkUuid: input.defaultL3NetworkUuid,
+    resourceUuid: input.resourceUuid,
+    cpuNum: input.cpuNum,
+    memorySize: input.memorySize,
+    l3NetworkUuids: input.l3NetworkUuids,
+    type: input.type,
+    strategy: input.strategy,
+    tagUuids: input.tagUuids,
+    rootVolumeSystemTags: input.rootVolumeSystemTags,
+    dataVolumeSystemTags: dataVolumeSystemTags
+      ? Object.fromEntries(dataVolumeSystemTags.map((entry) => [entry.snapshotUuid, entry.systemTags]))
+      : undefined,
+    reservedMemorySize: input.reservedMemorySize,
+    vmNicParams: input.vmNicParams,
+    resetTpm: input.resetTpm,
+    volumeSnapshotEncryptions: volumeSnapshotEncryptions?.map(({ volumeSnapshotUuid, encrypted }) => ({ volumeSnapshotUuid, encrypted })),
+    vmEncryption: input.vmEncryption,
+  }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The new VM; null until the job succeeded. Since 3.11.0.',
+      resolve: resultingVm(result),
+    }),
+  }),
+  // New VM and volumes: the lists of both change, and the volumes take primary storage space.
+  touches: { types: ['VmInstance', 'Volume'], uuids: () => [], everyRecordOf: ['PrimaryStorageCapacity'] },
+});
+
+defineWriteMutation({
+  name: 'detachL3NetworkFromVm',
+  operation: DetachL3NetworkFromVm,
+  description:
+    'Detaches the network of a NIC from its VM, removing the NIC (DetachL3NetworkFromVm: `DELETE vm-instances/nics/{vmNicUuid}`). Since 0.6.',
+  inputFields: (t) => ({
+    vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC whose network is detached from its VM. Since 0.6.' }),
+  }),
+  params: (input) => ({ vmNicUuid: input.vmNicUuid }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM without the NIC; null until the job succeeded. Since 0.6.',
+      resolve: resultingVm(result),
+    }),
+  }),
+  // The VM, named by the answer's inventory, loses the NIC and its IPs.
+  touches: { types: ['VmInstance', 'VmNic', 'UsedIp'], uuids: (input) => [input.vmNicUuid] },
+});
+
+defineWriteMutation({
+  name: 'deleteVmSshKey',
+  operation: DeleteVmSshKey,
+  description: 'Removes the SSH key set on a VM (DeleteVmSshKey: `DELETE vm-instances/{uuid}/ssh-keys`). Since 0.6.',
+  inputFields: (t) => ({
+    uuid: t.field({
+      type: 'Uuid',
+      required: true,
+      description: 'The VM. Since 0.6. The spec lists it as optional, but it is a path segment, so the gateway requires it.',
+    }),
+  }),
+  params: (input) => ({ uuid: input.uuid }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM without its SSH key (the answer\'s `inventory`, else read afresh); null until the job succeeded. Since 0.6.',
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? vmWrittenBy(source, 'uuid'),
+    }),
+  }),
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
+});
+
+defineWriteMutation({
+  name: 'setVmBootVolume',
+  operation: SetVmBootVolume,
+  description:
+    'Makes one of the VM\'s volumes its boot volume (SetVmBootVolume: `PUT vm-instances/{vmInstanceUuid}/actions`, action `setVmBootVolume`). Since 3.12.0.',
+  inputFields: (t) => ({
+    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.12.0.' }),
+    volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to boot from; it must be attached to the VM. Since 3.12.0.' }),
+  }),
+  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, volumeUuid: input.volumeUuid }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM, its boot volume first in `volumes`; null until the job succeeded. Since 3.12.0.',
+      resolve: resultingVm(result),
+    }),
+  }),
+  // The former boot volume changes device too; the answer's inventory names it.
+  touches: { types: ['VmInstance', 'Volume'], uuids: (input) => [input.vmInstanceUuid, input.volumeUuid] },
+});
+
+defineWriteMutation({
+  name: 'recoverVmInstance',
+  operation: RecoverVmInstance,
+  description:
+    'Brings a destroyed VM back, stopped (RecoverVmInstance: `PUT vm-instances/{uuid}/actions`, action `recoverVmInstance`). Since 0.6.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The destroyed VM. Since 0.6.' }),
+  }),
+  params: (input) => ({ uuid: input.uuid }),
+  payloadFields: (t, result) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The recovered VM (state `Stopped`); null until the job succeeded. Since 0.6.',
+      resolve: resultingVm(result),
+    }),
+  }),
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
+});
+
+defineWriteMutation({
+  name: 'updateVmNicDriver',
+  operation: UpdateVmNicDriver,
+  description:
+    'Changes the emulated device model of a VM NIC (UpdateVmNicDriver: `PUT vm-instances/{vmInstanceUuid}/actions`, action `updateVmNicDriver`). Since 3.9.0.',
+  inputFields: (t) => ({
+    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.9.0.' }),
+    vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC of that VM (sent inside the action object). Since 3.9.0.' }),
+    driverType: t.field({ type: NicDriverType, required: true, description: 'The new device model. Since 3.9.0.' }),
+  }),
+  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, vmNicUuid: input.vmNicUuid, driverType: input.driverType }),
+  payloadFields: (t, result) => ({
+    vmNic: t.field({
+      type: VmNicRef,
+      nullable: true,
+      description: 'The NIC with its new driver (the answer\'s VmNicInventory); null until the job succeeded. Since 3.9.0.',
+      resolve: (source, _args, context) => {
+        const nic = result(source, context)?.inventory;
+        if (!nic) return null;
+        return nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: vmWrittenBy(source, 'vmInstanceUuid') };
+      },
+    }),
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The VM of the NIC, read afresh; null until the job succeeded. Since 3.9.0.',
+      resolve: (source) => vmWrittenBy(source, 'vmInstanceUuid'),
+    }),
+  }),
+  touches: { types: ['VmInstance', 'VmNic'], uuids: (input) => [input.vmInstanceUuid, input.vmNicUuid] },
+});
+
+defineWriteMutation({
+  name: 'destroyVmInstance',
+  operation: DestroyVmInstance,
+  description:
+    'Destroys a VM; it stays queryable in state `Destroyed` until expunged and `recoverVmInstance` can bring it back (DestroyVmInstance: `DELETE vm-instances/{uuid}`). Since 0.6.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 0.6.' }),
+    deleteMode: t.field({ type: DeleteMode, description: 'How dependants are treated; the upstream\'s default is `Permissive`. Since 0.6.' }),
+  }),
+  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
+  payloadFields: (t) => ({
+    vmInstance: t.field({
+      type: VmInstanceRef,
+      nullable: true,
+      description: 'The destroyed VM, read afresh (the upstream answers `{}`); null until the job succeeded. Since 0.6.',
+      resolve: (source) => vmWrittenBy(source, 'uuid'),
+    }),
+  }),
+  // Its host's list of VMs changes with it (a VmInstance connection).
+  touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
+});
