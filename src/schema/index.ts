@@ -12,7 +12,7 @@ import './kit/connection-fields.js';
 import './kit/mutation-kit.js';
 import './kit/job.js';
 import './kit/node.js';
-import './host.js';
+import './host/index.js';
 import './storage-device.js';
 import './vm-instance/index.js';
 import './volume.js';

@@ -13,7 +13,7 @@ import type {
 } from '../upstream/records.js';
 import { loadListConnection, pageArgs } from './kit/connections.js';
 import { loadByUuid, queryFamily } from './kit/families.js';
-import { HostRef, prefetchFromHostUuid } from './host.js';
+import { HostRef, prefetchFromHostUuid } from './host/index.js';
 import { defineListQuery } from './kit/list-query.js';
 import { groupByKey, requestLoader } from './kit/loading.js';
 import { alsoReads, backedBy, reads } from './kit/record-fields.js';

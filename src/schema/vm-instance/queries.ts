@@ -7,7 +7,7 @@ import type { HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { defineListQuery } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
-import { HostRef } from '../host.js';
+import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
 import { VmInstanceConnection, VmInstanceRef } from './types.js';
 

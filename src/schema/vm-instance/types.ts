@@ -9,7 +9,7 @@ import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { loadByUuid } from '../kit/families.js';
 import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
-import { HostRef, prefetchHostRelations } from '../host.js';
+import { HostRef, prefetchHostRelations } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
 import { VolumeSnapshotGroupConnection } from '../volume-snapshot-group.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';

@@ -1,0 +1,11 @@
+/**
+ * Hosts: the type and its network facts (bonds, NICs), the queries, the mutations, the loaders
+ * and the prefetch of per-host relations.
+ */
+import './types.js';
+import './queries.js';
+import './mutations.js';
+
+export { HostNetworkBondingRef, HostNetworkFactsRef, HostNicRef, InterfaceType } from './network-facts.js';
+export { prefetchFromHostUuid, prefetchHostRelations } from './prefetch.js';
+export { HostConnection, HostRef, HwMonitorStatus } from './types.js';

@@ -1,0 +1,55 @@
+/**
+ * The spec's host writes as mutations: set the NQN, set the IP of a network bond.
+ */
+import { SetIpOnHostNetworkBonding, UpdateHostNqn } from '../../upstream/operations/index.js';
+import { defineWriteMutation } from '../kit/mutation-kit.js';
+import { HostNetworkBondingRef } from './network-facts.js';
+import { HostRef } from './types.js';
+
+defineWriteMutation({
+  name: 'updateHostNqn',
+  operation: UpdateHostNqn,
+  description: 'Sets the NVMe qualified name of a host (UpdateHostNqn: `PUT hosts/nqn/{uuid}/actions`). Since 4.10.6.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The host.' }),
+    nqn: t.string({ required: true, description: 'The new NVMe qualified name, e.g. `nqn.2014-08.org.nvmexpress:uuid:...`.' }),
+  }),
+  params: (input) => ({ uuid: input.uuid, nqn: input.nqn }),
+  payloadFields: (t, result) => ({
+    host: t.field({
+      type: HostRef,
+      nullable: true,
+      description: 'The host with its new NQN; null until the job succeeded.',
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+    }),
+  }),
+  touches: { types: ['Host'], uuids: (input) => [input.uuid] },
+});
+
+defineWriteMutation({
+  name: 'setIpOnHostNetworkBonding',
+  operation: SetIpOnHostNetworkBonding,
+  description:
+    'Sets (or, without `ipAddress` and `netmask`, clears) the IP address of a host network bond (SetIpOnHostNetworkBonding: `POST hosts/bondings/{bondingUuid}/ip`). Since 4.7.0.',
+  inputFields: (t) => ({
+    bondingUuid: t.field({ type: 'Uuid', required: true, description: 'The bond (path parameter). Since 4.7.0.' }),
+    ipAddress: t.string({ description: 'The IP address to set on the bond, e.g. `192.168.10.5`. Since 4.7.0.' }),
+    netmask: t.string({ description: 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.' }),
+    isDefaultRoute: t.boolean({ description: 'Whether the bond becomes the host\'s default route. Since 4.7.0.' }),
+  }),
+  params: (input) => ({
+    bondingUuid: input.bondingUuid,
+    ipAddress: input.ipAddress,
+    netmask: input.netmask,
+    isDefaultRoute: input.isDefaultRoute,
+  }),
+  payloadFields: (t, result) => ({
+    bonding: t.field({
+      type: HostNetworkBondingRef,
+      nullable: true,
+      description: 'The bond with its new addresses (HostNetworkBondingInventory); null until the job succeeded. Since 4.7.0.',
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+    }),
+  }),
+  touches: { types: ['HostNetworkBonding'], uuids: (input) => [input.bondingUuid] },
+});
