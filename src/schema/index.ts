@@ -18,7 +18,7 @@ import './vm-instance/index.js';
 import './volume.js';
 import './volume-snapshot-group.js';
 import './cbt-task.js';
-import './sns.js';
+import './sns/index.js';
 import './directory.js';
 import './primary-storage.js';
 

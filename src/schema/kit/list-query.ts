@@ -39,6 +39,18 @@ export interface OrderField {
   readonly description: string;
 }
 
+/** The sort keys of every record with the two timestamps. */
+export const DATE_ORDER_FIELDS = {
+  CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
+  LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+} as const satisfies Readonly<Record<string, OrderField>>;
+
+/** The sort keys of every named record with the two timestamps. */
+export const NAME_AND_DATE_ORDER_FIELDS = {
+  ...DATE_ORDER_FIELDS,
+  NAME: { value: 'name', description: 'Name.' },
+} as const satisfies Readonly<Record<string, OrderField>>;
+
 export interface ListQuery<R> {
   /** Prefix of the generated types: `<typeName>Filter`, `<typeName>OrderField`, `<typeName>Order`. */
   readonly typeName: string;

@@ -1,0 +1,15 @@
+/**
+ * Notifications (SNS): application platforms and endpoints (read through the generic cursor
+ * family, the spec gives them no query of their own), email addresses of Email endpoints
+ * (QuerySNSEmailAddress), and the writes: platform state, HTTP endpoint update, SMS receiver
+ * removal.
+ */
+import './platforms.js';
+import './endpoints.js';
+import './email-addresses.js';
+import './mutations.js';
+
+export { SnsApplicationEndpointConnection, SnsApplicationEndpointRef, SnsEndpointType } from './endpoints.js';
+export { SnsEmailAddressConnection, SnsEmailAddressRef } from './email-addresses.js';
+export { SnsStateEvent } from './mutations.js';
+export { SnsApplicationPlatformConnection, SnsApplicationPlatformRef } from './platforms.js';

@@ -1,0 +1,118 @@
+/**
+ * The spec's SNS writes as mutations: platform state, HTTP endpoint update, SMS receiver removal.
+ */
+import { GraphQLError } from 'graphql';
+import { builder } from '../../builder.js';
+import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../../upstream/operations/index.js';
+import { DeleteMode } from '../kit/delete-mode.js';
+import { defineWriteMutation } from '../kit/mutation-kit.js';
+import { SnsApplicationEndpointRef } from './endpoints.js';
+import { SnsApplicationPlatformRef } from './platforms.js';
+
+export const SnsStateEvent = builder.enumType('SnsStateEvent', {
+  description: 'The state change ChangeSNSApplicationPlatformState applies (`stateEvent`). Since 2.3.',
+  values: {
+    ENABLE: { value: 'enable', description: 'Enable the platform; its state becomes `Enabled`.' },
+    DISABLE: { value: 'disable', description: 'Disable the platform (the resulting state\'s name is not shown in the spec; `Disabled` is seen).' },
+  } as const,
+});
+
+defineWriteMutation({
+  name: 'changeSnsApplicationPlatformState',
+  operation: ChangeSNSApplicationPlatformState,
+  description:
+    'Enables or disables an SNS application platform (ChangeSNSApplicationPlatformState: `PUT sns/application-platforms/{uuid}/actions`). Since 2.3.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The platform (path parameter). Since 2.3.' }),
+    stateEvent: t.field({ type: SnsStateEvent, required: true, description: 'The state change to apply: enable or disable. Since 2.3.' }),
+  }),
+  params: (input) => ({ uuid: input.uuid, stateEvent: input.stateEvent }),
+  payloadFields: (t, result) => ({
+    platform: t.field({
+      type: SnsApplicationPlatformRef,
+      nullable: true,
+      description: 'The platform in its new state (SNSApplicationPlatformInventory); null until the job succeeded. Since 2.3.',
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+    }),
+  }),
+  touches: { types: ['SnsApplicationPlatform'], uuids: (input) => [input.uuid] },
+});
+
+defineWriteMutation({
+  name: 'updateSnsHttpEndpoint',
+  operation: UpdateSNSHttpEndpoint,
+  description:
+    'Changes an HTTP (webhook) SNS endpoint; only the fields given change (UpdateSNSHttpEndpoint: `PUT sns/application-endpoints/http/{uuid}/actions`). Since 4.2.0.',
+  inputFields: (t) => ({
+    uuid: t.field({ type: 'Uuid', required: true, description: 'The HTTP endpoint (path parameter). Since 4.2.0.' }),
+    url: t.string({ description: 'The webhook URL notifications are posted to (http or https). Since 4.2.0.' }),
+    username: t.string({
+      description: 'The user name sent to the webhook. The spec lists it as Boolean but it is sent as text, so it is a String here. Since 4.2.0.',
+    }),
+    password: t.string({ description: 'The password sent to the webhook (never read back). Since 4.2.0.' }),
+    name: t.string({ description: 'New name of the endpoint. Since 4.2.0.' }),
+    description: t.string({ description: 'New description of the endpoint. Since 4.2.0.' }),
+  }),
+  params: (input) => ({
+    uuid: input.uuid,
+    url: input.url,
+    username: input.username,
+    password: input.password,
+    name: input.name,
+    description: input.description,
+  }),
+  payloadFields: (t, result) => ({
+    endpoint: t.field({
+      type: SnsApplicationEndpointRef,
+      nullable: true,
+      description:
+        'The endpoint as changed (SNSApplicationEndpointInventory; `url` and `username` only when the upstream includes them); null until the job succeeded. Since 4.2.0.',
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+    }),
+  }),
+  touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.uuid] },
+});
+
+/**
+ * A phone number fit for its path segment: `.` and `..` would be read as path navigation, so
+ * they are refused as the caller's mistake before any job starts.
+ */
+function checkedPhoneNumber(phoneNumber: string): string {
+  if (phoneNumber === '' || phoneNumber === '.' || phoneNumber === '..') {
+    throw new GraphQLError(`phoneNumber ${JSON.stringify(phoneNumber)} is not a phone number.`, { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return phoneNumber;
+}
+
+defineWriteMutation({
+  name: 'removeSnsSmsReceiver',
+  operation: RemoveSNSSmsReceiver,
+  description:
+    'Removes a receiver (phone number) from an SMS SNS endpoint (RemoveSNSSmsReceiver: `DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}`). Since 3.7.0.',
+  inputFields: (t) => ({
+    endpointUuid: t.field({ type: 'Uuid', required: true, description: 'The SMS endpoint (path parameter). Since 3.7.0.' }),
+    phoneNumber: t.string({
+      required: true,
+      description: 'The receiver\'s phone number, e.g. `+8613800000000` (path parameter, URL-encoded by the gateway). Since 3.7.0.',
+    }),
+    deleteMode: t.field({
+      type: DeleteMode,
+      description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Sent in the body and on the query string, as the spec does. Since 3.7.0.',
+    }),
+  }),
+  params: (input) => ({
+    endpointUuid: input.endpointUuid,
+    phoneNumber: checkedPhoneNumber(input.phoneNumber),
+    deleteMode: input.deleteMode,
+  }),
+  payloadFields: (t, result) => ({
+    endpoint: t.field({
+      type: SnsApplicationEndpointRef,
+      nullable: true,
+      description: 'The SMS endpoint read again after the removal (the upstream answers `{}`); null until the job succeeded. Since 3.7.0.',
+      resolve: (source, _args, context) => (result(source, context) ? String(source.input.endpointUuid) : null),
+    }),
+  }),
+  // The receivers are a plain list inside the endpoint record.
+  touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.endpointUuid] },
+});
