@@ -13,7 +13,7 @@ import './kit/mutation-kit.js';
 import './kit/job.js';
 import './kit/node.js';
 import './host/index.js';
-import './storage-device.js';
+import './storage-device/index.js';
 import './vm-instance/index.js';
 import './volume.js';
 import './volume-snapshot-group.js';
