@@ -17,7 +17,7 @@ import './storage-device/index.js';
 import './vm-instance/index.js';
 import './volume.js';
 import './volume-snapshot-group.js';
-import './cbt-task.js';
+import './cbt-task/index.js';
 import './sns/index.js';
 import './directory.js';
 import './primary-storage.js';

@@ -1,9 +1,9 @@
 /**
- * Change-block-tracking tasks (CbtTaskInventory) read through QueryCbtTask, and their writes:
- * create, delete, enable, disable, and NBD export of the tracked volumes.
+ * The spec's CBT task writes as mutations: create, delete, enable, disable, and NBD export of
+ * the tracked volumes.
  */
-import { builder } from '../builder.js';
-import type { GatewayContext } from '../context.js';
+import { builder } from '../../builder.js';
+import type { GatewayContext } from '../../context.js';
 import {
   CreateCbtTask,
   DeleteCbtTask,
@@ -11,89 +11,13 @@ import {
   EnableCbtTask,
   ExportNbdVolumes,
   type NbdVolumeInfoRecord,
-} from '../upstream/operations/index.js';
-import type { CbtTaskRecord } from '../upstream/records.js';
-import { DeleteMode } from './kit/delete-mode.js';
-import { loadByUuid, queryFamily } from './kit/families.js';
-import { defineListQuery } from './kit/list-query.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from './kit/mutation-kit.js';
-import { VmInstanceRef } from './vm-instance/index.js';
-import { VolumeRef } from './volume.js';
-
-export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
-  description: 'Lifecycle status of a CBT task. Since 4.10.10.',
-  values: {
-    CREATED: { value: 'Created', description: 'Created and not yet started (the status CreateCbtTask gives).' },
-    STARTING: { value: 'Starting', description: 'Being started (EnableCbtTask in progress).' },
-    RUNNING: { value: 'Running', description: 'Tracking changed blocks.' },
-    STOPPED: { value: 'Stopped', description: 'Stopped (the status DisableCbtTask gives).' },
-    FAILED: { value: 'Failed', description: 'Failed.' },
-  } as const,
-});
-
-const cbtTasks = queryFamily('cbtTasks');
-
-export const CbtTaskRef = builder.loadableNode('CbtTask', {
-  description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',
-  id: { resolve: (task: CbtTaskRecord) => task.uuid },
-  // One QueryCbtTask (`q=uuid?=...`) per batch.
-  load: loadByUuid(cbtTasks, 'CbtTask'),
-  fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
-    name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),
-    description: t.exposeString('description', { description: 'Description. Since 4.10.10.' }),
-    status: t.expose('status', { type: CbtTaskStatus, description: 'Lifecycle status. Since 4.10.10.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the task was created. Since 4.10.10.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the task last changed. Since 4.10.10.' }),
-  }),
-});
-
-export const CbtTaskConnection = builder.connectionObject({
-  type: CbtTaskRef,
-  name: 'CbtTaskConnection',
-  description: 'A page of CBT tasks.',
-});
-
-defineListQuery({
-  typeName: 'CbtTask',
-  family: cbtTasks,
-  connection: CbtTaskConnection,
-  list: {
-    name: 'cbtTasks',
-    description:
-      'CBT tasks (QueryCbtTask). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 4.10.10.',
-  },
-  one: {
-    name: 'cbtTask',
-    type: CbtTaskRef,
-    description:
-      'One CBT task by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 4.10.10.',
-    argDescription: 'The task\'s uuid.',
-  },
-  filter: {
-    description: 'Conditions on CBT tasks; all given conditions must hold.',
-    argDescription: 'Conditions the tasks must meet.',
-    fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these tasks.' },
-      status: { field: 'status', op: 'eq', type: CbtTaskStatus, description: 'Only tasks with this status.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
-    },
-  },
-  order: {
-    fieldsDescription: 'Fields CBT tasks can be sorted by.',
-    description: 'Order of a CBT task connection.',
-    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
-    fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-      NAME: { value: 'name', description: 'Name.' },
-      STATUS: { value: 'status', description: 'Status (alphabetical by the upstream spelling).' },
-    },
-  },
-});
-
-// ---------------------------------------------------------------------------------------------
-// Mutations
+} from '../../upstream/operations/index.js';
+import type { CbtTaskRecord } from '../../upstream/records.js';
+import { DeleteMode } from '../kit/delete-mode.js';
+import { defineWriteMutation, type PayloadSource, type ResultReader } from '../kit/mutation-kit.js';
+import { VmInstanceRef } from '../vm-instance/index.js';
+import { VolumeRef } from '../volume.js';
+import { CbtTaskRef } from './types.js';
 
 /** The payload field's resolver of the task a CBT write answered with in `inventory`; null until its job succeeded. */
 function cbtTaskOf(result: ResultReader<{ inventory: CbtTaskRecord | null }>) {

@@ -1,0 +1,41 @@
+/**
+ * The `CbtTask` type: change-block-tracking tasks (CbtTaskInventory) read through QueryCbtTask.
+ */
+import { builder } from '../../builder.js';
+import type { CbtTaskRecord } from '../../upstream/records.js';
+import { loadByUuid, queryFamily } from '../kit/families.js';
+
+export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
+  description: 'Lifecycle status of a CBT task. Since 4.10.10.',
+  values: {
+    CREATED: { value: 'Created', description: 'Created and not yet started (the status CreateCbtTask gives).' },
+    STARTING: { value: 'Starting', description: 'Being started (EnableCbtTask in progress).' },
+    RUNNING: { value: 'Running', description: 'Tracking changed blocks.' },
+    STOPPED: { value: 'Stopped', description: 'Stopped (the status DisableCbtTask gives).' },
+    FAILED: { value: 'Failed', description: 'Failed.' },
+  } as const,
+});
+
+export const cbtTasks = queryFamily('cbtTasks');
+
+export const CbtTaskRef = builder.loadableNode('CbtTask', {
+  description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',
+  id: { resolve: (task: CbtTaskRecord) => task.uuid },
+  // One QueryCbtTask (`q=uuid?=...`) per batch.
+  load: loadByUuid(cbtTasks, 'CbtTask'),
+  fields: (t) => ({
+    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
+    name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),
+    description: t.exposeString('description', { description: 'Description. Since 4.10.10.' }),
+    status: t.expose('status', { type: CbtTaskStatus, description: 'Lifecycle status. Since 4.10.10.' }),
+    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the task was created. Since 4.10.10.' }),
+    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the task last changed. Since 4.10.10.' }),
+  }),
+});
+
+export const CbtTaskConnection = builder.connectionObject({
+  type: CbtTaskRef,
+  name: 'CbtTaskConnection',
+  description: 'A page of CBT tasks.',
+});
+
