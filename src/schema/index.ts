@@ -16,7 +16,7 @@ import './host/index.js';
 import './storage-device/index.js';
 import './vm-instance/index.js';
 import './volume.js';
-import './volume-snapshot-group.js';
+import './volume-snapshot-group/index.js';
 import './cbt-task/index.js';
 import './sns/index.js';
 import './directory.js';

@@ -7,7 +7,7 @@ import { GetVmAttachableDataVolume } from '../../upstream/operations/index.js';
 import type { VolumeRecord } from '../../upstream/records.js';
 import { cursorFamily } from '../kit/families.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
-import { volumeSnapshotGroups } from '../volume-snapshot-group.js';
+import { volumeSnapshotGroups } from '../volume-snapshot-group/index.js';
 
 export const vmInstances = cursorFamily('vm');
 

@@ -11,7 +11,7 @@ import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
-import { VolumeSnapshotGroupConnection } from '../volume-snapshot-group.js';
+import { VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
 import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
 
