@@ -36,28 +36,31 @@ export interface Sort {
 /** Largest page of either family used when reading every record that meets a condition. */
 const READ_ALL_PAGE_SIZE = 1000;
 
-const CURSOR_OPERATORS = { eq: 'eq', ne: 'ne', gt: 'gt', ge: 'ge', lt: 'lt', le: 'le', in: 'in', notIn: 'nin' } as const;
+/** One family's spelling of each operator; `contains` is a like-match of `%text%`. */
+type Operators<Op extends string> = { readonly [K in ConditionOperator]: Op };
 
-/** The cursor family's `filter=` spelling of `where`. */
-export function toCursorFilters(where: readonly Condition[]): CursorFilter[] {
-  return where.map((condition): CursorFilter => {
+const CURSOR_OPERATORS = { eq: 'eq', ne: 'ne', gt: 'gt', ge: 'ge', lt: 'lt', le: 'le', contains: 'like', in: 'in', notIn: 'nin' } as const;
+
+const QUERY_OPERATORS = { eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=', contains: '~=', in: '?=', notIn: '!?=' } as const;
+
+/** `where` in one family's operators: both spell an `in` of one value as an equality. */
+function spell<Op extends string>(where: readonly Condition[], operators: Operators<Op>): { field: string; op: Op; value: string | readonly string[] }[] {
+  return where.map((condition) => {
     const { field } = condition;
-    if (condition.op === 'contains') return { field, op: 'like', value: `%${condition.value}%` };
-    if (condition.op === 'in' && condition.value.length === 1) return { field, op: 'eq', value: condition.value[0]! };
-    return { field, op: CURSOR_OPERATORS[condition.op], value: condition.value };
+    if (condition.op === 'contains') return { field, op: operators.contains, value: `%${condition.value}%` };
+    if (condition.op === 'in' && condition.value.length === 1) return { field, op: operators.eq, value: condition.value[0]! };
+    return { field, op: operators[condition.op], value: condition.value };
   });
 }
 
-const QUERY_OPERATORS = { eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=', in: '?=', notIn: '!?=' } as const;
+/** The cursor family's `filter=` spelling of `where`. */
+export function toCursorFilters(where: readonly Condition[]): CursorFilter[] {
+  return spell(where, CURSOR_OPERATORS);
+}
 
 /** The resource family's `q=` spelling of `where`. */
 export function toQueryConditions(where: readonly Condition[]): QueryCondition[] {
-  return where.map((condition): QueryCondition => {
-    const { field } = condition;
-    if (condition.op === 'contains') return { field, op: '~=', value: `%${condition.value}%` };
-    if (condition.op === 'in' && condition.value.length === 1) return { field, op: '=', value: condition.value[0]! };
-    return { field, op: QUERY_OPERATORS[condition.op], value: condition.value };
-  });
+  return spell(where, QUERY_OPERATORS);
 }
 
 /** A family's read of a set of records, whatever its paging. */

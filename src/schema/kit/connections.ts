@@ -24,6 +24,7 @@ import type { CursorKeeper } from '../../cursors/keeper.js';
 import { decodePayload, encodePayload, type CursorPayload } from '../../cursors/payload.js';
 import { isUpstreamRequestError } from '../../upstream/errors.js';
 import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../../upstream/families.js';
+import type { CredentialFamily } from '../../upstream/session.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 
 /** Default page size when `first` is omitted. */
@@ -232,16 +233,23 @@ async function openKeysetStart(keeper: CursorKeeper, after: string, binding: Buf
   return { ref: payload.ref, upstream, skip: payload.skip, uuid: payload.uuid };
 }
 
+/**
+ * What reading a page of either family starts with: the caller as the family knows it (which
+ * binds the page's cursors; throws when the credential is missing), the page size (a bad `first`
+ * fails before any upstream request) and the cursor keeper.
+ */
+function openPage(context: GatewayContext, family: CredentialFamily, request: FamilyPageRequest) {
+  const session = context.session;
+  return { session, caller: session.callerIdentity(family), size: readPageSize(request.first), keeper: context.cursors };
+}
+
 /** A Relay page read through CursorQuery / CursorNext. One upstream request per page. */
 export async function readCursorPage<K extends CursorResourceType>(
   context: GatewayContext,
   resourceType: K,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
-  const session = context.session;
-  const caller = session.callerIdentity('cursor');
-  const size = readPageSize(request.first);
-  const keeper = context.cursors;
+  const { session, caller, size, keeper } = openPage(context, 'cursor', request);
   const filter = toCursorFilters(request.where);
   const sort = request.sort?.field;
   const order = request.sort?.direction;
@@ -290,10 +298,7 @@ export async function readQueryPage<C extends QueryCollection>(
   collection: C,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<QueryCollections[C]>> {
-  const session = context.session;
-  const caller = session.callerIdentity('resource');
-  const size = readPageSize(request.first);
-  const keeper = context.cursors;
+  const { session, caller, size, keeper } = openPage(context, 'resource', request);
   const conditions = toQueryConditions(request.where);
   const sort = request.sort === undefined ? undefined : { field: request.sort.field, direction: request.sort.direction ?? 'asc' };
   const binding = lazy(() => keeper.bind(['query', ...caller, collection, conditions, sort ?? null]));
