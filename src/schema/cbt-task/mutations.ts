@@ -3,7 +3,6 @@
  * the tracked volumes.
  */
 import { builder } from '../../builder.js';
-import type { GatewayContext } from '../../context.js';
 import {
   CreateCbtTask,
   DeleteCbtTask,
@@ -12,17 +11,11 @@ import {
   ExportNbdVolumes,
   type NbdVolumeInfoRecord,
 } from '../../upstream/operations/index.js';
-import type { CbtTaskRecord } from '../../upstream/records.js';
 import { DeleteMode } from '../kit/delete-mode.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from '../kit/mutation-kit.js';
+import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 import { CbtTaskRef } from './types.js';
-
-/** The payload field's resolver of the task a CBT write answered with in `inventory`; null until its job succeeded. */
-function cbtTaskOf(result: ResultReader<{ inventory: CbtTaskRecord | null }>) {
-  return (source: PayloadSource, _args: unknown, context: GatewayContext): CbtTaskRecord | null => result(source, context)?.inventory ?? null;
-}
 
 const cbtTaskUuidField = { type: 'Uuid', required: true, description: 'The CBT task (path parameter). Since 4.10.10.' } as const;
 
@@ -65,7 +58,7 @@ defineWriteMutation({
       type: CbtTaskRef,
       nullable: true,
       description: 'The new task (CbtTaskInventory), status `CREATED`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf(result),
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['CbtTask'], uuids: () => [] },
@@ -107,7 +100,7 @@ defineWriteMutation({
       type: CbtTaskRef,
       nullable: true,
       description: 'The task (CbtTaskInventory), status `STOPPED`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf(result),
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
@@ -128,7 +121,7 @@ defineWriteMutation({
       type: CbtTaskRef,
       nullable: true,
       description: 'The task (CbtTaskInventory), status `RUNNING`; null until the job succeeded. Since 4.10.10.',
-      resolve: cbtTaskOf(result),
+      resolve: resultInventory(result),
     }),
     volumeCbtBackupInfos: t.field({
       type: ['JSON'],

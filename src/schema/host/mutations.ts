@@ -2,7 +2,7 @@
  * The spec's host writes as mutations: set the NQN, set the IP of a network bond.
  */
 import { SetIpOnHostNetworkBonding, UpdateHostNqn } from '../../upstream/operations/index.js';
-import { defineWriteMutation } from '../kit/mutation-kit.js';
+import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { HostNetworkBondingRef } from './network-facts.js';
 import { HostRef } from './types.js';
 
@@ -20,7 +20,7 @@ defineWriteMutation({
       type: HostRef,
       nullable: true,
       description: 'The host with its new NQN; null until the job succeeded.',
-      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['Host'], uuids: (input) => [input.uuid] },
@@ -48,7 +48,7 @@ defineWriteMutation({
       type: HostNetworkBondingRef,
       nullable: true,
       description: 'The bond with its new addresses (HostNetworkBondingInventory); null until the job succeeded. Since 4.7.0.',
-      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['HostNetworkBonding'], uuids: (input) => [input.bondingUuid] },

@@ -24,6 +24,14 @@ type PayloadBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, PayloadSource>
 /** A finished job's result as its operation's decoder reads it; null while running or after a failure. */
 export type ResultReader<Result> = (source: PayloadSource, context: GatewayContext) => Result | null;
 
+/**
+ * The resolver of a payload field answering the record a write's result carries in `inventory`;
+ * null while the job runs, after a failure, or when the answer has no inventory.
+ */
+export function resultInventory<R>(result: ResultReader<{ inventory: R | null }>) {
+  return (source: PayloadSource, _args: unknown, context: GatewayContext): R | null => result(source, context)?.inventory ?? null;
+}
+
 export interface WriteMutationSpec<Fields extends InputFieldMap, Op extends WriteOperation> {
   /** The mutation's name: the spec's operation in lowerCamelCase. */
   name: string;

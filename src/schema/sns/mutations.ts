@@ -5,7 +5,7 @@ import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
-import { defineWriteMutation } from '../kit/mutation-kit.js';
+import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
@@ -32,7 +32,7 @@ defineWriteMutation({
       type: SnsApplicationPlatformRef,
       nullable: true,
       description: 'The platform in its new state (SNSApplicationPlatformInventory); null until the job succeeded. Since 2.3.',
-      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['SnsApplicationPlatform'], uuids: (input) => [input.uuid] },
@@ -67,7 +67,7 @@ defineWriteMutation({
       nullable: true,
       description:
         'The endpoint as changed (SNSApplicationEndpointInventory; `url` and `username` only when the upstream includes them); null until the job succeeded. Since 4.2.0.',
-      resolve: (source, _args, context) => result(source, context)?.inventory ?? null,
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['SnsApplicationEndpoint'], uuids: (input) => [input.uuid] },

@@ -3,7 +3,6 @@
  * snapshot group, detach a network, delete the SSH key, set the boot volume, recover, change a
  * NIC's driver, destroy.
  */
-import type { GatewayContext } from '../../context.js';
 import { builder } from '../../builder.js';
 import {
   CreateVmInstanceFromVolumeSnapshotGroup,
@@ -15,9 +14,8 @@ import {
   SetVmBootVolume,
   UpdateVmNicDriver,
 } from '../../upstream/operations/index.js';
-import type { VmInstanceRecord } from '../../upstream/records.js';
 import { DeleteMode } from '../kit/delete-mode.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from '../kit/mutation-kit.js';
+import { defineWriteMutation, resultInventory, type PayloadSource } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
 import { VmInstanceRef } from './types.js';
 
@@ -66,11 +64,6 @@ const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
     encrypted: t.boolean({ required: true, description: 'Whether the volume made from it is encrypted. Since 5.1.0.' }),
   }),
 });
-
-/** The payload field's resolver of the VM a write answered with in `inventory`; null while running, after a failure, or with no inventory. */
-function resultingVm(result: ResultReader<{ inventory: VmInstanceRecord | null }>) {
-  return (source: PayloadSource, _args: unknown, context: GatewayContext): VmInstanceRecord | null => result(source, context)?.inventory ?? null;
-}
 
 /** The uuid of the VM a succeeded job wrote, for the loader to read its state now. */
 function vmWrittenBy(source: PayloadSource, uuidField: string): string | null {
@@ -131,7 +124,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM after the migration, its volumes on their new storage; null until the job succeeded. Since 2.6.0.',
-      resolve: resultingVm(result),
+      resolve: resultInventory(result),
     }),
   }),
   // The root volume moves too (found in the answer's inventory), and both storages' capacity changes.
@@ -210,7 +203,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The new VM; null until the job succeeded. Since 3.11.0.',
-      resolve: resultingVm(result),
+      resolve: resultInventory(result),
     }),
   }),
   // New VM and volumes: the lists of both change, and the volumes take primary storage space.
@@ -231,7 +224,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM without the NIC; null until the job succeeded. Since 0.6.',
-      resolve: resultingVm(result),
+      resolve: resultInventory(result),
     }),
   }),
   // The VM, named by the answer's inventory, loses the NIC and its IPs.
@@ -276,7 +269,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM, its boot volume first in `volumes`; null until the job succeeded. Since 3.12.0.',
-      resolve: resultingVm(result),
+      resolve: resultInventory(result),
     }),
   }),
   // The former boot volume changes device too; the answer's inventory names it.
@@ -297,7 +290,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The recovered VM (state `Stopped`); null until the job succeeded. Since 0.6.',
-      resolve: resultingVm(result),
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },

@@ -3,12 +3,11 @@
  * outcome), update.
  */
 import { builder } from '../../builder.js';
-import type { GatewayContext } from '../../context.js';
 import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnapshotGroup } from '../../upstream/operations/index.js';
-import type { SnapshotGroupDeletionResultRecord, VolumeSnapshotGroupRecord } from '../../upstream/records.js';
+import type { SnapshotGroupDeletionResultRecord } from '../../upstream/records.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { UpstreamErrorRef } from '../kit/errors.js';
-import { defineWriteMutation, type PayloadSource, type ResultReader } from '../kit/mutation-kit.js';
+import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { VolumeSnapshotGroupRef } from './types.js';
 
 export const SnapshotGroupDeletionResultRef = builder.objectRef<SnapshotGroupDeletionResultRecord>('SnapshotGroupDeletionResult');
@@ -27,12 +26,6 @@ SnapshotGroupDeletionResultRef.implement({
     }),
   }),
 });
-
-/** The payload field's resolver of the group a write answered with in `inventory`; null while running, after a failure, or with no inventory. */
-function resultingGroup(result: ResultReader<{ inventory: VolumeSnapshotGroupRecord | null }>) {
-  return (source: PayloadSource, _args: unknown, context: GatewayContext): VolumeSnapshotGroupRecord | null =>
-    result(source, context)?.inventory ?? null;
-}
 
 defineWriteMutation({
   name: 'createVolumeSnapshotGroup',
@@ -58,7 +51,7 @@ defineWriteMutation({
       type: VolumeSnapshotGroupRef,
       nullable: true,
       description: 'The new group with one snapshot reference per volume; null until the job succeeded. Since 3.6.0.',
-      resolve: resultingGroup(result),
+      resolve: resultInventory(result),
     }),
   }),
   // The VM's snapshot groups (a connection) gain one; snapshots take primary storage space.
@@ -106,7 +99,7 @@ defineWriteMutation({
       type: VolumeSnapshotGroupRef,
       nullable: true,
       description: 'The group with its new name and description; null until the job succeeded. Since 3.6.0.',
-      resolve: resultingGroup(result),
+      resolve: resultInventory(result),
     }),
   }),
   touches: { types: ['VolumeSnapshotGroup'], uuids: (input) => [input.uuid] },
