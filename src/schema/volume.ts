@@ -6,7 +6,7 @@
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, loadByUuid } from './kit/families.js';
-import { defineListQuery } from './kit/list-query.js';
+import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, reads } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
 
@@ -69,22 +69,20 @@ defineListQuery({
   connection: VolumeConnection,
   list: {
     name: 'volumes',
-    description:
-      'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
+    description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`).',
   },
   one: {
     name: 'volume',
     type: VolumeRef,
-    description:
-      'One volume by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
+    noun: 'volume',
     argDescription: 'The volume\'s uuid.',
   },
   filter: {
     description: 'Conditions on volumes; all given conditions must hold.',
     argDescription: 'Conditions the volumes must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these volumes.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      uuids: uuidsFilter('volumes'),
+      nameContains: NAME_CONTAINS_FILTER,
       vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only volumes attached to this VM.' },
       primaryStorageUuid: { field: 'primaryStorageUuid', op: 'eq', type: 'Uuid', description: 'Only volumes on this primary storage.' },
       type: { field: 'type', op: 'eq', type: 'String', description: 'Only volumes of this type: `Root` or `Data`.' },
@@ -96,11 +94,8 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields volumes can be sorted by.',
     description: 'Order of a volume connection.',
-    argDescription: 'Sort order. Default: creation time, ascending.',
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-      NAME: { value: 'name', description: 'Name.' },
+      ...NAME_AND_DATE_ORDER_FIELDS,
       SIZE: { value: 'size', description: 'Virtual size.' },
       ACTUAL_SIZE: { value: 'actualSize', description: 'Space actually used.' },
     },

@@ -7,6 +7,7 @@
 import type { GatewayContext } from '../../context.js';
 import { observeBatch } from '../../metrics.js';
 import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
+import type { CredentialFamily } from '../../upstream/session.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
 import { matchByKey, notFound } from './loading.js';
@@ -15,6 +16,10 @@ export type { Condition, Sort } from '../../upstream/families.js';
 export type { FamilyPageRequest } from './connections.js';
 
 export interface RecordFamily<R> {
+  /** The credential its reads need. */
+  readonly credential: CredentialFamily;
+  /** The order of its pages when the client asks for none, as the schema describes it. */
+  readonly defaultOrder: string;
   /**
    * Every record whose `field` is one of `values`: one upstream read (plus its further pages) per
    * chunk of `maxBatchSize` distinct values.
@@ -28,6 +33,8 @@ export interface RecordFamily<R> {
 export function cursorFamily<K extends CursorResourceType>(resourceType: K): RecordFamily<CursorResourceTypes[K]> {
   const upstream = cursorFamilyOf(resourceType);
   return {
+    credential: upstream.credential,
+    defaultOrder: 'creation time, ascending',
     whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
     page: (context, request) => readCursorPage(context, resourceType, request),
   };
@@ -37,6 +44,8 @@ export function cursorFamily<K extends CursorResourceType>(resourceType: K): Rec
 export function queryFamily<C extends QueryCollection>(collection: C): RecordFamily<QueryCollections[C]> {
   const upstream = queryFamilyOf(collection);
   return {
+    credential: upstream.credential,
+    defaultOrder: "the upstream's own (stable) order",
     whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
     page: (context, request) => readQueryPage(context, collection, request),
   };

@@ -7,6 +7,7 @@
  */
 import type { InputRef, OutputRef } from '@pothos/core';
 import { builder } from '../../builder.js';
+import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
 import { pageArgs } from './connections.js';
 
@@ -33,6 +34,14 @@ export interface FilterField {
   readonly description: string;
 }
 
+/** The `uuids` filter field every list has: the records named, one request for all of them. */
+export function uuidsFilter(plural: string): FilterField {
+  return { field: 'uuid', op: 'in', type: ['Uuid'], description: `Only these ${plural}.` };
+}
+
+/** The `nameContains` filter field of every named record. */
+export const NAME_CONTAINS_FILTER: FilterField = { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' };
+
 /** One sort key of the `<Type>OrderField` enum: the record field and its description. */
 export interface OrderField {
   readonly value: string;
@@ -57,13 +66,19 @@ export interface ListQuery<R> {
   readonly family: RecordFamily<R>;
   /** The connection type of the query field. */
   readonly connection: OutputRef<unknown>;
-  /** The connection query field, e.g. `volumes`. */
+  /** The release that brought the resource: both query fields' descriptions end `Since <since>.` */
+  readonly since?: string;
+  /**
+   * The connection query field, e.g. `volumes`, described by what it lists and how it is read;
+   * what a failure gives (and which credential it needs) is added from the family.
+   */
   readonly list: { readonly name: string; readonly description: string };
   /** The by-uuid query field, e.g. `volume(uuid:)`, resolved by the type's loader. */
   readonly one?: {
     readonly name: string;
     readonly type: OutputRef<unknown>;
-    readonly description: string;
+    /** What one record is called in its description: `One <noun> by uuid; ...`. */
+    readonly noun: string;
     readonly argDescription: string;
   };
   readonly filter: {
@@ -78,8 +93,8 @@ export interface ListQuery<R> {
     readonly fieldsDescription: string;
     /** Of the `<typeName>Order` input. */
     readonly description: string;
-    /** Of the `orderBy` argument. */
-    readonly argDescription: string;
+    /** Of the `orderBy` argument; by default the family's order when none is asked for. */
+    readonly argDescription?: string;
     readonly fields: Readonly<Record<string, OrderField>>;
   };
 }
@@ -111,6 +126,22 @@ function sortOf(orderBy: ListArgs['orderBy']): Sort | undefined {
   return orderBy ? { field: orderBy.field, direction: orderBy.direction ?? undefined } : undefined;
 }
 
+/** The `Authorization` header each family's reads need, as the descriptions name it. */
+const CREDENTIAL_HEADERS: Readonly<Record<CredentialFamily, string>> = { resource: 'Authorization', cursor: 'X-Resources-Authorization' };
+
+function sinceOf(query: ListQuery<unknown>): string {
+  return query.since === undefined ? '' : ` Since ${query.since}.`;
+}
+
+function listDescription<R>(query: ListQuery<R>): string {
+  const header = CREDENTIAL_HEADERS[query.family.credential];
+  return `${query.list.description} Null when they cannot be read (with an error): no \`${header}\` sent (\`UNAUTHENTICATED\`) or the upstream failing; the other fields of the query still answer.${sinceOf(query)}`;
+}
+
+function oneDescription<R>(query: ListQuery<R>, noun: string): string {
+  return `One ${noun} by uuid; null when it does not exist (with a \`NOT_FOUND\` error) or cannot be read (with the error that stopped it, e.g. \`UNAUTHENTICATED\`).${sinceOf(query)}`;
+}
+
 /** Registers the types and query fields of `query` (see the module comment). */
 export function defineListQuery<R>(query: ListQuery<R>): void {
   const { typeName, filter, order } = query;
@@ -138,11 +169,11 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
     [query.list.name]: t.field({
       type: query.connection,
       nullable: true,
-      description: query.list.description,
+      description: listDescription(query),
       args: {
         ...pageArgs,
         filter: t.arg({ type: Filter, description: filter.argDescription }),
-        orderBy: t.arg({ type: Order, description: order.argDescription }),
+        orderBy: t.arg({ type: Order, description: order.argDescription ?? `Sort order. Default: ${query.family.defaultOrder}.` }),
       },
       resolve: (_root, rawArgs, context) => {
         const args = rawArgs as ListArgs;
@@ -158,7 +189,7 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
       [query.one.name]: t.field({
         type: query.one.type,
         nullable: true,
-        description: query.one.description,
+        description: oneDescription(query, query.one.noun),
         args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
         resolve: (_root, args) => args.uuid,
       }),

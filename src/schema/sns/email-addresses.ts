@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { SnsEmailAddressRecord } from '../../upstream/records.js';
 import { loadByUuid, queryFamily } from '../kit/families.js';
-import { defineListQuery } from '../kit/list-query.js';
+import { DATE_ORDER_FIELDS, defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 
@@ -42,23 +42,22 @@ defineListQuery({
   typeName: 'SnsEmailAddress',
   family: emailAddresses,
   connection: SnsEmailAddressConnection,
+  since: '3.7.0',
   list: {
     name: 'snsEmailAddresses',
-    description:
-      'Email addresses of Email endpoints (QuerySNSEmailAddress). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.7.0.',
+    description: 'Email addresses of Email endpoints (QuerySNSEmailAddress).',
   },
   one: {
     name: 'snsEmailAddress',
     type: SnsEmailAddressRef,
-    description:
-      'One SNS email address by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.7.0.',
+    noun: 'SNS email address',
     argDescription: 'The address\'s uuid.',
   },
   filter: {
     description: 'Conditions on SNS email addresses; all given conditions must hold.',
     argDescription: 'Conditions the addresses must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these addresses.' },
+      uuids: uuidsFilter('addresses'),
       endpointUuid: { field: 'endpointUuid', op: 'eq', type: 'Uuid', description: 'Only addresses of this Email endpoint.' },
       emailAddressContains: { field: 'emailAddress', op: 'contains', type: 'String', description: 'The address contains this text.' },
     },
@@ -66,10 +65,8 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields SNS email addresses can be sorted by.',
     description: 'Order of an SNS email address connection.',
-    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      ...DATE_ORDER_FIELDS,
       EMAIL_ADDRESS: { value: 'emailAddress', description: 'The address.' },
     },
   },

@@ -8,7 +8,7 @@ import type { GatewayContext } from '../../context.js';
 import type { SnsApplicationEndpointRecord, SnsApplicationPlatformRecord, SnsSmsReceiverRecord } from '../../upstream/records.js';
 import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
 import { cursorFamily, loadByUuid } from '../kit/families.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS } from '../kit/list-query.js';
+import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
@@ -89,17 +89,17 @@ defineListQuery({
   typeName: 'SnsApplicationEndpoint',
   family: endpoints,
   connection: SnsApplicationEndpointConnection,
+  since: '5.0.0',
   list: {
     name: 'snsApplicationEndpoints',
-    description:
-      'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.0.0.',
+    description: 'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`).',
   },
   filter: {
     description: 'Conditions on SNS endpoints; all given conditions must hold.',
     argDescription: 'Conditions the endpoints must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these endpoints.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      uuids: uuidsFilter('endpoints'),
+      nameContains: NAME_CONTAINS_FILTER,
       type: { field: 'type', op: 'eq', type: SnsEndpointType, description: 'Only endpoints of this delivery type.' },
       platformUuid: { field: 'platformUuid', op: 'eq', type: 'Uuid', description: 'Only endpoints of this platform.' },
       state: { field: 'state', op: 'eq', type: 'String', description: 'Only endpoints in this state, e.g. `Enabled`.' },
@@ -108,7 +108,6 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields SNS endpoints can be sorted by.',
     description: 'Order of an SNS endpoint connection.',
-    argDescription: 'Sort order. Default: creation time, ascending.',
     fields: NAME_AND_DATE_ORDER_FIELDS,
   },
 });

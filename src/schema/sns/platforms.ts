@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { SnsApplicationPlatformRecord } from '../../upstream/records.js';
 import { cursorFamily, loadByUuid } from '../kit/families.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS } from '../kit/list-query.js';
+import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 
 const platforms = cursorFamily('sns-application-platform');
 
@@ -38,17 +38,17 @@ defineListQuery({
   typeName: 'SnsApplicationPlatform',
   family: platforms,
   connection: SnsApplicationPlatformConnection,
+  since: '2.3',
   list: {
     name: 'snsApplicationPlatforms',
-    description:
-      'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 2.3.',
+    description: 'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`).',
   },
   filter: {
     description: 'Conditions on SNS platforms; all given conditions must hold.',
     argDescription: 'Conditions the platforms must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these platforms.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      uuids: uuidsFilter('platforms'),
+      nameContains: NAME_CONTAINS_FILTER,
       type: { field: 'type', op: 'eq', type: 'String', description: 'Only platforms of this type, e.g. `Email`.' },
       state: { field: 'state', op: 'eq', type: 'String', description: 'Only platforms in this state, e.g. `Enabled`.' },
     },
@@ -56,7 +56,6 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields SNS platforms can be sorted by.',
     description: 'Order of an SNS platform connection.',
-    argDescription: 'Sort order. Default: creation time, ascending.',
     fields: NAME_AND_DATE_ORDER_FIELDS,
   },
 });

@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { FiberChannelLunRecord, HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { loadByUuid, queryFamily } from '../kit/families.js';
-import { defineListQuery } from '../kit/list-query.js';
+import { defineListQuery, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -122,16 +122,15 @@ defineListQuery({
   typeName: 'FiberChannelLun',
   family: fiberChannelLuns,
   connection: FiberChannelLunConnection,
+  since: '3.1.0',
   list: {
     name: 'fiberChannelLuns',
-    description:
-      'Fibre-channel LUNs (QueryFiberChannelLun). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.1.0.',
+    description: 'Fibre-channel LUNs (QueryFiberChannelLun).',
   },
   one: {
     name: 'fiberChannelLun',
     type: FiberChannelLunRef,
-    description:
-      'One fibre-channel LUN by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.1.0.',
+    noun: 'fibre-channel LUN',
     argDescription: 'The LUN\'s uuid.',
   },
   filter: {
@@ -139,8 +138,8 @@ defineListQuery({
       'Conditions on LUNs; all given conditions must hold. The upstream queries top-level fields only, so there is no condition on the mapped hosts or VMs.',
     argDescription: 'Conditions the LUNs must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these LUNs.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      uuids: uuidsFilter('LUNs'),
+      nameContains: NAME_CONTAINS_FILTER,
       fiberChannelStorageUuid: { field: 'fiberChannelStorageUuid', op: 'eq', type: 'Uuid', description: 'Only LUNs of this FC SAN storage.' },
       state: { field: 'state', op: 'eq', type: 'String', description: 'Only LUNs in this state, e.g. `Enabled`.' },
     },
@@ -148,7 +147,6 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields LUNs can be sorted by.',
     description: 'Order of a LUN connection.',
-    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
     fields: {
       CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
       LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },

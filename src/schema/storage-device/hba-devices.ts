@@ -6,7 +6,7 @@ import type { GatewayContext } from '../../context.js';
 import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { loadByUuid, queryFamily } from '../kit/families.js';
-import { defineListQuery } from '../kit/list-query.js';
+import { defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
 import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
@@ -54,23 +54,22 @@ defineListQuery({
   typeName: 'HbaDevice',
   family: hbaDevices,
   connection: HbaDeviceConnection,
+  since: '5.3.0',
   list: {
     name: 'hbaDevices',
-    description:
-      'Fibre-channel HBA ports (QueryHBADevice). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 5.3.0.',
+    description: 'Fibre-channel HBA ports (QueryHBADevice).',
   },
   one: {
     name: 'hbaDevice',
     type: HbaDeviceRef,
-    description:
-      'One HBA port by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 5.3.0.',
+    noun: 'HBA port',
     argDescription: 'The port\'s uuid.',
   },
   filter: {
     description: 'Conditions on HBA ports; all given conditions must hold.',
     argDescription: 'Conditions the ports must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these ports.' },
+      uuids: uuidsFilter('ports'),
       hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only ports of this host.' },
       portState: { field: 'portState', op: 'eq', type: 'String', description: 'Only ports in this state, e.g. `Online`.' },
       hbaType: { field: 'hbaType', op: 'eq', type: 'String', description: 'Only HBAs of this type, e.g. `FC`.' },
@@ -79,7 +78,6 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields HBA ports can be sorted by.',
     description: 'Order of an HBA port connection.',
-    argDescription: 'Sort order. Default: the upstream\'s own (stable) order.',
     fields: {
       CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
       LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },

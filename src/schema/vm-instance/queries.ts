@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { defineListQuery } from '../kit/list-query.js';
+import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
@@ -17,22 +17,20 @@ defineListQuery({
   connection: VmInstanceConnection,
   list: {
     name: 'vmInstances',
-    description:
-      'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`). Null when they cannot be read (with an error): no `X-Resources-Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer.',
+    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`).',
   },
   one: {
     name: 'vmInstance',
     type: VmInstanceRef,
-    description:
-      'One VM by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`).',
+    noun: 'VM',
     argDescription: 'The VM\'s uuid.',
   },
   filter: {
     description: 'Conditions on VMs; all given conditions must hold.',
     argDescription: 'Conditions the VMs must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these VMs.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      uuids: uuidsFilter('VMs'),
+      nameContains: NAME_CONTAINS_FILTER,
       state: { field: 'state', op: 'eq', type: 'String', description: 'Only VMs in this state, e.g. `Running`.' },
       hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs running on this host.' },
       lastHostUuid: { field: 'lastHostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs that last ran on this host.' },
@@ -48,11 +46,8 @@ defineListQuery({
   order: {
     fieldsDescription: 'Fields VMs can be sorted by.',
     description: 'Order of a VM connection.',
-    argDescription: 'Sort order. Default: creation time, ascending.',
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-      NAME: { value: 'name', description: 'Name.' },
+      ...NAME_AND_DATE_ORDER_FIELDS,
       STATE: { value: 'state', description: 'State.' },
       MEMORY_SIZE: { value: 'memorySize', description: 'Memory size.' },
       CPU_NUM: { value: 'cpuNum', description: 'CPU count.' },

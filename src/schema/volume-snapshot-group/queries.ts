@@ -2,32 +2,31 @@
  * Snapshot group queries: `volumeSnapshotGroups` and `volumeSnapshotGroup(uuid)`
  * (QueryVolumeSnapshotGroup).
  */
-import { defineListQuery } from '../kit/list-query.js';
+import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
 
 defineListQuery({
   typeName: 'VolumeSnapshotGroup',
   family: volumeSnapshotGroups,
   connection: VolumeSnapshotGroupConnection,
+  since: '3.6.0',
   list: {
     name: 'volumeSnapshotGroups',
-    description:
-      'Volume snapshot groups (QueryVolumeSnapshotGroup). Null when they cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`) or the upstream failing; the other fields of the query still answer. Since 3.6.0.',
+    description: 'Volume snapshot groups (QueryVolumeSnapshotGroup).',
   },
   one: {
     name: 'volumeSnapshotGroup',
     type: VolumeSnapshotGroupRef,
-    description:
-      'One snapshot group by uuid; null when it does not exist (with a `NOT_FOUND` error) or cannot be read (with the error that stopped it, e.g. `UNAUTHENTICATED`). Since 3.6.0.',
+    noun: 'snapshot group',
     argDescription: 'The group\'s uuid.',
   },
   filter: {
     description: 'Conditions on snapshot groups (sent as `q=` conditions); all given conditions must hold.',
     argDescription: 'Conditions the groups must meet.',
     fields: {
-      uuids: { field: 'uuid', op: 'in', type: ['Uuid'], description: 'Only these groups.' },
+      uuids: uuidsFilter('groups'),
       vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only groups taken of this VM.' },
-      nameContains: { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' },
+      nameContains: NAME_CONTAINS_FILTER,
     },
   },
   order: {
@@ -35,9 +34,7 @@ defineListQuery({
     description: 'Order of a snapshot group connection.',
     argDescription: 'Sort order. Default: the upstream\'s order.',
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-      NAME: { value: 'name', description: 'Name.' },
+      ...NAME_AND_DATE_ORDER_FIELDS,
       SNAPSHOT_COUNT: { value: 'snapshotCount', description: 'Number of snapshots.' },
     },
   },
