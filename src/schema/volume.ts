@@ -5,7 +5,7 @@
  */
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
-import { cursorFamily, loadByUuid } from './kit/families.js';
+import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, reads } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
@@ -13,9 +13,7 @@ import { VmInstanceRef } from './vm-instance/index.js';
 const volumes = cursorFamily('volume');
 
 export const VolumeRef = builder.loadableNodeRef('Volume', {
-  id: { resolve: (volume: VolumeRecord) => volume.uuid },
-  // One CursorQuery (`filter=uuid:in:...`) per batch.
-  load: loadByUuid(volumes, 'Volume'),
+  ...nodeByUuid(volumes, 'Volume'),
 });
 
 VolumeRef.implement({

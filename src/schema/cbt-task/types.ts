@@ -2,8 +2,7 @@
  * The `CbtTask` type: change-block-tracking tasks (CbtTaskInventory) read through QueryCbtTask.
  */
 import { builder } from '../../builder.js';
-import type { CbtTaskRecord } from '../../upstream/records.js';
-import { loadByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, queryFamily } from '../kit/families.js';
 
 export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
   description: 'Lifecycle status of a CBT task. Since 4.10.10.',
@@ -20,9 +19,7 @@ export const cbtTasks = queryFamily('cbtTasks');
 
 export const CbtTaskRef = builder.loadableNode('CbtTask', {
   description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',
-  id: { resolve: (task: CbtTaskRecord) => task.uuid },
-  // One QueryCbtTask (`q=uuid?=...`) per batch.
-  load: loadByUuid(cbtTasks, 'CbtTask'),
+  ...nodeByUuid(cbtTasks, 'CbtTask'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
     name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),

@@ -6,7 +6,7 @@
 import { builder } from '../../builder.js';
 import { GetHostBlockDevices, GetHostSensors } from '../../upstream/operations/index.js';
 import type { HostRecord } from '../../upstream/records.js';
-import { loadByUuid } from '../kit/families.js';
+import { nodeByUuid } from '../kit/families.js';
 import { backedBy, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
@@ -23,10 +23,8 @@ export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
 
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',
-  id: { resolve: (host: HostRecord) => host.uuid },
+  ...nodeByUuid(hosts, 'Host'),
   extensions: backedBy('host'),
-  // One CursorQuery (`filter=uuid:in:...`) per batch.
-  load: loadByUuid(hosts, 'Host'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
     name: t.exposeString('name', { description: 'Name. Since 0.6.' }),

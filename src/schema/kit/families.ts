@@ -76,3 +76,12 @@ export function loadByUuid<R extends { uuid: string }>(family: RecordFamily<R>, 
     return matchByKey(uuids, records, (record) => record.uuid, (uuid) => notFound(typeName, uuid));
   };
 }
+
+/**
+ * A loadable node's identity and loader by uuid: its global id is the record's uuid, and each
+ * batch of uuids is one read of its family (CursorQuery `filter=uuid:in:...`, or its query's
+ * `q=uuid?=...`): `...nodeByUuid(hosts, 'Host')`.
+ */
+export function nodeByUuid<R extends { uuid: string }>(family: RecordFamily<R>, typeName: string) {
+  return { id: { resolve: (record: R) => record.uuid }, load: loadByUuid(family, typeName) };
+}

@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { SnsEmailAddressRecord } from '../../upstream/records.js';
-import { loadByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { DATE_ORDER_FIELDS, defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
@@ -14,9 +14,7 @@ const emailAddresses = queryFamily('snsEmailAddresses');
 
 export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   description: 'An email address an Email endpoint notifies (SNS email address record, QuerySNSEmailAddress). Since 3.7.0.',
-  id: { resolve: (address: SnsEmailAddressRecord) => address.uuid },
-  // One QuerySNSEmailAddress (`q=uuid?=...`) per batch.
-  load: loadByUuid(emailAddresses, 'SnsEmailAddress'),
+  ...nodeByUuid(emailAddresses, 'SnsEmailAddress'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.7.0.' }),
     emailAddress: t.exposeString('emailAddress', { description: 'The email address. Since 3.7.0.' }),

@@ -7,7 +7,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { SnsApplicationEndpointRecord, SnsApplicationPlatformRecord, SnsSmsReceiverRecord } from '../../upstream/records.js';
 import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
-import { cursorFamily, loadByUuid } from '../kit/families.js';
+import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
@@ -41,9 +41,7 @@ SnsSmsReceiverRef.implement({
 export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEndpoint', {
   description:
     'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the generic family). Since 5.0.0.',
-  id: { resolve: (endpoint: SnsApplicationEndpointRecord) => endpoint.uuid },
-  // One CursorQuery (`filter=uuid:in:...`) per batch.
-  load: loadByUuid(endpoints, 'SnsApplicationEndpoint'),
+  ...nodeByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.0.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 5.0.0.' }),

@@ -3,17 +3,14 @@
  * family (resourceType `sns-application-platform`): the spec gives them no query of their own.
  */
 import { builder } from '../../builder.js';
-import type { SnsApplicationPlatformRecord } from '../../upstream/records.js';
-import { cursorFamily, loadByUuid } from '../kit/families.js';
+import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 
 const platforms = cursorFamily('sns-application-platform');
 
 export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPlatform', {
   description: 'A notification (SNS) application platform that endpoints deliver through (SNSApplicationPlatformInventory). Since 2.3.',
-  id: { resolve: (platform: SnsApplicationPlatformRecord) => platform.uuid },
-  // One CursorQuery (`filter=uuid:in:...`) per batch.
-  load: loadByUuid(platforms, 'SnsApplicationPlatform'),
+  ...nodeByUuid(platforms, 'SnsApplicationPlatform'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 2.3.' }),
     name: t.exposeString('name', { description: 'Name. Since 2.3.' }),

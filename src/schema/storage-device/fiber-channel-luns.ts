@@ -3,8 +3,8 @@
  * mapped to.
  */
 import { builder } from '../../builder.js';
-import type { FiberChannelLunRecord, HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
-import { loadByUuid, queryFamily } from '../kit/families.js';
+import type { HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
+import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
@@ -63,9 +63,7 @@ ScsiLunVmInstanceRefType.implement({
 
 export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
-  id: { resolve: (lun: FiberChannelLunRecord) => lun.uuid },
-  // One QueryFiberChannelLun (`q=uuid?=...`) per batch.
-  load: loadByUuid(fiberChannelLuns, 'FiberChannelLun'),
+  ...nodeByUuid(fiberChannelLuns, 'FiberChannelLun'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.' }),
     name: t.exposeString('name', { description: 'Name. Since 3.1.0.' }),

@@ -5,7 +5,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { loadByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
 import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
@@ -15,10 +15,8 @@ const hbaDevices = queryFamily('hbaDevices');
 
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
-  id: { resolve: (device: HbaDeviceRecord) => device.uuid },
+  ...nodeByUuid(hbaDevices, 'HbaDevice'),
   extensions: backedBy('hbaDevice'),
-  // One QueryHBADevice (`q=uuid?=...`) per batch.
-  load: loadByUuid(hbaDevices, 'HbaDevice'),
   fields: (t) => ({
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.' }),
     name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),

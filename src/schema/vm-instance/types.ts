@@ -6,7 +6,7 @@
 import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { loadByUuid } from '../kit/families.js';
+import { nodeByUuid } from '../kit/families.js';
 import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
@@ -16,9 +16,7 @@ import { VmCdRomRef, VmNicRef } from './embedded.js';
 import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
 
 export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
-  id: { resolve: (vm: VmInstanceRecord) => vm.uuid },
-  // One CursorQuery (`filter=uuid:in:...`) per batch.
-  load: loadByUuid(vmInstances, 'VmInstance'),
+  ...nodeByUuid(vmInstances, 'VmInstance'),
   cacheResolved: (vm) => vm.uuid,
 });
 

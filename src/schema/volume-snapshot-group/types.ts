@@ -5,7 +5,7 @@
  */
 import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
-import { loadByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { backedBy, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
@@ -14,9 +14,7 @@ import { VolumeRef } from '../volume.js';
 export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
 
 export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', {
-  id: { resolve: (group: VolumeSnapshotGroupRecord) => group.uuid },
-  // One QueryVolumeSnapshotGroup (`uuid?=...`) per batch.
-  load: loadByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'),
+  ...nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'),
 });
 
 VolumeSnapshotGroupRef.implement({
