@@ -31,23 +31,21 @@ export interface RecordFamily<R> {
 
 /** The records of a generic cursor-family resource type. */
 export function cursorFamily<K extends CursorResourceType>(resourceType: K): RecordFamily<CursorResourceTypes[K]> {
-  const upstream = cursorFamilyOf(resourceType);
-  return {
-    credential: upstream.credential,
-    defaultOrder: 'creation time, ascending',
-    whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
-    page: (context, request) => readCursorPage(context, resourceType, request),
-  };
+  return recordFamily(cursorFamilyOf(resourceType), 'creation time, ascending', (context, request) => readCursorPage(context, resourceType, request));
 }
 
 /** The records of a resource-family collection that has a query operation. */
 export function queryFamily<C extends QueryCollection>(collection: C): RecordFamily<QueryCollections[C]> {
-  const upstream = queryFamilyOf(collection);
+  return recordFamily(queryFamilyOf(collection), "the upstream's own (stable) order", (context, request) => readQueryPage(context, collection, request));
+}
+
+/** Either family: keys read through its upstream family, pages in its own kind of Relay cursor. */
+function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page: RecordFamily<R>['page']): RecordFamily<R> {
   return {
     credential: upstream.credential,
-    defaultOrder: "the upstream's own (stable) order",
+    defaultOrder,
     whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
-    page: (context, request) => readQueryPage(context, collection, request),
+    page,
   };
 }
 
