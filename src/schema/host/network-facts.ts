@@ -3,10 +3,8 @@
  * their own, found by their `<hostUuid>.<uuid>` global ids through their host's facts.
  */
 import { builder } from '../../builder.js';
-import type { GatewayContext } from '../../context.js';
-import type { HostBondingRecord, HostNetworkFactsRecord, HostNicRecord } from '../../upstream/records.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from '../kit/embedded-ids.js';
-import { embeddedLoadError, notFound } from '../kit/loading.js';
+import type { HostNetworkFactsRecord } from '../../upstream/records.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostRef } from './types.js';
 
@@ -40,32 +38,12 @@ HostNetworkFactsRef.implement({
   }),
 });
 
-/** Finds records embedded in hosts' network facts by their `<hostUuid>.<uuid>` ids. */
-async function loadFromNetworkFacts<T extends { uuid: string }>(
-  ids: string[],
-  context: GatewayContext,
-  typeName: string,
-  pick: (facts: HostNetworkFactsRecord) => T[],
-): Promise<(T | Error)[]> {
-  const parsed = ids.map(parseEmbeddedId);
-  const hostUuids = [...new Set(parsed.flatMap((id) => (id ? [id.parentUuid] : [])))];
-  const facts = await loadNetworkFacts(hostUuids, context);
-  const byHost = new Map(hostUuids.map((uuid, index) => [uuid, facts[index]]));
-  return parsed.map((id, index) => {
-    if (!id) return notFound(typeName, ids[index]!);
-    const hostFacts = byHost.get(id.parentUuid);
-    if (hostFacts instanceof Error) return embeddedLoadError(hostFacts, typeName, id.uuid);
-    return (hostFacts && pick(hostFacts).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
-  });
-}
-
-function loadBondings(ids: string[], context: GatewayContext): Promise<(HostBondingRecord | Error)[]> {
-  return loadFromNetworkFacts(ids, context, 'HostNetworkBonding', (facts) => facts.bondings);
-}
-
-function loadHostNics(ids: string[], context: GatewayContext): Promise<(HostNicRecord | Error)[]> {
-  return loadFromNetworkFacts(ids, context, 'HostNic', (facts) => [...facts.nics, ...facts.bondings.flatMap((bond) => bond.slaves)]);
-}
+// A host's bonds and NICs are found in its network facts, read once per host of the batch.
+const loadBondings = loadEmbedded('HostNetworkBonding', loadNetworkFacts, (facts: HostNetworkFactsRecord) => facts.bondings);
+const loadHostNics = loadEmbedded('HostNic', loadNetworkFacts, (facts: HostNetworkFactsRecord) => [
+  ...facts.nics,
+  ...facts.bondings.flatMap((bond) => bond.slaves),
+]);
 
 export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', {
   description: 'A bond of host NICs (HostNetworkBondingInventory). Since 4.7.0; network facts carry bonds since 3.5.0.',

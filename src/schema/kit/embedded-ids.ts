@@ -2,6 +2,8 @@
  * Global ids of records embedded in a parent record (a VM's NICs, a host's bonds), which have no
  * query of their own.
  */
+import type { GatewayContext } from '../../context.js';
+import { embeddedLoadError, notFound } from './loading.js';
 
 /** The global id of an embedded record carries its parent's uuid: `<parentUuid>.<uuid>`. */
 export function embeddedId(parentUuid: string | null, uuid: string): string {
@@ -22,4 +24,29 @@ export function parseEmbeddedId(id: string): { parentUuid: string; uuid: string 
   const [parentUuid, uuid, ...rest] = id.split('.');
   if (!parentUuid || !uuid || rest.length > 0) return null;
   return { parentUuid, uuid };
+}
+
+/**
+ * The batch function of a record type embedded in parents, by `<parentUuid>.<uuid>` ids: each
+ * parent is read once (`loadParents`, answering in the order of the uuids given) and each id is
+ * found in what `pick` takes from its parent. A malformed id or a record its parent lacks is
+ * `NOT_FOUND` in its own slot; a parent that failed gives its error to its own records only.
+ */
+export function loadEmbedded<P, T extends { uuid: string }>(
+  typeName: string,
+  loadParents: (parentUuids: string[], context: GatewayContext) => Promise<readonly (P | Error)[]>,
+  pick: (parent: P) => readonly T[],
+): (ids: string[], context: GatewayContext) => Promise<(T | Error)[]> {
+  return async (ids, context) => {
+    const parsed = ids.map(parseEmbeddedId);
+    const parentUuids = [...new Set(parsed.flatMap((id) => (id ? [id.parentUuid] : [])))];
+    const parents = await loadParents(parentUuids, context);
+    const byUuid = new Map(parentUuids.map((uuid, index) => [uuid, parents[index]]));
+    return parsed.map((id, index) => {
+      if (!id) return notFound(typeName, ids[index]!);
+      const parent = byUuid.get(id.parentUuid);
+      if (parent instanceof Error) return embeddedLoadError(parent, typeName, id.uuid);
+      return (parent && pick(parent).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
+    });
+  };
 }

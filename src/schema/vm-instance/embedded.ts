@@ -4,9 +4,8 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { UsedIpRecord, VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, parseEmbeddedId } from '../kit/embedded-ids.js';
-import { embeddedLoadError, notFound } from '../kit/loading.js';
+import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
+import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
 import { backedBy, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
@@ -20,46 +19,18 @@ export const NicDriverType = builder.enumType('NicDriverType', {
 });
 
 /**
- * The VMs named by the parents of embedded ids (`<vmUuid>.<uuid>`), through the request's VM
- * loader, so NICs, used IPs and CD-ROMs looked up together share one batch (and its cache).
+ * The VMs records embedded in them name, through the request's VM loader, so NICs, used IPs and
+ * CD-ROMs looked up together share one batch (and its cache).
  */
-async function loadParentVms(ids: readonly string[], context: GatewayContext) {
-  const parsed = ids.map(parseEmbeddedId);
-  const vmUuids = [...new Set(parsed.flatMap((id) => (id ? [id.parentUuid] : [])))];
-  const vms = await VmInstanceRef.getDataloader(context).loadMany(vmUuids);
-  const byUuid = new Map(vmUuids.map((uuid, index) => [uuid, vms[index]!]));
-  return parsed.map((id) => (id ? { id, vm: byUuid.get(id.parentUuid) } : null));
-}
-
-/** Finds records embedded in VMs by their `<vmUuid>.<uuid>` ids. */
-async function loadFromVms<T extends { uuid: string }>(
-  ids: string[],
-  context: GatewayContext,
-  typeName: string,
-  pick: (vm: VmInstanceRecord) => T[],
-): Promise<(T | Error)[]> {
-  const found = await loadParentVms(ids, context);
-  return found.map((entry, index) => {
-    if (!entry) return notFound(typeName, ids[index]!);
-    if (entry.vm instanceof Error) return embeddedLoadError(entry.vm, typeName, entry.id.uuid);
-    return (entry.vm && pick(entry.vm).find((record) => record.uuid === entry.id.uuid)) ?? notFound(typeName, entry.id.uuid);
-  });
+function loadVms(vmUuids: string[], context: GatewayContext) {
+  return VmInstanceRef.getDataloader(context).loadMany(vmUuids);
 }
 
 // A VM's NICs, CD-ROMs and used IPs carry its uuid (their global ids need it) from decoding, even
 // when the upstream leaves it out of the embedded items: the resolvers hand them out as they are.
-
-function loadVmNics(ids: string[], context: GatewayContext): Promise<(VmNicRecord | Error)[]> {
-  return loadFromVms(ids, context, 'VmNic', (vm) => vm.vmNics);
-}
-
-function loadVmCdRoms(ids: string[], context: GatewayContext): Promise<(VmCdRomRecord | Error)[]> {
-  return loadFromVms(ids, context, 'VmCdRom', (vm) => vm.vmCdRoms);
-}
-
-function loadUsedIps(ids: string[], context: GatewayContext): Promise<(UsedIpRecord | Error)[]> {
-  return loadFromVms(ids, context, 'UsedIp', (vm) => vm.vmNics.flatMap((nic) => nic.usedIps));
-}
+const loadVmNics = loadEmbedded('VmNic', loadVms, (vm: VmInstanceRecord) => vm.vmNics);
+const loadVmCdRoms = loadEmbedded('VmCdRom', loadVms, (vm: VmInstanceRecord) => vm.vmCdRoms);
+const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => vm.vmNics.flatMap((nic) => nic.usedIps));
 
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (vmNics item / VmNicInventory). Items since 3.17.13; VmNicInventory since 3.9.0.',
