@@ -7,7 +7,7 @@ import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
-import { backedBy, reads } from './kit/record-fields.js';
+import { backedBy, follows } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
 
 const volumes = cursorFamily('volume');
@@ -26,11 +26,9 @@ VolumeRef.implement({
     primaryStorageUuid: t.expose('primaryStorageUuid', { type: 'Uuid', description: 'Primary storage holding the volume. Since 3.17.13.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the volume is attached to; null when detached. Since 3.17.13.' }),
     vmInstance: t.field({
+      ...follows<VolumeRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.',
-      extensions: reads<VolumeRecord>('vmInstanceUuid'),
-      resolve: (volume) => volume.vmInstanceUuid,
     }),
     diskOfferingUuid: t.expose('diskOfferingUuid', { type: 'Uuid', description: 'Disk offering the volume was created from. Since 3.17.13.' }),
     rootImageUuid: t.expose('rootImageUuid', { type: 'Uuid', description: 'Image a root volume was created from. Since 3.17.13.' }),
@@ -42,11 +40,9 @@ VolumeRef.implement({
     volumeQos: t.exposeString('volumeQos', { description: 'QoS settings of the volume. Since 3.17.13.' }),
     lastVmInstanceUuid: t.expose('lastVmInstanceUuid', { type: 'Uuid', description: 'VM the volume was last attached to. Since 3.17.13.' }),
     lastVmInstance: t.field({
+      ...follows<VolumeRecord>('lastVmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.',
-      extensions: reads<VolumeRecord>('lastVmInstanceUuid'),
-      resolve: (volume) => volume.lastVmInstanceUuid,
     }),
     size: t.expose('size', { type: 'Long', description: 'Virtual size in bytes. Since 3.17.13.' }),
     actualSize: t.expose('actualSize', { type: 'Long', description: 'Space actually used on the primary storage, in bytes. Since 3.17.13.' }),

@@ -3,8 +3,9 @@
  * their own, found by their `<hostUuid>.<uuid>` global ids through their host's facts.
  */
 import { builder } from '../../builder.js';
-import type { HostNetworkFactsRecord } from '../../upstream/records.js';
+import type { HostBondingRecord, HostNetworkFactsRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
+import { follows } from '../kit/record-fields.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostRef } from './types.js';
 
@@ -54,10 +55,9 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the bond is on.' }),
     host: t.field({
+      ...follows<HostBondingRecord>('hostUuid'),
       type: HostRef,
-      nullable: true,
       description: 'Host the bond is on. Null when it cannot be read (with an error).',
-      resolve: (bond) => bond.hostUuid,
     }),
     bondingName: t.exposeString('bondingName', { description: 'Bond name, e.g. `bond0`.' }),
     bondingType: t.exposeString('bondingType', { description: 'Bond usage state: `noBridge` or `bridgeSlave`. Since 4.7.0.' }),

@@ -44,3 +44,16 @@ export function alsoReads<T extends DemandedRecord>(
 ): { otherRecordFields: Partial<Record<DemandedRecord, readonly string[]>> } {
   return { otherRecordFields: { [type]: fields } };
 }
+
+/** The fields of `R` that hold a uuid (or null). */
+type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
+
+/**
+ * `t.field({ ...follows<VolumeRecord>('vmInstanceUuid'), type: VmInstanceRef, description })`: a
+ * field that follows a uuid its record holds to the node it names, loaded by that node's
+ * per-request loader (batched with every other); null when the record holds none, or when the
+ * node cannot be read (with an error). It reads that one field of its record.
+ */
+export function follows<R>(field: UuidFields<R>) {
+  return { nullable: true as const, extensions: reads<R>(field), resolve: (record: R) => record[field] as string | null };
+}

@@ -8,6 +8,7 @@ import type { SnsEmailAddressRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { DATE_ORDER_FIELDS, defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
+import { follows } from '../kit/record-fields.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 
 const emailAddresses = queryFamily('snsEmailAddresses');
@@ -20,10 +21,9 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
     emailAddress: t.exposeString('emailAddress', { description: 'The email address. Since 3.7.0.' }),
     endpointUuid: t.expose('endpointUuid', { type: 'Uuid', description: 'The Email endpoint the address belongs to. Since 3.7.0.' }),
     endpoint: t.field({
+      ...follows<SnsEmailAddressRecord>('endpointUuid'),
       type: SnsApplicationEndpointRef,
-      nullable: true,
       description: 'The Email endpoint the address belongs to (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
-      resolve: (address) => address.endpointUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the address was added. Since 3.7.0.' }),
     lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the address last changed. Since 3.7.0.' }),

@@ -10,6 +10,7 @@ import { pageArgs, readPageSize, resolveListConnection } from '../kit/connection
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
+import { follows } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
@@ -54,10 +55,9 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     }),
     platformUuid: t.expose('platformUuid', { type: 'Uuid', description: 'The platform the endpoint belongs to. Since 5.0.0.' }),
     platform: t.field({
+      ...follows<SnsApplicationEndpointRecord>('platformUuid'),
       type: SnsApplicationPlatformRef,
-      nullable: true,
       description: 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.',
-      resolve: (endpoint) => endpoint.platformUuid,
     }),
     state: t.exposeString('state', { description: 'Endpoint state; `Enabled` is seen, other values are open. Since 5.0.0.' }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the endpoint was created. Since 5.0.0.' }),

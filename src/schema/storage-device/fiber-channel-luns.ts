@@ -6,6 +6,7 @@ import { builder } from '../../builder.js';
 import type { HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { follows } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -34,10 +35,9 @@ ScsiLunHostRefType.implement({
     scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', nullable: false, description: 'The host that sees the LUN. Since 3.1.0.' }),
     host: t.field({
+      ...follows<ScsiLunHostRefRecord>('hostUuid'),
       type: HostRef,
-      nullable: true,
       description: 'The host that sees the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
-      resolve: (ref) => ref.hostUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
     lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the mapping last changed. Since 3.1.0.' }),
@@ -52,10 +52,9 @@ ScsiLunVmInstanceRefType.implement({
     scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', nullable: false, description: 'The VM using the LUN. Since 3.1.0.' }),
     vmInstance: t.field({
+      ...follows<ScsiLunVmInstanceRefRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'The VM using the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
-      resolve: (ref) => ref.vmInstanceUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
   }),

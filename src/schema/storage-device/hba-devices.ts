@@ -8,7 +8,7 @@ import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
-import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
+import { alsoReads, backedBy, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
 const hbaDevices = queryFamily('hbaDevices');
@@ -22,11 +22,9 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
     name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
     hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the HBA is installed in. Since 5.3.0.' }),
     host: t.field({
+      ...follows<HbaDeviceRecord>('hostUuid'),
       type: HostRef,
-      nullable: true,
       description: 'Host the HBA is installed in (read through the generic cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
-      extensions: reads<HbaDeviceRecord>('hostUuid'),
-      resolve: (device) => device.hostUuid,
     }),
     portName: t.exposeString('portName', { description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
     portState: t.exposeString('portState', { description: 'Port state; `Online` is seen, other values are open. Since 5.3.0.' }),

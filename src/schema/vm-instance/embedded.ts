@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
-import { backedBy, reads } from '../kit/record-fields.js';
+import { backedBy, follows, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
 export const NicDriverType = builder.enumType('NicDriverType', {
@@ -41,11 +41,9 @@ export const VmNicRef = builder.loadableNode('VmNic', {
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the NIC belongs to. Since 3.9.0.' }),
     vmInstance: t.field({
+      ...follows<VmNicRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.',
-      extensions: reads<VmNicRecord>('vmInstanceUuid'),
-      resolve: (nic) => nic.vmInstanceUuid,
     }),
     l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network the NIC is on. Since 3.9.0.' }),
     ip: t.exposeString('ip', { description: 'IP address. Since 3.9.0.' }),
@@ -107,11 +105,9 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
     uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the drive belongs to. Since 3.17.13.' }),
     vmInstance: t.field({
+      ...follows<VmCdRomRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.',
-      extensions: reads<VmCdRomRecord>('vmInstanceUuid'),
-      resolve: (cdRom) => cdRom.vmInstanceUuid,
     }),
     isoUuid: t.expose('isoUuid', { type: 'Uuid', description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
     isoInstallPath: t.exposeString('isoInstallPath', { description: 'Install path of the ISO image. Since 3.17.13.' }),

@@ -6,7 +6,7 @@
 import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
-import { backedBy, reads } from '../kit/record-fields.js';
+import { backedBy, follows, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 
@@ -27,11 +27,9 @@ VolumeSnapshotGroupRef.implement({
     snapshotCount: t.exposeInt('snapshotCount', { description: 'How many snapshots the group holds. Since 3.6.0.' }),
     vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM whose volumes were snapshotted. Since 3.6.0.' }),
     vmInstance: t.field({
+      ...follows<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      nullable: true,
       description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.',
-      extensions: reads<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
-      resolve: (group) => group.vmInstanceUuid,
     }),
     createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.6.0.' }),
     lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.6.0.' }),
@@ -61,11 +59,9 @@ VolumeSnapshotRefType.implement({
     volumeSnapshotGroupUuid: t.expose('volumeSnapshotGroupUuid', { type: 'Uuid', description: 'Group the snapshot belongs to. Since 3.6.0.' }),
     volumeUuid: t.expose('volumeUuid', { type: 'Uuid', description: 'Volume the snapshot was taken of. Since 3.6.0.' }),
     volume: t.field({
+      ...follows<VolumeSnapshotRefRecord>('volumeUuid'),
       type: VolumeRef,
-      nullable: true,
       description: 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.',
-      extensions: reads<VolumeSnapshotRefRecord>('volumeUuid'),
-      resolve: (ref) => ref.volumeUuid,
     }),
     volumeName: t.exposeString('volumeName', { description: 'Name of the volume when the snapshot was taken. Since 3.6.0.' }),
     volumeType: t.exposeString('volumeType', { description: 'Type of the volume: `Root` or `Data`. Since 3.6.0.' }),
