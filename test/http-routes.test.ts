@@ -17,6 +17,7 @@ import { useReadiness } from '../src/plugins/use-readiness.js';
 import { schema } from '../src/schema/index.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { createUpstreamClient } from '../src/upstream/client.js';
+import { GetHostSensors } from '../src/upstream/operations/index.js';
 import type { UpstreamClient } from '../src/upstream/types.js';
 
 const logger = pino({ level: 'silent' });
@@ -77,7 +78,7 @@ describe('useReadiness', () => {
     // Nothing listens on port 9: the first refused call opens the breaker.
     const away = createUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9', breakerThreshold: 1, breakerOpenMs: 60_000, retries: 0 });
     try {
-      await expect(away.getHostSensors({ authorization: `OAuth ${simulator.credentials.session}` }, 'a'.repeat(32))).rejects.toThrow();
+      await expect(away.read({ authorization: `OAuth ${simulator.credentials.session}` }, GetHostSensors, { uuid: 'a'.repeat(32) })).rejects.toThrow();
       const yoga = yogaWith(useReadiness({ upstream: away, redisReachable: async () => undefined, stopping: new AbortController().signal, logger }));
       const answer = await yoga.fetch('http://gateway/readyz');
       const text = await answer.text();
