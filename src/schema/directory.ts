@@ -15,7 +15,6 @@ defineWriteMutation({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The directory (sent in the body). Since 4.6.0.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.6.0.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
   payloadFields: (t, result) => ({
     deletedDirectoryUuid: t.field({
       type: 'Uuid',

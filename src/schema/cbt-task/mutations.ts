@@ -44,15 +44,6 @@ defineWriteMutation({
       description: 'The VM the task tracks; carried by the request body, whether the service requires it is not shown. Since 4.10.10.',
     }),
   }),
-  params: (input) => ({
-    name: input.name,
-    description: input.description,
-    taskType: input.taskType,
-    resourceUuids: input.resourceUuids,
-    resourceUuid: input.resourceUuid,
-    tagUuids: input.tagUuids,
-    vmInstanceUuid: input.vmInstanceUuid,
-  }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -74,7 +65,6 @@ defineWriteMutation({
     force: t.boolean({ description: 'Delete even while the task runs. Since 4.10.10.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.10.10.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, force: input.force, deleteMode: input.deleteMode }),
   payloadFields: (t, result) => ({
     deletedCbtTaskUuid: t.field({
       type: 'Uuid',
@@ -94,7 +84,6 @@ defineWriteMutation({
     uuid: t.field(cbtTaskUuidField),
     force: t.boolean({ description: 'Disable forcibly. Since 4.10.10.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, force: input.force }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -115,7 +104,6 @@ defineWriteMutation({
     uuid: t.field(cbtTaskUuidField),
     bitmapName: t.string({ description: 'Name of the dirty bitmap that tracks changed blocks. Since 4.10.10.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, bitmapName: input.bitmapName }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -167,7 +155,6 @@ defineWriteMutation({
     vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM the volumes belong to. Since 4.10.10.' }),
     force: t.boolean({ description: 'Export again volumes that are already exported. Since 4.10.10.' }),
   }),
-  params: (input) => ({ volumeUuids: input.volumeUuids, vmInstanceUuid: input.vmInstanceUuid, force: input.force }),
   payloadFields: (t, result) => ({
     volumeInfos: t.field({
       type: [NbdVolumeInfoRef],

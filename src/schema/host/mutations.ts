@@ -14,7 +14,6 @@ defineWriteMutation({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The host.' }),
     nqn: t.string({ required: true, description: 'The new NVMe qualified name, e.g. `nqn.2014-08.org.nvmexpress:uuid:...`.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, nqn: input.nqn }),
   payloadFields: (t, result) => ({
     host: t.field({
       type: HostRef,
@@ -36,12 +35,6 @@ defineWriteMutation({
     ipAddress: t.string({ description: 'The IP address to set on the bond, e.g. `192.168.10.5`. Since 4.7.0.' }),
     netmask: t.string({ description: 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.' }),
     isDefaultRoute: t.boolean({ description: 'Whether the bond becomes the host\'s default route. Since 4.7.0.' }),
-  }),
-  params: (input) => ({
-    bondingUuid: input.bondingUuid,
-    ipAddress: input.ipAddress,
-    netmask: input.netmask,
-    isDefaultRoute: input.isDefaultRoute,
   }),
   payloadFields: (t, result) => ({
     bonding: t.field({

@@ -39,8 +39,13 @@ export interface WriteMutationSpec<Fields extends InputFieldMap, Op extends Writ
   operation: Op;
   description: string;
   inputFields: (t: InputBuilder) => Fields;
-  /** The operation's parameters from the mutation's input (the kit adds the tags). */
-  params: (input: InputShapeFromFields<Fields>) => ParamsOf<Op>;
+  /**
+   * The operation's parameters from the mutation's input (the kit adds the tags), for a mutation
+   * whose input does more than name them.
+   * @default each parameter of the operation from the input field of its name (the contract names
+   * every input field after the spec's parameter)
+   */
+  params?: (input: InputShapeFromFields<Fields>) => ParamsOf<Op>;
   /** The payload's own fields; `result` reads the job's result, decoded once by the operation. */
   payloadFields: (t: PayloadBuilder, result: ResultReader<ResultOf<Op>>) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
   /** What the write changes, for the response cache to forget once its job finishes. */
@@ -154,10 +159,22 @@ function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Re
   return Object.fromEntries(names.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]));
 }
 
+/** Every parameter an operation takes: its path parameters, then the others it declares. */
+function paramNamesOf(operation: WriteOperation): readonly string[] {
+  const pathNames = operation.pathParts.flatMap((part) => ('param' in part ? [part.param] : []));
+  return [...pathNames, ...Object.keys(operation.params)];
+}
+
+/** The parameters named `names`, each from the input field of its name. */
+function sameNamed<Op extends WriteOperation>(input: Record<string, unknown>, names: readonly string[]): ParamsOf<Op> {
+  return Object.fromEntries(names.map((name) => [name, input[name]])) as ParamsOf<Op>;
+}
+
 export function defineWriteMutation<Fields extends InputFieldMap, Op extends WriteOperation>(spec: WriteMutationSpec<Fields, Op>): ObjectRef<Types, PayloadSource> {
   const typeName = spec.name.charAt(0).toUpperCase() + spec.name.slice(1);
   const operation = spec.operation.name;
   const result = resultReader(spec.operation);
+  const paramNames = paramNamesOf(spec.operation);
   const { payloadType } = builder.relayMutationField(
     spec.name,
     {
@@ -182,7 +199,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
         const { credential, owner } = context.session.jobCaller();
-        const params = spec.params(input as InputShapeFromFields<Fields>);
+        const params = spec.params ? spec.params(input as InputShapeFromFields<Fields>) : sameNamed(input, paramNames);
         let job = await context.jobs.start({
           operation: spec.name,
           credential,

@@ -26,7 +26,6 @@ defineWriteMutation({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The platform (path parameter). Since 2.3.' }),
     stateEvent: t.field({ type: SnsStateEvent, required: true, description: 'The state change to apply: enable or disable. Since 2.3.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, stateEvent: input.stateEvent }),
   payloadFields: (t, result) => ({
     platform: t.field({
       type: SnsApplicationPlatformRef,
@@ -52,14 +51,6 @@ defineWriteMutation({
     password: t.string({ description: 'The password sent to the webhook (never read back). Since 4.2.0.' }),
     name: t.string({ description: 'New name of the endpoint. Since 4.2.0.' }),
     description: t.string({ description: 'New description of the endpoint. Since 4.2.0.' }),
-  }),
-  params: (input) => ({
-    uuid: input.uuid,
-    url: input.url,
-    username: input.username,
-    password: input.password,
-    name: input.name,
-    description: input.description,
   }),
   payloadFields: (t, result) => ({
     endpoint: t.field({

@@ -218,7 +218,6 @@ defineWriteMutation({
   inputFields: (t) => ({
     vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC whose network is detached from its VM. Since 0.6.' }),
   }),
-  params: (input) => ({ vmNicUuid: input.vmNicUuid }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -242,7 +241,6 @@ defineWriteMutation({
       description: 'The VM. Since 0.6. The spec lists it as optional, but it is a path segment, so the gateway requires it.',
     }),
   }),
-  params: (input) => ({ uuid: input.uuid }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -263,7 +261,6 @@ defineWriteMutation({
     vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.12.0.' }),
     volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to boot from; it must be attached to the VM. Since 3.12.0.' }),
   }),
-  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, volumeUuid: input.volumeUuid }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -284,7 +281,6 @@ defineWriteMutation({
   inputFields: (t) => ({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The destroyed VM. Since 0.6.' }),
   }),
-  params: (input) => ({ uuid: input.uuid }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -306,7 +302,6 @@ defineWriteMutation({
     vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC of that VM (sent inside the action object). Since 3.9.0.' }),
     driverType: t.field({ type: NicDriverType, required: true, description: 'The new device model. Since 3.9.0.' }),
   }),
-  params: (input) => ({ vmInstanceUuid: input.vmInstanceUuid, vmNicUuid: input.vmNicUuid, driverType: input.driverType }),
   payloadFields: (t, result) => ({
     vmNic: t.field({
       type: VmNicRef,
@@ -337,7 +332,6 @@ defineWriteMutation({
     uuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 0.6.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How dependants are treated; the upstream\'s default is `Permissive`. Since 0.6.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
   payloadFields: (t) => ({
     vmInstance: t.field({
       type: VmInstanceRef,

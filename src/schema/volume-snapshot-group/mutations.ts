@@ -39,13 +39,6 @@ defineWriteMutation({
     resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new group should get, instead of a generated one. Since 3.6.0.' }),
     tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new group. Since 3.6.0.' }),
   }),
-  params: (input) => ({
-    rootVolumeUuid: input.rootVolumeUuid,
-    name: input.name,
-    description: input.description,
-    resourceUuid: input.resourceUuid,
-    tagUuids: input.tagUuids,
-  }),
   payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,
@@ -70,7 +63,6 @@ defineWriteMutation({
       description: 'How dependants are treated (sent on the query string); the upstream\'s default is `Permissive`. Since 3.6.0.',
     }),
   }),
-  params: (input) => ({ uuid: input.uuid, deleteMode: input.deleteMode }),
   payloadFields: (t, result) => ({
     results: t.field({
       type: [SnapshotGroupDeletionResultRef],
@@ -93,7 +85,6 @@ defineWriteMutation({
     name: t.string({ description: 'New name; left unchanged when not given. Since 3.6.0.' }),
     description: t.string({ description: 'New description; left unchanged when not given. Since 3.6.0.' }),
   }),
-  params: (input) => ({ uuid: input.uuid, name: input.name, description: input.description }),
   payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,
