@@ -61,6 +61,7 @@ defineListQuery({
   typeName: 'Volume',
   family: volumes,
   connection: VolumeConnection,
+  naming: { a: 'a volume', plural: 'volumes' },
   list: {
     name: 'volumes',
     description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`).',
@@ -72,7 +73,6 @@ defineListQuery({
     argDescription: 'The volume\'s uuid.',
   },
   filter: {
-    description: 'Conditions on volumes; all given conditions must hold.',
     argDescription: 'Conditions the volumes must meet.',
     fields: {
       uuids: uuidsFilter('volumes'),
@@ -86,8 +86,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields volumes can be sorted by.',
-    description: 'Order of a volume connection.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
       SIZE: { value: 'size', description: 'Virtual size.' },

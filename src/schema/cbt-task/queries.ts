@@ -8,6 +8,7 @@ defineListQuery({
   typeName: 'CbtTask',
   family: cbtTasks,
   connection: CbtTaskConnection,
+  naming: { a: 'a CBT task', plural: 'CBT tasks' },
   since: '4.10.10',
   list: {
     name: 'cbtTasks',
@@ -20,7 +21,6 @@ defineListQuery({
     argDescription: 'The task\'s uuid.',
   },
   filter: {
-    description: 'Conditions on CBT tasks; all given conditions must hold.',
     argDescription: 'Conditions the tasks must meet.',
     fields: {
       uuids: uuidsFilter('tasks'),
@@ -29,8 +29,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields CBT tasks can be sorted by.',
-    description: 'Order of a CBT task connection.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
       STATUS: { value: 'status', description: 'Status (alphabetical by the upstream spelling).' },

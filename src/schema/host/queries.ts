@@ -9,6 +9,7 @@ defineListQuery({
   typeName: 'Host',
   family: hosts,
   connection: HostConnection,
+  naming: { a: 'a host', plural: 'hosts' },
   list: {
     name: 'hosts',
     description: 'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`).',
@@ -20,7 +21,6 @@ defineListQuery({
     argDescription: 'The host\'s uuid.',
   },
   filter: {
-    description: 'Conditions on hosts; all given conditions must hold.',
     argDescription: 'Conditions the hosts must meet.',
     fields: {
       uuids: uuidsFilter('hosts'),
@@ -33,8 +33,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields hosts can be sorted by.',
-    description: 'Order of a host connection.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
       MANAGEMENT_IP: { value: 'managementIp', description: 'Management IP.' },

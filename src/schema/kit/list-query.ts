@@ -66,6 +66,8 @@ export interface ListQuery<R> {
   readonly family: RecordFamily<R>;
   /** The connection type of the query field. */
   readonly connection: OutputRef<unknown>;
+  /** What the records are called in the generated descriptions, e.g. `an HBA port`, `HBA ports`. */
+  readonly naming: { readonly a: string; readonly plural: string };
   /** The release that brought the resource: both query fields' descriptions end `Since <since>.` */
   readonly since?: string;
   /**
@@ -82,17 +84,13 @@ export interface ListQuery<R> {
     readonly argDescription: string;
   };
   readonly filter: {
-    /** Of the input type. */
-    readonly description: string;
+    /** Of the input type; by default `Conditions on <plural>; all given conditions must hold.` */
+    readonly description?: string;
     /** Of the `filter` argument. */
     readonly argDescription: string;
     readonly fields: Readonly<Record<string, FilterField>>;
   };
   readonly order: {
-    /** Of the `<typeName>OrderField` enum. */
-    readonly fieldsDescription: string;
-    /** Of the `<typeName>Order` input. */
-    readonly description: string;
     /** Of the `orderBy` argument; by default the family's order when none is asked for. */
     readonly argDescription?: string;
     readonly fields: Readonly<Record<string, OrderField>>;
@@ -145,8 +143,9 @@ function oneDescription<R>(query: ListQuery<R>, noun: string): string {
 /** Registers the types and query fields of `query` (see the module comment). */
 export function defineListQuery<R>(query: ListQuery<R>): void {
   const { typeName, filter, order } = query;
+  const { a, plural } = query.naming;
   const Filter = builder.inputType(`${typeName}Filter`, {
-    description: filter.description,
+    description: filter.description ?? `Conditions on ${plural}; all given conditions must hold.`,
     fields: (t) =>
       Object.fromEntries(
         Object.entries(filter.fields).map(([name, { type, description }]) => [
@@ -156,9 +155,9 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
         ]),
       ),
   });
-  const OrderFieldEnum = builder.enumType(`${typeName}OrderField`, { description: order.fieldsDescription, values: order.fields });
+  const OrderFieldEnum = builder.enumType(`${typeName}OrderField`, { description: `Fields ${plural} can be sorted by.`, values: order.fields });
   const Order = builder.inputType(`${typeName}Order`, {
-    description: order.description,
+    description: `Order of ${a} connection.`,
     fields: (t) => ({
       field: t.field({ type: OrderFieldEnum, required: true, description: 'Sort key.' }),
       direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),

@@ -40,6 +40,7 @@ defineListQuery({
   typeName: 'SnsEmailAddress',
   family: emailAddresses,
   connection: SnsEmailAddressConnection,
+  naming: { a: 'an SNS email address', plural: 'SNS email addresses' },
   since: '3.7.0',
   list: {
     name: 'snsEmailAddresses',
@@ -52,7 +53,6 @@ defineListQuery({
     argDescription: 'The address\'s uuid.',
   },
   filter: {
-    description: 'Conditions on SNS email addresses; all given conditions must hold.',
     argDescription: 'Conditions the addresses must meet.',
     fields: {
       uuids: uuidsFilter('addresses'),
@@ -61,8 +61,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields SNS email addresses can be sorted by.',
-    description: 'Order of an SNS email address connection.',
     fields: {
       ...DATE_ORDER_FIELDS,
       EMAIL_ADDRESS: { value: 'emailAddress', description: 'The address.' },

@@ -87,13 +87,13 @@ defineListQuery({
   typeName: 'SnsApplicationEndpoint',
   family: endpoints,
   connection: SnsApplicationEndpointConnection,
+  naming: { a: 'an SNS endpoint', plural: 'SNS endpoints' },
   since: '5.0.0',
   list: {
     name: 'snsApplicationEndpoints',
     description: 'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`).',
   },
   filter: {
-    description: 'Conditions on SNS endpoints; all given conditions must hold.',
     argDescription: 'Conditions the endpoints must meet.',
     fields: {
       uuids: uuidsFilter('endpoints'),
@@ -104,8 +104,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields SNS endpoints can be sorted by.',
-    description: 'Order of an SNS endpoint connection.',
     fields: NAME_AND_DATE_ORDER_FIELDS,
   },
 });

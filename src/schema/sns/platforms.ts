@@ -35,13 +35,13 @@ defineListQuery({
   typeName: 'SnsApplicationPlatform',
   family: platforms,
   connection: SnsApplicationPlatformConnection,
+  naming: { a: 'an SNS platform', plural: 'SNS platforms' },
   since: '2.3',
   list: {
     name: 'snsApplicationPlatforms',
     description: 'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`).',
   },
   filter: {
-    description: 'Conditions on SNS platforms; all given conditions must hold.',
     argDescription: 'Conditions the platforms must meet.',
     fields: {
       uuids: uuidsFilter('platforms'),
@@ -51,8 +51,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields SNS platforms can be sorted by.',
-    description: 'Order of an SNS platform connection.',
     fields: NAME_AND_DATE_ORDER_FIELDS,
   },
 });

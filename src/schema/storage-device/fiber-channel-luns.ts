@@ -119,6 +119,7 @@ defineListQuery({
   typeName: 'FiberChannelLun',
   family: fiberChannelLuns,
   connection: FiberChannelLunConnection,
+  naming: { a: 'a LUN', plural: 'LUNs' },
   since: '3.1.0',
   list: {
     name: 'fiberChannelLuns',
@@ -142,8 +143,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields LUNs can be sorted by.',
-    description: 'Order of a LUN connection.',
     fields: {
       CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
       LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },

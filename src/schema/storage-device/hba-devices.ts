@@ -50,6 +50,7 @@ defineListQuery({
   typeName: 'HbaDevice',
   family: hbaDevices,
   connection: HbaDeviceConnection,
+  naming: { a: 'an HBA port', plural: 'HBA ports' },
   since: '5.3.0',
   list: {
     name: 'hbaDevices',
@@ -62,7 +63,6 @@ defineListQuery({
     argDescription: 'The port\'s uuid.',
   },
   filter: {
-    description: 'Conditions on HBA ports; all given conditions must hold.',
     argDescription: 'Conditions the ports must meet.',
     fields: {
       uuids: uuidsFilter('ports'),
@@ -72,8 +72,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields HBA ports can be sorted by.',
-    description: 'Order of an HBA port connection.',
     fields: {
       CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
       LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },

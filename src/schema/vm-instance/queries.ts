@@ -15,6 +15,7 @@ defineListQuery({
   typeName: 'VmInstance',
   family: vmInstances,
   connection: VmInstanceConnection,
+  naming: { a: 'a VM', plural: 'VMs' },
   list: {
     name: 'vmInstances',
     description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`).',
@@ -26,7 +27,6 @@ defineListQuery({
     argDescription: 'The VM\'s uuid.',
   },
   filter: {
-    description: 'Conditions on VMs; all given conditions must hold.',
     argDescription: 'Conditions the VMs must meet.',
     fields: {
       uuids: uuidsFilter('VMs'),
@@ -44,8 +44,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields VMs can be sorted by.',
-    description: 'Order of a VM connection.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
       STATE: { value: 'state', description: 'State.' },

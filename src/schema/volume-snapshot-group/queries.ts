@@ -9,6 +9,7 @@ defineListQuery({
   typeName: 'VolumeSnapshotGroup',
   family: volumeSnapshotGroups,
   connection: VolumeSnapshotGroupConnection,
+  naming: { a: 'a snapshot group', plural: 'snapshot groups' },
   since: '3.6.0',
   list: {
     name: 'volumeSnapshotGroups',
@@ -30,8 +31,6 @@ defineListQuery({
     },
   },
   order: {
-    fieldsDescription: 'Fields snapshot groups can be sorted by.',
-    description: 'Order of a snapshot group connection.',
     argDescription: 'Sort order. Default: the upstream\'s order.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
