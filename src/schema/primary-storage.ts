@@ -5,28 +5,14 @@
 import { builder } from '../builder.js';
 import { GetPrimaryStorageCapacity } from '../upstream/operations/index.js';
 import type { PrimaryStorageCapacityRecord } from '../upstream/records.js';
+import { exposeRecordFields } from './kit/record-fields.js';
 
 const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
 
 PrimaryStorageCapacityRef.implement({
   description: 'Capacity summed over the selected primary storages (GetPrimaryStorageCapacity), in bytes. Since 0.6.',
   fields: (t) => ({
-    totalCapacity: t.expose('totalCapacity', { type: 'Long', nullable: false, description: 'Total capacity. Since 0.6.' }),
-    availableCapacity: t.expose('availableCapacity', {
-      type: 'Long',
-      nullable: false,
-      description: 'Capacity still available for allocation. Since 0.6.',
-    }),
-    totalPhysicalCapacity: t.expose('totalPhysicalCapacity', {
-      type: 'Long',
-      nullable: false,
-      description: 'Total physical capacity. Since 0.6.',
-    }),
-    availablePhysicalCapacity: t.expose('availablePhysicalCapacity', {
-      type: 'Long',
-      nullable: false,
-      description: 'Physical capacity still free. Since 0.6.',
-    }),
+    ...exposeRecordFields(t, 'primaryStorageCapacity', 'totalCapacity', 'availableCapacity', 'totalPhysicalCapacity', 'availablePhysicalCapacity'),
   }),
 });
 

@@ -73,10 +73,13 @@ export function compileDecoder(definition: AnyRecordDefinition, options: Compile
       const read = `(o.${key}, ${q}, path)`;
       switch (spec.kind) {
         case 'uuid': expression = `uuid${read}`; break;
-        case 'text': expression = `str${read}`; break;
-        case 'requiredText': expression = `requiredStr${read}`; break;
-        case 'int': expression = `int${read}`; break;
-        case 'requiredInt': expression = `requiredInt${read}`; break;
+        case 'text':
+        case 'uuidRef': expression = `str${read}`; break;
+        case 'requiredText':
+        case 'requiredUuidRef': expression = `requiredStr${read}`; break;
+        case 'int':
+        case 'long': expression = `int${read}`; break;
+        case 'requiredLong': expression = `requiredInt${read}`; break;
         case 'bool': expression = `bool${read}`; break;
         case 'timestamp': expression = `${date}${read}`; break;
         case 'strings': expression = `strList${read}`; break;

@@ -2,9 +2,12 @@
  * `defineRecord`: one definition per upstream record, from which its TypeScript type
  * (`RecordOf<typeof def>`), its field list (what a demand can narrow, `demand.ts`) and its decoder
  * (`compile-decoder.ts`) all derive. A field added to the definition is typed, decoded and
- * demandable at once; there is no second list to forget.
+ * demandable at once; there is no second list to forget. A field also carries its description,
+ * which the schema kit exposes with it (`schema/kit/record-fields.ts`), so what a field means is
+ * said where it is declared.
  *
- * Field names are the spec's wire keys. This module knows nothing of GraphQL.
+ * Field names are the spec's wire keys. This module knows nothing of GraphQL: a kind says what the
+ * upstream holds (a uuid, a Java Long, a timestamp), and the schema kit says how GraphQL shows it.
  */
 import type { ErrorCodeRecord } from './records.js';
 import type { Wire } from './wire.js';
@@ -26,9 +29,18 @@ export interface DecodeRuntime {
   errorCode(value: unknown, path: string): ErrorCodeRecord;
 }
 
-/** How a field is read. The phantom `T` is the decoded field's type. */
-export interface FieldSpec<T> {
-  readonly kind: FieldKind;
+/** What a field means to a reader: said where the field is declared, shown wherever it is exposed. */
+export interface FieldDoc {
+  /** What the field holds, and since which upstream version (`Name. Since 0.6.`). */
+  readonly description?: string;
+}
+
+/**
+ * How a field is read. The phantom `T` is the decoded field's type. `K` is its kind, kept literal
+ * so a consumer can accept only the fields of some kinds (the schema kit exposes scalar kinds).
+ */
+export interface FieldSpec<T, K extends FieldKind = FieldKind> extends FieldDoc {
+  readonly kind: K;
   /**
    * Decoded whatever the demand: a record's identity, or a value its parent hands down. A demand
    * never starves these, so reading them never throws in strict mode either.
@@ -48,10 +60,13 @@ export interface FieldSpec<T> {
 
 export type FieldKind =
   | 'uuid'
+  | 'uuidRef'
+  | 'requiredUuidRef'
   | 'text'
   | 'requiredText'
   | 'int'
-  | 'requiredInt'
+  | 'long'
+  | 'requiredLong'
   | 'bool'
   | 'timestamp'
   | 'strings'
@@ -96,31 +111,46 @@ export function defineRecord<const F extends Fields>(
   return Object.freeze({ name, fields, keys, defaultPath: options.defaultPath ?? name, fromText: options.fromText });
 }
 
-const spec = <T>(kind: FieldKind, always = false, extra: Partial<FieldSpec<T>> = {}): FieldSpec<T> => ({ kind, always, ...extra });
+const spec = <T, K extends FieldKind>(kind: K, always: boolean, doc: FieldDoc, extra: Partial<FieldSpec<T, K>> = {}): FieldSpec<T, K> => ({
+  kind,
+  always,
+  ...(doc.description === undefined ? {} : { description: doc.description }),
+  ...extra,
+});
 
-/** The field kinds of a definition. */
+/**
+ * The field kinds of a definition. Each takes the field's documentation (`{ description }`), which
+ * is what the schema shows wherever the field is exposed.
+ */
 export const field = {
   /** The record's identity: required, validated as 32 hex characters (upper case lowered), always decoded. */
-  uuid: (): FieldSpec<Uuid> => spec('uuid', true),
-  /** Text (numbers and booleans tolerated as text); uuids of other records are text, unchecked. */
-  text: (): FieldSpec<string | null> => spec('text'),
+  uuid: (doc: FieldDoc = {}) => spec<Uuid, 'uuid'>('uuid', true, doc),
+  /** Another record's uuid: read as text, unchecked (a reference may name a record that is gone). */
+  uuidRef: (doc: FieldDoc = {}) => spec<Uuid | null, 'uuidRef'>('uuidRef', false, doc),
+  /** Another record's uuid that identifies this record (it has no uuid): required and always decoded. */
+  requiredUuidRef: (doc: FieldDoc = {}) => spec<Uuid, 'requiredUuidRef'>('requiredUuidRef', true, doc),
+  /** Text (numbers and booleans tolerated as text). */
+  text: (doc: FieldDoc = {}) => spec<string | null, 'text'>('text', false, doc),
   /** Text that identifies the record (it has no uuid): required and always decoded. */
-  requiredText: (): FieldSpec<string> => spec('requiredText', true),
-  /** Integer or Long (`1.0` is 1; numeric text is read). */
-  int: (): FieldSpec<number | null> => spec('int'),
-  requiredInt: (): FieldSpec<number> => spec('requiredInt', true),
-  bool: (): FieldSpec<boolean | null> => spec('bool'),
+  requiredText: (doc: FieldDoc = {}) => spec<string, 'requiredText'>('requiredText', true, doc),
+  /** A Java Integer (`1.0` is 1; numeric text is read). */
+  int: (doc: FieldDoc = {}) => spec<number | null, 'int'>('int', false, doc),
+  /** A Java Long (bytes, Hz, counts): read as `int` is, exact to 2^53-1. */
+  long: (doc: FieldDoc = {}) => spec<number | null, 'long'>('long', false, doc),
+  /** A Java Long the record cannot be without: required and always decoded. */
+  requiredLong: (doc: FieldDoc = {}) => spec<number, 'requiredLong'>('requiredLong', true, doc),
+  bool: (doc: FieldDoc = {}) => spec<boolean | null, 'bool'>('bool', false, doc),
   /** Timestamp text in the upstream's zone, read by the decoder's timestamp parser. */
-  timestamp: (): FieldSpec<Instant | null> => spec('timestamp'),
+  timestamp: (doc: FieldDoc = {}) => spec<Instant | null, 'timestamp'>('timestamp', false, doc),
   /** A list of text; absent is `[]`. */
-  strings: (): FieldSpec<string[]> => spec('strings'),
+  strings: (doc: FieldDoc = {}) => spec<string[], 'strings'>('strings', false, doc),
   /** A JSON object of a shape the spec leaves open. */
-  json: (): FieldSpec<Wire | null> => spec('json'),
+  json: (doc: FieldDoc = {}) => spec<Wire | null, 'json'>('json', false, doc),
   /**
    * A closed set the spec names: an unknown value is null instead of failing (the spec lists
    * values "seen", and one newer value must not fail a whole page). `anyCase` accepts any case.
    */
-  oneOf: <const V extends string>(values: readonly V[], options: { anyCase?: boolean } = {}): FieldSpec<V | null> => {
+  oneOf: <const V extends string>(values: readonly V[], options: FieldDoc & { anyCase?: boolean } = {}) => {
     const exact: ReadonlySet<string> = new Set(values);
     const normalize = options.anyCase
       ? (text: string): V | null => {
@@ -128,23 +158,22 @@ export const field = {
           return exact.has(lowered) ? (lowered as V) : null;
         }
       : (text: string): V | null => (exact.has(text) ? (text as V) : null);
-    return spec<V | null>('normalized', false, { normalize });
+    return spec<V | null, 'normalized'>('normalized', false, options, { normalize });
   },
   /** Text mapped by `normalize` (several spellings to one); null when it answers null. */
-  normalized: <T>(normalize: (text: string) => T | null): FieldSpec<T | null> => spec<T | null>('normalized', false, { normalize }),
+  normalized: <T>(normalize: (text: string) => T | null, doc: FieldDoc = {}) => spec<T | null, 'normalized'>('normalized', false, doc, { normalize }),
   /**
    * A list of embedded records; `passes` names the field of this record handed to each item (what
    * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`.
    */
-  records: <D extends AnyRecordDefinition>(record: D, passes?: string): FieldSpec<RecordOf<D>[]> =>
-    spec<RecordOf<D>[]>('records', false, { record, passes }),
+  records: <D extends AnyRecordDefinition>(record: D, passes?: string) => spec<RecordOf<D>[], 'records'>('records', false, {}, { record, passes }),
   /** Not on the wire: the value the parent record hands down (`records(def, passes)`); null without one. */
-  fromParent: (): FieldSpec<Uuid | null> => spec('fromParent', true),
+  fromParent: (doc: FieldDoc = {}) => spec<Uuid | null, 'fromParent'>('fromParent', true, doc),
   /**
    * The item's own text when the demand asks for it or it has no parent, else (or when absent) the
    * parent's value: always decoded, read from the wire only when it has to be.
    */
-  ownOrParent: (): FieldSpec<Uuid | null> => spec('ownOrParent', true),
+  ownOrParent: (doc: FieldDoc = {}) => spec<Uuid | null, 'ownOrParent'>('ownOrParent', true, doc),
   /** A field read by hand from the whole wire object (a rule no other kind states). Always decoded. */
-  custom: <T>(read: (wire: Wire, path: string, runtime: DecodeRuntime) => T): FieldSpec<T> => spec<T>('custom', true, { read }),
+  custom: <T>(read: (wire: Wire, path: string, runtime: DecodeRuntime) => T) => spec<T, 'custom'>('custom', true, {}, { read }),
 };

@@ -1,6 +1,8 @@
 /**
  * The upstream's records, each defined once (`defineRecord`): its type, the fields a demand can
- * narrow and its decoder all derive from the definition below.
+ * narrow and its decoder all derive from the definition below, and a field's description is what
+ * the GraphQL schema says of it wherever it is exposed (`exposeRecordFields`). A field's kind is an
+ * upstream fact: `uuidRef` for another record's uuid, `long` for a Java Long, `int` for an Integer.
  *
  * Decoding rules (applied by the generated decoders, never by callers):
  * - Timestamp text (`Jan 5, 2024 3:04:05 PM`, in `UPSTREAM_TIMEZONE`) becomes an `Instant`.
@@ -12,7 +14,7 @@
  * Field names are the spec's. Embedded records are defined before the records that hold them.
  * This module knows nothing of GraphQL.
  */
-import { defineRecord, field, type RecordOf } from './define-record.js';
+import { defineRecord, field, type FieldDoc, type RecordOf } from './define-record.js';
 import { bool } from './wire.js';
 
 export type { Instant, Uuid } from './define-record.js';
@@ -55,42 +57,42 @@ export function normalizeInterfaceType(value: string | null): InterfaceType | nu
   return value === null ? null : (INTERFACE_TYPES[value.toLowerCase()] ?? null);
 }
 
-const hwStatus = () => field.oneOf(HW_MONITOR_STATUSES);
+const hwStatus = (doc: FieldDoc) => field.oneOf(HW_MONITOR_STATUSES, doc);
 
 export const host = defineRecord('host', {
-  uuid: field.uuid(),
-  zoneUuid: field.text(),
-  clusterUuid: field.text(),
-  name: field.text(),
-  description: field.text(),
-  managementIp: field.text(),
-  hypervisorType: field.text(),
-  state: field.text(),
-  status: field.text(),
-  totalCpuCapacity: field.int(),
-  availableCpuCapacity: field.int(),
-  totalMemoryCapacity: field.int(),
-  availableMemoryCapacity: field.int(),
-  cpuSockets: field.int(),
-  cpuNum: field.int(),
-  ipmiAddress: field.text(),
-  ipmiUsername: field.text(),
-  ipmiPowerStatus: field.text(),
-  ipmiPort: field.int(),
-  architecture: field.text(),
-  nqn: field.text(),
-  hostname: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
-  cpuStatus: hwStatus(),
-  memoryStatus: hwStatus(),
-  diskStatus: hwStatus(),
-  nicStatus: hwStatus(),
-  gpuStatus: hwStatus(),
-  powerSupplyStatus: hwStatus(),
-  fanStatus: hwStatus(),
-  raidStatus: hwStatus(),
-  temperatureStatus: hwStatus(),
+  uuid: field.uuid({ description: 'Identifier. Since 0.6.' }),
+  zoneUuid: field.uuidRef({ description: 'Data center (zone) the host belongs to. Since 0.6.' }),
+  clusterUuid: field.uuidRef({ description: 'Cluster the host belongs to. Since 0.6.' }),
+  name: field.text({ description: 'Name. Since 0.6.' }),
+  description: field.text({ description: 'Description. Since 0.6.' }),
+  managementIp: field.text({ description: 'Management IP address. Since 0.6.' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
+  state: field.text({ description: 'Resource state; `Enabled` is seen, other values are open. Since 0.6.' }),
+  status: field.text({ description: 'Connection status; `Connected` is seen, other values are open. Since 0.6.' }),
+  totalCpuCapacity: field.long({ description: 'Total CPU capacity. Since 0.6.' }),
+  availableCpuCapacity: field.long({ description: 'CPU capacity still available. Since 0.6.' }),
+  totalMemoryCapacity: field.long({ description: 'Total memory in bytes. Since 0.6.' }),
+  availableMemoryCapacity: field.long({ description: 'Memory still available, in bytes. Since 0.6.' }),
+  cpuSockets: field.int({ description: 'Physical CPU socket count. Since 0.6.' }),
+  cpuNum: field.int({ description: 'Logical CPU count. Since 0.6.' }),
+  ipmiAddress: field.text({ description: 'IPMI address. Since 0.6.' }),
+  ipmiUsername: field.text({ description: 'IPMI user name. Since 0.6.' }),
+  ipmiPowerStatus: field.text({ description: 'Power status reported over IPMI. Since 0.6.' }),
+  ipmiPort: field.int({ description: 'IPMI port. Since 0.6.' }),
+  architecture: field.text({ description: 'CPU architecture, e.g. `x86_64`. Since 0.6.' }),
+  nqn: field.text({ description: 'NVMe qualified name. Since 4.10.6.' }),
+  hostname: field.text({ description: 'Host name. Since 4.10.20.' }),
+  createDate: field.timestamp({ description: 'When the host was added. Since 0.6.' }),
+  lastOpDate: field.timestamp({ description: 'When the host record last changed. Since 0.6.' }),
+  cpuStatus: hwStatus({ description: 'CPU hardware monitor status. Since 4.10.0.' }),
+  memoryStatus: hwStatus({ description: 'Memory hardware monitor status. Since 4.10.0.' }),
+  diskStatus: hwStatus({ description: 'Disk hardware monitor status. Since 4.10.0.' }),
+  nicStatus: hwStatus({ description: 'NIC hardware monitor status. Since 4.10.0.' }),
+  gpuStatus: hwStatus({ description: 'GPU hardware monitor status. Since 4.10.0.' }),
+  powerSupplyStatus: hwStatus({ description: 'Power supply hardware monitor status. Since 4.10.0.' }),
+  fanStatus: hwStatus({ description: 'Fan hardware monitor status. Since 4.10.0.' }),
+  raidStatus: hwStatus({ description: 'RAID hardware monitor status. Since 4.10.0.' }),
+  temperatureStatus: hwStatus({ description: 'Temperature hardware monitor status. Since 4.10.0.' }),
 });
 export type HostRecord = RecordOf<typeof host>;
 
@@ -101,24 +103,23 @@ export type HostRecord = RecordOf<typeof host>;
 export const hostNic = defineRecord(
   'hostNic',
   {
-    uuid: field.uuid(),
-    hostUuid: field.text(),
-    bondingUuid: field.text(),
-    interfaceName: field.text(),
-    interfaceType: field.normalized((text) => normalizeInterfaceType(text)),
-    mac: field.text(),
-    pciDeviceAddress: field.text(),
-    speed: field.int(),
-    slaveActive: field.bool(),
-    carrierActive: field.bool(),
-    ipAddresses: field.strings(),
-    createDate: field.timestamp(),
-    lastOpDate: field.timestamp(),
-    /** Bond inventory slave record only. */
-    gateway: field.text(),
-    callBackIp: field.text(),
-    offloadStatus: field.text(),
-    description: field.text(),
+    uuid: field.uuid({ description: 'Identifier.' }),
+    hostUuid: field.uuidRef({ description: 'Host the NIC is in.' }),
+    bondingUuid: field.uuidRef({ description: 'Bond this NIC is a slave of, if any.' }),
+    interfaceName: field.text({ description: 'Interface name, e.g. `eth0`.' }),
+    interfaceType: field.normalized((text) => normalizeInterfaceType(text), { description: 'How the NIC is attached (spellings normalized).' }),
+    mac: field.text({ description: 'MAC address.' }),
+    pciDeviceAddress: field.text({ description: 'PCI device address.' }),
+    speed: field.long({ description: 'Link speed.' }),
+    slaveActive: field.bool({ description: 'Bond link status of this slave.' }),
+    carrierActive: field.bool({ description: 'Physical link status.' }),
+    ipAddresses: field.strings({ description: 'IP addresses on the NIC.' }),
+    createDate: field.timestamp({ description: 'Creation time.' }),
+    lastOpDate: field.timestamp({ description: 'Last update time.' }),
+    gateway: field.text({ description: 'Gateway (bond inventory slave record). Since 4.7.0.' }),
+    callBackIp: field.text({ description: 'Callback IP (bond inventory slave record). Since 4.7.0.' }),
+    offloadStatus: field.text({ description: 'Offload status (bond inventory slave record). Since 4.7.0.' }),
+    description: field.text({ description: 'Description (bond inventory slave record). Since 4.7.0.' }),
   },
   { defaultPath: 'nic' },
 );
@@ -128,24 +129,24 @@ export type HostNicRecord = RecordOf<typeof hostNic>;
 export const hostBonding = defineRecord(
   'hostBonding',
   {
-    uuid: field.uuid(),
-    hostUuid: field.text(),
-    bondingName: field.text(),
-    bondingType: field.text(),
-    speed: field.int(),
-    miimon: field.int(),
-    mode: field.text(),
-    xmitHashPolicy: field.text(),
-    miiStatus: field.text(),
-    mac: field.text(),
-    gateway: field.text(),
-    callBackIp: field.text(),
-    type: field.text(),
-    description: field.text(),
-    ipAddresses: field.strings(),
-    allSlavesActive: field.bool(),
-    createDate: field.timestamp(),
-    lastOpDate: field.timestamp(),
+    uuid: field.uuid({ description: 'Identifier.' }),
+    hostUuid: field.uuidRef({ description: 'Host the bond is on.' }),
+    bondingName: field.text({ description: 'Bond name, e.g. `bond0`.' }),
+    bondingType: field.text({ description: 'Bond usage state: `noBridge` or `bridgeSlave`. Since 4.7.0.' }),
+    speed: field.long({ description: 'Bond speed. Since 4.7.0.' }),
+    miimon: field.long({ description: 'MII link monitoring interval.' }),
+    mode: field.text({ description: 'Bonding mode, e.g. `802.3ad`.' }),
+    xmitHashPolicy: field.text({ description: 'Transmit hash policy.' }),
+    miiStatus: field.text({ description: 'MII status, e.g. `up`.' }),
+    mac: field.text({ description: 'MAC address of the bond.' }),
+    gateway: field.text({ description: 'Gateway. Since 4.7.0.' }),
+    callBackIp: field.text({ description: 'Callback IP. Since 4.7.0.' }),
+    type: field.text({ description: 'Bond type. Since 4.7.0.' }),
+    description: field.text({ description: 'Description. Since 4.7.0.' }),
+    ipAddresses: field.strings({ description: 'IP addresses on the bond.' }),
+    allSlavesActive: field.bool({ description: 'Whether every slave NIC is active.' }),
+    createDate: field.timestamp({ description: 'Creation time.' }),
+    lastOpDate: field.timestamp({ description: 'Last update time.' }),
     slaves: field.records(hostNic),
   },
   { defaultPath: 'bonding' },
@@ -162,137 +163,140 @@ export type HostNetworkFactsRecord = RecordOf<typeof hostNetworkFacts>;
 
 /** FC HBA device (since 5.3.0). The spec types every field String; timestamps are still decoded. */
 export const hbaDevice = defineRecord('hbaDevice', {
-  uuid: field.uuid(),
-  name: field.text(),
-  hostUuid: field.text(),
-  portName: field.text(),
-  portState: field.text(),
-  hbaType: field.text(),
-  speed: field.text(),
-  supportedSpeeds: field.text(),
-  symbolicName: field.text(),
-  supportedClasses: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier. Since 5.3.0.' }),
+  name: field.text({ description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
+  hostUuid: field.uuidRef({ description: 'Host the HBA is installed in. Since 5.3.0.' }),
+  portName: field.text({ description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
+  portState: field.text({ description: 'Port state; `Online` is seen, other values are open. Since 5.3.0.' }),
+  hbaType: field.text({ description: 'HBA type, e.g. `FC`. Since 5.3.0.' }),
+  speed: field.text({ description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`). Since 5.3.0.' }),
+  supportedSpeeds: field.text({ description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`). Since 5.3.0.' }),
+  symbolicName: field.text({ description: 'Symbolic name: adapter model, firmware and driver versions. Since 5.3.0.' }),
+  supportedClasses: field.text({ description: 'Fibre-channel classes of service supported, e.g. `Class 3`. Since 5.3.0.' }),
+  createDate: field.timestamp({ description: 'When the port was discovered. Since 5.3.0.' }),
+  lastOpDate: field.timestamp({ description: 'When the port record last changed. Since 5.3.0.' }),
 });
 export type HbaDeviceRecord = RecordOf<typeof hbaDevice>;
 
 export const scsiLunHostRef = defineRecord('scsiLunHostRef', {
-  scsiLunUuid: field.requiredText(),
-  hostUuid: field.requiredText(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN. Since 3.1.0.' }),
+  hostUuid: field.requiredUuidRef({ description: 'The host that sees the LUN. Since 3.1.0.' }),
+  createDate: field.timestamp({ description: 'When the mapping was made. Since 3.1.0.' }),
+  lastOpDate: field.timestamp({ description: 'When the mapping last changed. Since 3.1.0.' }),
 });
 export type ScsiLunHostRefRecord = RecordOf<typeof scsiLunHostRef>;
 
 export const scsiLunVmInstanceRef = defineRecord('scsiLunVmInstanceRef', {
-  scsiLunUuid: field.requiredText(),
-  vmInstanceUuid: field.requiredText(),
-  createDate: field.timestamp(),
+  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN. Since 3.1.0.' }),
+  vmInstanceUuid: field.requiredUuidRef({ description: 'The VM using the LUN. Since 3.1.0.' }),
+  createDate: field.timestamp({ description: 'When the mapping was made. Since 3.1.0.' }),
 });
 export type ScsiLunVmInstanceRefRecord = RecordOf<typeof scsiLunVmInstanceRef>;
 
 /** Fibre-channel LUN (since 3.1.0). */
 export const fiberChannelLun = defineRecord('fiberChannelLun', {
-  uuid: field.uuid(),
-  name: field.text(),
-  fiberChannelStorageUuid: field.text(),
-  wwid: field.text(),
-  wwn: field.text(),
-  serial: field.text(),
-  vendor: field.text(),
-  model: field.text(),
-  type: field.text(),
-  path: field.text(),
-  size: field.int(),
-  state: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.1.0.' }),
+  name: field.text({ description: 'Name. Since 3.1.0.' }),
+  fiberChannelStorageUuid: field.uuidRef({ description: 'The FC SAN storage the LUN belongs to. Since 3.1.0.' }),
+  wwid: field.text({ description: 'World wide identifier of the disk. Since 3.1.0.' }),
+  wwn: field.text({ description: 'World wide name of the disk. Since 3.1.0.' }),
+  serial: field.text({ description: 'Serial number of the disk. Since 3.1.0.' }),
+  vendor: field.text({ description: 'Disk vendor. Since 3.1.0.' }),
+  model: field.text({ description: 'Disk model. Since 3.1.0.' }),
+  type: field.text({ description: 'Disk type, e.g. `disk`. Since 3.1.0.' }),
+  path: field.text({ description: 'Disk path on the hosts. Since 3.1.0.' }),
+  size: field.long({ description: 'Disk size in bytes. Since 3.1.0.' }),
+  state: field.text({ description: 'Enabled status, e.g. `Enabled`; other values are open. Since 3.1.0.' }),
+  createDate: field.timestamp({ description: 'When the LUN was discovered. Since 3.1.0.' }),
+  lastOpDate: field.timestamp({ description: 'When the LUN record last changed. Since 3.1.0.' }),
   scsiLunHostRefs: field.records(scsiLunHostRef),
   scsiLunVmInstanceRefs: field.records(scsiLunVmInstanceRef),
 });
 export type FiberChannelLunRecord = RecordOf<typeof fiberChannelLun>;
 
 export const cbtTask = defineRecord('cbtTask', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
-  status: field.oneOf(CBT_TASK_STATUSES),
+  uuid: field.uuid({ description: 'Identifier. Since 4.10.10.' }),
+  name: field.text({ description: 'Name. Since 4.10.10.' }),
+  description: field.text({ description: 'Description. Since 4.10.10.' }),
+  createDate: field.timestamp({ description: 'When the task was created. Since 4.10.10.' }),
+  lastOpDate: field.timestamp({ description: 'When the task last changed. Since 4.10.10.' }),
+  status: field.oneOf(CBT_TASK_STATUSES, { description: 'Lifecycle status. Since 4.10.10.' }),
 });
 export type CbtTaskRecord = RecordOf<typeof cbtTask>;
 
 export const volumeSnapshotRef = defineRecord('volumeSnapshotRef', {
   /** The reference's identity: always decoded. */
-  volumeSnapshotUuid: field.requiredText(),
-  volumeSnapshotGroupUuid: field.text(),
-  volumeUuid: field.text(),
-  volumeName: field.text(),
-  volumeType: field.text(),
-  volumeSnapshotInstallPath: field.text(),
-  volumeSnapshotName: field.text(),
-  deviceId: field.int(),
-  snapshotDeleted: field.bool(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  volumeSnapshotUuid: field.requiredUuidRef({ description: 'The volume snapshot. Since 3.6.0.' }),
+  volumeSnapshotGroupUuid: field.uuidRef({ description: 'Group the snapshot belongs to. Since 3.6.0.' }),
+  volumeUuid: field.uuidRef({ description: 'Volume the snapshot was taken of. Since 3.6.0.' }),
+  volumeName: field.text({ description: 'Name of the volume when the snapshot was taken. Since 3.6.0.' }),
+  volumeType: field.text({ description: 'Type of the volume: `Root` or `Data`. Since 3.6.0.' }),
+  volumeSnapshotInstallPath: field.text({ description: 'Path of the snapshot on its storage. Since 3.6.0.' }),
+  volumeSnapshotName: field.text({ description: 'Name of the snapshot. Since 3.6.0.' }),
+  deviceId: field.int({ description: 'Device order of the volume when the snapshot was taken. Since 3.6.0.' }),
+  snapshotDeleted: field.bool({ description: 'Whether the snapshot has since been deleted. Since 3.6.0.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 3.6.0.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.6.0.' }),
 });
 export type VolumeSnapshotRefRecord = RecordOf<typeof volumeSnapshotRef>;
 
 /** VolumeSnapshotGroupInventory (since 3.6.0). */
 export const volumeSnapshotGroup = defineRecord('volumeSnapshotGroup', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
-  snapshotCount: field.int(),
-  vmInstanceUuid: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.6.0.' }),
+  name: field.text({ description: 'Name. Since 3.6.0.' }),
+  description: field.text({ description: 'Description. Since 3.6.0.' }),
+  snapshotCount: field.int({ description: 'How many snapshots the group holds. Since 3.6.0.' }),
+  vmInstanceUuid: field.uuidRef({ description: 'VM whose volumes were snapshotted. Since 3.6.0.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 3.6.0.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.6.0.' }),
   volumeSnapshotRefs: field.records(volumeSnapshotRef),
 });
 export type VolumeSnapshotGroupRecord = RecordOf<typeof volumeSnapshotGroup>;
 
 export const usedIp = defineRecord('usedIp', {
-  uuid: field.uuid(),
+  uuid: field.uuid({ description: 'Identifier. Since 4.10.0.' }),
   /** The VM of the NIC the address is allocated to: not on the wire, taken from the NIC or its VM. */
   vmInstanceUuid: field.fromParent(),
-  ipRangeUuid: field.text(),
-  l3NetworkUuid: field.text(),
-  ip: field.text(),
-  netmask: field.text(),
-  gateway: field.text(),
-  usedFor: field.text(),
-  vmNicUuid: field.text(),
-  ipVersion: field.int(),
-  ipInLong: field.int(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  ipRangeUuid: field.uuidRef({ description: 'IP range the address comes from. Since 4.10.0.' }),
+  l3NetworkUuid: field.uuidRef({ description: 'L3 network of the address. Since 4.10.0.' }),
+  ip: field.text({ description: 'IP address. Since 4.10.0.' }),
+  netmask: field.text({ description: 'Netmask. Since 4.10.0.' }),
+  gateway: field.text({ description: 'Gateway. Since 4.10.0.' }),
+  usedFor: field.text({ description: 'What the address is used for. Since 4.10.0.' }),
+  vmNicUuid: field.uuidRef({ description: 'NIC the address is allocated to. Since 4.10.0.' }),
+  ipVersion: field.int({ description: 'IP version: 4 or 6. Since 4.10.0.' }),
+  ipInLong: field.long({ description: 'The IPv4 address as a number; null for IPv6. Since 4.10.0.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 4.10.0.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 4.10.0.' }),
 });
 export type UsedIpRecord = RecordOf<typeof usedIp>;
 
 /** A vmNics item and VmNicInventory. */
 export const vmNic = defineRecord('vmNic', {
-  uuid: field.uuid(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.9.0.' }),
   /** Its own when the wire has it, else the VM it came embedded in. */
-  vmInstanceUuid: field.ownOrParent(),
-  l3NetworkUuid: field.text(),
-  ip: field.text(),
-  mac: field.text(),
-  hypervisorType: field.text(),
-  netmask: field.text(),
-  gateway: field.text(),
-  metaData: field.text(),
+  vmInstanceUuid: field.ownOrParent({ description: 'VM the NIC belongs to. Since 3.9.0.' }),
+  l3NetworkUuid: field.uuidRef({ description: 'L3 network the NIC is on. Since 3.9.0.' }),
+  ip: field.text({ description: 'IP address. Since 3.9.0.' }),
+  mac: field.text({ description: 'MAC address. Since 3.9.0.' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 4.7.13.' }),
+  netmask: field.text({ description: 'Netmask. Since 3.9.0.' }),
+  gateway: field.text({ description: 'Gateway. Since 3.9.0.' }),
+  metaData: field.text({ description: 'Metadata text. Since 3.9.0.' }),
   /** Lower-cased; null for a value outside the spec's set. */
-  driverType: field.oneOf(NIC_DRIVERS, { anyCase: true }),
-  internalName: field.text(),
-  type: field.text(),
-  state: field.text(),
-  ipVersion: field.int(),
-  deviceId: field.int(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  driverType: field.oneOf(NIC_DRIVERS, {
+    anyCase: true,
+    description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
+  }),
+  internalName: field.text({ description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
+  type: field.text({ description: 'NIC type, e.g. `VNIC`. Since 4.7.13.' }),
+  state: field.text({ description: 'NIC state; `enable` is seen, other values are open. Since 4.7.13.' }),
+  ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6. Since 3.9.0.' }),
+  deviceId: field.int({ description: 'Device order of the NIC in the VM. Since 3.9.0.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 3.9.0.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.9.0.' }),
   usedIps: field.records(usedIp, 'vmInstanceUuid'),
-  usedIpUuid: field.text(),
+  usedIpUuid: field.uuidRef({ description: 'The used-IP record of `ip`, when the upstream returns it. Since 3.9.0.' }),
 });
 export type VmNicRecord = RecordOf<typeof vmNic>;
 
@@ -301,69 +305,69 @@ export type VmNicRecord = RecordOf<typeof vmNic>;
  * (which carries a subset: its other fields are null).
  */
 export const volume = defineRecord('volume', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
-  primaryStorageUuid: field.text(),
-  vmInstanceUuid: field.text(),
-  diskOfferingUuid: field.text(),
-  rootImageUuid: field.text(),
-  installPath: field.text(),
-  type: field.text(),
-  format: field.text(),
-  state: field.text(),
-  status: field.text(),
-  volumeQos: field.text(),
-  lastVmInstanceUuid: field.text(),
-  size: field.int(),
-  actualSize: field.int(),
-  deviceId: field.int(),
-  isShareable: field.bool(),
-  lastDetachDate: field.timestamp(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
-  encrypted: field.bool(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.17.13.' }),
+  name: field.text({ description: 'Name. Since 3.17.13.' }),
+  description: field.text({ description: 'Description. Since 3.17.13.' }),
+  primaryStorageUuid: field.uuidRef({ description: 'Primary storage holding the volume. Since 3.17.13.' }),
+  vmInstanceUuid: field.uuidRef({ description: 'VM the volume is attached to; null when detached. Since 3.17.13.' }),
+  diskOfferingUuid: field.uuidRef({ description: 'Disk offering the volume was created from. Since 3.17.13.' }),
+  rootImageUuid: field.uuidRef({ description: 'Image a root volume was created from. Since 3.17.13.' }),
+  installPath: field.text({ description: 'Path of the volume on its primary storage. Since 3.17.13.' }),
+  type: field.text({ description: 'Volume type: `Root` or `Data`. Since 3.17.13.' }),
+  format: field.text({ description: 'Disk format, e.g. `qcow2`. Since 3.17.13.' }),
+  state: field.text({ description: 'Volume state; `Enabled` is seen, other values are open. Since 3.17.13.' }),
+  status: field.text({ description: 'Volume status; `Ready` is seen, other values are open. Since 3.17.13.' }),
+  volumeQos: field.text({ description: 'QoS settings of the volume. Since 3.17.13.' }),
+  lastVmInstanceUuid: field.uuidRef({ description: 'VM the volume was last attached to. Since 3.17.13.' }),
+  size: field.long({ description: 'Virtual size in bytes. Since 3.17.13.' }),
+  actualSize: field.long({ description: 'Space actually used on the primary storage, in bytes. Since 3.17.13.' }),
+  deviceId: field.int({ description: 'Device order in the VM (0 is the boot volume); null when detached. Since 3.17.13.' }),
+  isShareable: field.bool({ description: 'Whether several VMs may attach the volume. Since 3.17.13.' }),
+  lastDetachDate: field.timestamp({ description: 'When the volume was last detached. Since 3.17.13.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 3.17.13.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.17.13.' }),
+  encrypted: field.bool({ description: 'Whether the volume is encrypted. Since 5.1.0.' }),
 });
 export type VolumeRecord = RecordOf<typeof volume>;
 
 export const vmCdRom = defineRecord('vmCdRom', {
-  uuid: field.uuid(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.17.13.' }),
   /** Its own when the wire has it, else the VM it came embedded in. */
-  vmInstanceUuid: field.ownOrParent(),
-  isoUuid: field.text(),
-  isoInstallPath: field.text(),
-  name: field.text(),
-  description: field.text(),
-  deviceId: field.int(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  vmInstanceUuid: field.ownOrParent({ description: 'VM the drive belongs to. Since 3.17.13.' }),
+  isoUuid: field.uuidRef({ description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
+  isoInstallPath: field.text({ description: 'Install path of the ISO image. Since 3.17.13.' }),
+  name: field.text({ description: 'Name. Since 3.17.13.' }),
+  description: field.text({ description: 'Description. Since 3.17.13.' }),
+  deviceId: field.int({ description: 'Device order of the drive in the VM. Since 3.17.13.' }),
+  createDate: field.timestamp({ description: 'Creation time. Since 3.17.13.' }),
+  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.17.13.' }),
 });
 export type VmCdRomRecord = RecordOf<typeof vmCdRom>;
 
 export const vmInstance = defineRecord('vmInstance', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
-  zoneUuid: field.text(),
-  clusterUuid: field.text(),
-  imageUuid: field.text(),
-  hostUuid: field.text(),
-  lastHostUuid: field.text(),
-  instanceOfferingUuid: field.text(),
-  rootVolumeUuid: field.text(),
-  defaultL3NetworkUuid: field.text(),
-  platform: field.text(),
-  architecture: field.text(),
-  type: field.text(),
-  hypervisorType: field.text(),
-  memorySize: field.int(),
-  cpuNum: field.int(),
-  cpuSpeed: field.int(),
-  allocatorStrategy: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
-  state: field.text(),
-  guestOsType: field.text(),
+  uuid: field.uuid({ description: 'Identifier. Since 0.6.' }),
+  name: field.text({ description: 'Name. Since 0.6.' }),
+  description: field.text({ description: 'Description. Since 0.6.' }),
+  zoneUuid: field.uuidRef({ description: 'Zone (data center) of the VM. Since 0.6.' }),
+  clusterUuid: field.uuidRef({ description: 'Cluster of the VM. Since 0.6.' }),
+  imageUuid: field.uuidRef({ description: 'Image the VM was created from. Since 0.6.' }),
+  hostUuid: field.uuidRef({ description: 'Host the VM runs on now; null when it is not placed. Since 0.6.' }),
+  lastHostUuid: field.uuidRef({ description: 'Host the VM last ran on. Since 0.6.' }),
+  instanceOfferingUuid: field.uuidRef({ description: 'Instance offering (CPU/memory template) of the VM. Since 0.6.' }),
+  rootVolumeUuid: field.uuidRef({ description: 'Root (boot) volume. Since 0.6.' }),
+  defaultL3NetworkUuid: field.uuidRef({ description: 'Default L3 network. Since 0.6.' }),
+  platform: field.text({ description: 'Guest platform: `Windows`, `Linux` or `Other`. Since 0.6.' }),
+  architecture: field.text({ description: 'CPU architecture: `x86_64`, `aarch64` or `Other`. Since 0.6.' }),
+  type: field.text({ description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`). Since 0.6.' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
+  memorySize: field.long({ description: 'Memory size in bytes. Since 0.6.' }),
+  cpuNum: field.int({ description: 'CPU count. Since 0.6.' }),
+  cpuSpeed: field.long({ description: 'CPU speed. Since 0.6.' }),
+  allocatorStrategy: field.text({ description: 'Host allocation strategy. Since 0.6.' }),
+  createDate: field.timestamp({ description: 'When the VM was created. Since 0.6.' }),
+  lastOpDate: field.timestamp({ description: 'When the VM record last changed. Since 0.6.' }),
+  state: field.text({ description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open. Since 0.6.' }),
+  guestOsType: field.text({ description: 'Guest OS type, e.g. `CentOS 7`. Since 3.11.2.' }),
   vmNics: field.records(vmNic, 'uuid'),
   allVolumes: field.records(volume),
   vmCdRoms: field.records(vmCdRom, 'uuid'),
@@ -372,34 +376,43 @@ export type VmInstanceRecord = RecordOf<typeof vmInstance>;
 
 /** SNSApplicationPlatformInventory (since 2.3). */
 export const snsApplicationPlatform = defineRecord('snsApplicationPlatform', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
-  type: field.text(),
-  state: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier. Since 2.3.' }),
+  name: field.text({ description: 'Name. Since 2.3.' }),
+  description: field.text({ description: 'Description. Since 2.3.' }),
+  type: field.text({ description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open. Since 2.3.' }),
+  state: field.text({
+    description:
+      'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open. Since 2.3.',
+  }),
+  createDate: field.timestamp({ description: 'When the platform was created. Since 2.3.' }),
+  lastOpDate: field.timestamp({ description: 'When the platform last changed. Since 2.3.' }),
 });
 export type SnsApplicationPlatformRecord = RecordOf<typeof snsApplicationPlatform>;
 
 /** Tolerated: a bare phone number instead of `{"phoneNumber"}`. */
-export const snsSmsReceiver = defineRecord('snsSmsReceiver', { phoneNumber: field.requiredText() }, { fromText: 'phoneNumber' });
+export const snsSmsReceiver = defineRecord(
+  'snsSmsReceiver',
+  { phoneNumber: field.requiredText({ description: 'Phone number texted by the endpoint. Since 3.7.0.' }) },
+  { fromText: 'phoneNumber' },
+);
 export type SnsSmsReceiverRecord = RecordOf<typeof snsSmsReceiver>;
 
 /** SNSApplicationEndpointInventory (since 5.0.0); `type` is HTTP, Email or SMS. */
 export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
-  uuid: field.uuid(),
-  name: field.text(),
-  description: field.text(),
+  uuid: field.uuid({ description: 'Identifier. Since 5.0.0.' }),
+  name: field.text({ description: 'Name. Since 5.0.0.' }),
+  description: field.text({ description: 'Description. Since 5.0.0.' }),
   type: field.text(),
-  platformUuid: field.text(),
-  state: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to. Since 5.0.0.' }),
+  state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open. Since 5.0.0.' }),
+  createDate: field.timestamp({ description: 'When the endpoint was created. Since 5.0.0.' }),
+  lastOpDate: field.timestamp({ description: 'When the endpoint last changed. Since 5.0.0.' }),
   /** HTTP endpoints only (simulator's generic-family record; not in the spec's inventory). */
-  url: field.text(),
+  url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.' }),
   /** HTTP endpoints only: the basic-auth user name (simulator's generic-family record). */
-  username: field.text(),
+  username: field.text({
+    description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.',
+  }),
   /** SMS endpoints only: the receivers' phone numbers. */
   receivers: field.records(snsSmsReceiver),
 });
@@ -407,11 +420,11 @@ export type SnsApplicationEndpointRecord = RecordOf<typeof snsApplicationEndpoin
 
 /** SNS email address record (since 3.7.0). */
 export const snsEmailAddress = defineRecord('snsEmailAddress', {
-  uuid: field.uuid(),
-  emailAddress: field.text(),
-  endpointUuid: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier. Since 3.7.0.' }),
+  emailAddress: field.text({ description: 'The email address. Since 3.7.0.' }),
+  endpointUuid: field.uuidRef({ description: 'The Email endpoint the address belongs to. Since 3.7.0.' }),
+  createDate: field.timestamp({ description: 'When the address was added. Since 3.7.0.' }),
+  lastOpDate: field.timestamp({ description: 'When the address last changed. Since 3.7.0.' }),
 });
 export type SnsEmailAddressRecord = RecordOf<typeof snsEmailAddress>;
 
@@ -420,8 +433,8 @@ export const directory = defineRecord('directory', {
   uuid: field.uuid(),
   name: field.text(),
   groupName: field.text(),
-  parentUuid: field.text(),
-  zoneUuid: field.text(),
+  parentUuid: field.uuidRef(),
+  zoneUuid: field.uuidRef(),
   type: field.text(),
   createDate: field.timestamp(),
   lastOpDate: field.timestamp(),
@@ -432,10 +445,10 @@ export type DirectoryRecord = RecordOf<typeof directory>;
 export const primaryStorageCapacity = defineRecord(
   'primaryStorageCapacity',
   {
-    totalCapacity: field.requiredInt(),
-    availableCapacity: field.requiredInt(),
-    totalPhysicalCapacity: field.requiredInt(),
-    availablePhysicalCapacity: field.requiredInt(),
+    totalCapacity: field.requiredLong({ description: 'Total capacity. Since 0.6.' }),
+    availableCapacity: field.requiredLong({ description: 'Capacity still available for allocation. Since 0.6.' }),
+    totalPhysicalCapacity: field.requiredLong({ description: 'Total physical capacity. Since 0.6.' }),
+    availablePhysicalCapacity: field.requiredLong({ description: 'Physical capacity still free. Since 0.6.' }),
   },
   { defaultPath: 'capacity' },
 );
@@ -445,8 +458,8 @@ export type PrimaryStorageCapacityRecord = RecordOf<typeof primaryStorageCapacit
 export const snapshotGroupDeletionResult = defineRecord(
   'snapshotGroupDeletionResult',
   {
-    snapshotUuid: field.text(),
-    volumeUuid: field.text(),
+    snapshotUuid: field.uuidRef(),
+    volumeUuid: field.uuidRef(),
     /** When the upstream leaves it out: whether no error came with the item. */
     success: field.custom((o, path): boolean => bool(o.success, 'success', path) ?? (o.error === undefined || o.error === null)),
     error: field.custom((o, path, runtime): ErrorCodeRecord | null =>

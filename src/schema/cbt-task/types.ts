@@ -3,6 +3,7 @@
  */
 import { builder } from '../../builder.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
 export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
   description: 'Lifecycle status of a CBT task. Since 4.10.10.',
@@ -21,12 +22,9 @@ export const CbtTaskRef = builder.loadableNode('CbtTask', {
   description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',
   ...nodeByUuid(cbtTasks, 'CbtTask'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.10.' }),
-    name: t.exposeString('name', { description: 'Name. Since 4.10.10.' }),
-    description: t.exposeString('description', { description: 'Description. Since 4.10.10.' }),
-    status: t.expose('status', { type: CbtTaskStatus, description: 'Lifecycle status. Since 4.10.10.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the task was created. Since 4.10.10.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the task last changed. Since 4.10.10.' }),
+    ...exposeRecordFields(t, 'cbtTask', 'uuid', 'name', 'description'),
+    ...exposeRecordEnums(t, 'cbtTask', CbtTaskStatus, 'status'),
+    ...exposeRecordFields(t, 'cbtTask', 'createDate', 'lastOpDate'),
   }),
 });
 

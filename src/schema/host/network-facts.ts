@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { HostBondingRecord, HostNetworkFactsRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
-import { follows } from '../kit/record-fields.js';
+import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostRef } from './types.js';
 
@@ -52,29 +52,16 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
   extensions: EMBEDDED_GLOBAL_ID,
   load: loadBondings,
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
-    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the bond is on.' }),
+    ...exposeRecordFields(t, 'hostBonding', 'uuid', 'hostUuid'),
     host: t.field({
       ...follows<HostBondingRecord>('hostUuid'),
       type: HostRef,
       description: 'Host the bond is on. Null when it cannot be read (with an error).',
     }),
-    bondingName: t.exposeString('bondingName', { description: 'Bond name, e.g. `bond0`.' }),
-    bondingType: t.exposeString('bondingType', { description: 'Bond usage state: `noBridge` or `bridgeSlave`. Since 4.7.0.' }),
-    speed: t.expose('speed', { type: 'Long', description: 'Bond speed. Since 4.7.0.' }),
-    miimon: t.expose('miimon', { type: 'Long', description: 'MII link monitoring interval.' }),
-    mode: t.exposeString('mode', { description: 'Bonding mode, e.g. `802.3ad`.' }),
-    xmitHashPolicy: t.exposeString('xmitHashPolicy', { description: 'Transmit hash policy.' }),
-    miiStatus: t.exposeString('miiStatus', { description: 'MII status, e.g. `up`.' }),
-    mac: t.exposeString('mac', { description: 'MAC address of the bond.' }),
-    gateway: t.exposeString('gateway', { description: 'Gateway. Since 4.7.0.' }),
-    callBackIp: t.exposeString('callBackIp', { description: 'Callback IP. Since 4.7.0.' }),
-    type: t.exposeString('type', { description: 'Bond type. Since 4.7.0.' }),
-    description: t.exposeString('description', { description: 'Description. Since 4.7.0.' }),
-    ipAddresses: t.exposeStringList('ipAddresses', { nullable: false, description: 'IP addresses on the bond.' }),
-    allSlavesActive: t.exposeBoolean('allSlavesActive', { description: 'Whether every slave NIC is active.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time.' }),
+    ...exposeRecordFields(t, 'hostBonding',
+      'bondingName', 'bondingType', 'speed', 'miimon', 'mode', 'xmitHashPolicy', 'miiStatus', 'mac', 'gateway', 'callBackIp', 'type',
+      'description', 'ipAddresses', 'allSlavesActive', 'createDate', 'lastOpDate',
+    ),
     slaves: t.field({
       type: [HostNicRef],
       nullable: false,
@@ -90,24 +77,14 @@ export const HostNicRef = builder.loadableNode('HostNic', {
   extensions: EMBEDDED_GLOBAL_ID,
   load: loadHostNics,
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier.' }),
-    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the NIC is in.' }),
+    ...exposeRecordFields(t, 'hostNic', 'uuid', 'hostUuid'),
     host: t.field({ type: HostRef, nullable: true, description: 'Host the NIC is in. Null when it cannot be read (with an error).', resolve: (nic) => nic.hostUuid }),
-    bondingUuid: t.expose('bondingUuid', { type: 'Uuid', description: 'Bond this NIC is a slave of, if any.' }),
-    interfaceName: t.exposeString('interfaceName', { description: 'Interface name, e.g. `eth0`.' }),
-    interfaceType: t.expose('interfaceType', { type: InterfaceType, description: 'How the NIC is attached (spellings normalized).' }),
-    mac: t.exposeString('mac', { description: 'MAC address.' }),
-    pciDeviceAddress: t.exposeString('pciDeviceAddress', { description: 'PCI device address.' }),
-    speed: t.expose('speed', { type: 'Long', description: 'Link speed.' }),
-    slaveActive: t.exposeBoolean('slaveActive', { description: 'Bond link status of this slave.' }),
-    carrierActive: t.exposeBoolean('carrierActive', { description: 'Physical link status.' }),
-    ipAddresses: t.exposeStringList('ipAddresses', { nullable: false, description: 'IP addresses on the NIC.' }),
-    gateway: t.exposeString('gateway', { description: 'Gateway (bond inventory slave record). Since 4.7.0.' }),
-    callBackIp: t.exposeString('callBackIp', { description: 'Callback IP (bond inventory slave record). Since 4.7.0.' }),
-    offloadStatus: t.exposeString('offloadStatus', { description: 'Offload status (bond inventory slave record). Since 4.7.0.' }),
-    description: t.exposeString('description', { description: 'Description (bond inventory slave record). Since 4.7.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time.' }),
+    ...exposeRecordFields(t, 'hostNic', 'bondingUuid', 'interfaceName'),
+    ...exposeRecordEnums(t, 'hostNic', InterfaceType, 'interfaceType'),
+    ...exposeRecordFields(t, 'hostNic',
+      'mac', 'pciDeviceAddress', 'speed', 'slaveActive', 'carrierActive', 'ipAddresses', 'gateway', 'callBackIp', 'offloadStatus',
+      'description', 'createDate', 'lastOpDate',
+    ),
   }),
 });
 

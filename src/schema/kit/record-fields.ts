@@ -1,12 +1,109 @@
 /**
- * Field extensions with which a resolver says which record fields it reads, so a query decodes
- * only those (`useRecordDemand`, `upstream/demand.ts`). Exposed fields (`t.expose('name')`) need
- * none; a resolver of a record-backed type that declares nothing makes its query decode the whole
- * record. A record's `uuid` is always decoded.
+ * Record fields in the schema: exposing them as the definitions say (`exposeRecordFields`), and
+ * the field extensions with which a resolver says which record fields it reads, so a query decodes
+ * only those (`useRecordDemand`, `upstream/demand.ts`). Exposed fields need no declaration; a
+ * resolver of a record-backed type that declares nothing makes its query decode the whole record.
+ * A record's `uuid` is always decoded.
  */
-import type { AnyRecordDefinition } from '../../upstream/define-record.js';
+import type { EnumRef, FieldRef, ObjectFieldBuilder, SchemaTypes } from '@pothos/core';
+import type { AnyRecordDefinition, FieldKind, FieldSpec, RecordDefinition, RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
-import { DEMANDED_RECORDS } from '../../upstream/records.js';
+import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
+
+/**
+ * The GraphQL type of each field kind the kit exposes as it is: the kind says what the upstream
+ * holds (another record's uuid, a Java Long, a timestamp), the scalar is how the schema says it.
+ * A field the record cannot be without (its identity) is non-null, as is a list (absent is `[]`).
+ */
+const EXPOSED_AS = {
+  uuid: { type: 'Uuid', nullable: false },
+  uuidRef: { type: 'Uuid', nullable: true },
+  requiredUuidRef: { type: 'Uuid', nullable: false },
+  fromParent: { type: 'Uuid', nullable: true },
+  ownOrParent: { type: 'Uuid', nullable: true },
+  text: { type: 'String', nullable: true },
+  requiredText: { type: 'String', nullable: false },
+  int: { type: 'Int', nullable: true },
+  long: { type: 'Long', nullable: true },
+  requiredLong: { type: 'Long', nullable: false },
+  bool: { type: 'Boolean', nullable: true },
+  timestamp: { type: 'DateTime', nullable: true },
+  strings: { type: ['String'], nullable: false },
+  json: { type: 'JSON', nullable: true },
+} as const satisfies Partial<Record<FieldKind, { type: string | readonly [string]; nullable: boolean }>>;
+
+type ScalarKind = keyof typeof EXPOSED_AS;
+
+/** The GraphQL type and nullability a record field of `kind` is exposed with (undefined: not a scalar kind). */
+export function exposedAs(kind: FieldKind): { readonly type: string | readonly [string]; readonly nullable: boolean } | undefined {
+  return Object.hasOwn(EXPOSED_AS, kind) ? EXPOSED_AS[kind as ScalarKind] : undefined;
+}
+
+type RecordName = keyof typeof RECORDS;
+type FieldsOf<R extends RecordName> = (typeof RECORDS)[R] extends RecordDefinition<infer F> ? F : never;
+
+/** The fields of record `R` whose kind is `Kind` (and whose value is a `V`). */
+type FieldsOfKind<R extends RecordName, Kind extends FieldKind, V = unknown> = {
+  [K in keyof FieldsOf<R> & string]: FieldsOf<R>[K] extends FieldSpec<infer T, Kind> ? (T extends V | null ? K : never) : never;
+}[keyof FieldsOf<R> & string];
+
+/**
+ * `t.expose` as the kit calls it: the type and nullability come from a kind at run time, which
+ * Pothos' signature (checking them against the parent's property type) cannot follow.
+ */
+interface Exposer<Types extends SchemaTypes> {
+  expose(name: string, options: { type: unknown; nullable: boolean; description: string }): FieldRef<Types, unknown, 'Object'>;
+}
+
+function exposeEach<Types extends SchemaTypes, K extends string>(
+  t: Exposer<Types>,
+  record: RecordName,
+  names: readonly K[],
+  typeOf: (spec: FieldSpec<unknown>) => { readonly type: unknown; readonly nullable: boolean },
+): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
+  const definition: AnyRecordDefinition = RECORDS[record];
+  const fields = {} as { [N in K]: FieldRef<Types, unknown, 'Object'> };
+  for (const name of names) {
+    const spec = definition.fields[name] as FieldSpec<unknown>;
+    // A field is described where it is declared; exposing one that is not would publish it bare.
+    if (spec.description === undefined) throw new Error(`${record}.${name} has no description in its record definition`);
+    const { type, nullable } = typeOf(spec);
+    fields[name] = t.expose(name, { type, nullable, description: spec.description });
+  }
+  return fields;
+}
+
+/**
+ * `...exposeRecordFields(t, 'vmInstance', 'uuid', 'name', ...)`: GraphQL fields named as the
+ * record's, each of the type its kind says (`EXPOSED_AS`) and with the description its definition
+ * gives, so a field's name, kind and meaning are said once, in `upstream/records.ts`. Fields are
+ * exposed in the order named; fields of other kinds (relations, enums, renamed or computed ones)
+ * are written by hand between the spreads. Exposed fields read what they name (`useRecordDemand`).
+ */
+export function exposeRecordFields<Types extends SchemaTypes, R extends RecordName, K extends FieldsOfKind<R, ScalarKind>>(
+  t: ObjectFieldBuilder<Types, RecordOf<(typeof RECORDS)[R]>>,
+  record: R,
+  ...names: K[]
+): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
+  return exposeEach(t as unknown as Exposer<Types>, record, names, (spec) => {
+    const as = exposedAs(spec.kind);
+    if (as === undefined) throw new Error(`${record}: a ${spec.kind} field is not exposed as it is`);
+    return as;
+  });
+}
+
+/**
+ * `...exposeRecordEnums(t, 'host', HwMonitorStatus, 'cpuStatus', ...)`: fields of a closed set
+ * (`field.oneOf`/`normalized`), exposed as the enum given, with their definitions' descriptions.
+ */
+export function exposeRecordEnums<Types extends SchemaTypes, V, R extends RecordName, K extends FieldsOfKind<R, 'normalized', V>>(
+  t: ObjectFieldBuilder<Types, RecordOf<(typeof RECORDS)[R]>>,
+  record: R,
+  enumType: EnumRef<Types, V>,
+  ...names: K[]
+): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
+  return exposeEach(t as unknown as Exposer<Types>, record, names, () => ({ type: enumType, nullable: true }));
+}
 
 /** The extension a record-backed object type carries (`backedBy`). */
 export interface RecordTypeExtensions {

@@ -8,7 +8,7 @@ import type { SnsEmailAddressRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { DATE_ORDER_FIELDS, defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
-import { follows } from '../kit/record-fields.js';
+import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 
 const emailAddresses = queryFamily('snsEmailAddresses');
@@ -17,16 +17,13 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   description: 'An email address an Email endpoint notifies (SNS email address record, QuerySNSEmailAddress). Since 3.7.0.',
   ...nodeByUuid(emailAddresses, 'SnsEmailAddress'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.7.0.' }),
-    emailAddress: t.exposeString('emailAddress', { description: 'The email address. Since 3.7.0.' }),
-    endpointUuid: t.expose('endpointUuid', { type: 'Uuid', description: 'The Email endpoint the address belongs to. Since 3.7.0.' }),
+    ...exposeRecordFields(t, 'snsEmailAddress', 'uuid', 'emailAddress', 'endpointUuid'),
     endpoint: t.field({
       ...follows<SnsEmailAddressRecord>('endpointUuid'),
       type: SnsApplicationEndpointRef,
       description: 'The Email endpoint the address belongs to (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
     }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the address was added. Since 3.7.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the address last changed. Since 3.7.0.' }),
+    ...exposeRecordFields(t, 'snsEmailAddress', 'createDate', 'lastOpDate'),
   }),
 });
 

@@ -10,7 +10,7 @@ import { pageArgs, readPageSize, resolveListConnection } from '../kit/connection
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
-import { follows } from '../kit/record-fields.js';
+import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
 export const SnsEndpointType = builder.enumType('SnsEndpointType', {
@@ -35,7 +35,7 @@ const SnsSmsReceiverRef = builder.objectRef<SnsSmsReceiverRecord>('SnsSmsReceive
 SnsSmsReceiverRef.implement({
   description: 'A receiver of an SMS endpoint (RemoveSNSSmsReceiver removes one by its phone number). Since 3.7.0.',
   fields: (t) => ({
-    phoneNumber: t.exposeString('phoneNumber', { nullable: false, description: 'Phone number texted by the endpoint. Since 3.7.0.' }),
+    ...exposeRecordFields(t, 'snsSmsReceiver', 'phoneNumber'),
   }),
 });
 
@@ -44,30 +44,20 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the generic family). Since 5.0.0.',
   ...nodeByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.0.0.' }),
-    name: t.exposeString('name', { description: 'Name. Since 5.0.0.' }),
-    description: t.exposeString('description', { description: 'Description. Since 5.0.0.' }),
+    ...exposeRecordFields(t, 'snsApplicationEndpoint', 'uuid', 'name', 'description'),
     type: t.field({
       type: SnsEndpointType,
       nullable: true,
       description: 'Delivery type: HTTP, Email or SMS; null for a type outside these three. Since 5.0.0.',
       resolve: (endpoint) => readEndpointType(endpoint.type),
     }),
-    platformUuid: t.expose('platformUuid', { type: 'Uuid', description: 'The platform the endpoint belongs to. Since 5.0.0.' }),
+    ...exposeRecordFields(t, 'snsApplicationEndpoint', 'platformUuid'),
     platform: t.field({
       ...follows<SnsApplicationEndpointRecord>('platformUuid'),
       type: SnsApplicationPlatformRef,
       description: 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.',
     }),
-    state: t.exposeString('state', { description: 'Endpoint state; `Enabled` is seen, other values are open. Since 5.0.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the endpoint was created. Since 5.0.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the endpoint last changed. Since 5.0.0.' }),
-    url: t.exposeString('url', {
-      description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.',
-    }),
-    username: t.exposeString('username', {
-      description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.',
-    }),
+    ...exposeRecordFields(t, 'snsApplicationEndpoint', 'state', 'createDate', 'lastOpDate', 'url', 'username'),
     receivers: t.field({
       type: [SnsSmsReceiverRef],
       nullable: false,

@@ -5,6 +5,7 @@
 import { builder } from '../../builder.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { exposeRecordFields } from '../kit/record-fields.js';
 
 const platforms = cursorFamily('sns-application-platform');
 
@@ -12,16 +13,7 @@ export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPla
   description: 'A notification (SNS) application platform that endpoints deliver through (SNSApplicationPlatformInventory). Since 2.3.',
   ...nodeByUuid(platforms, 'SnsApplicationPlatform'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 2.3.' }),
-    name: t.exposeString('name', { description: 'Name. Since 2.3.' }),
-    description: t.exposeString('description', { description: 'Description. Since 2.3.' }),
-    type: t.exposeString('type', { description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open. Since 2.3.' }),
-    state: t.exposeString('state', {
-      description:
-        'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open. Since 2.3.',
-    }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the platform was created. Since 2.3.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the platform last changed. Since 2.3.' }),
+    ...exposeRecordFields(t, 'snsApplicationPlatform', 'uuid', 'name', 'description', 'type', 'state', 'createDate', 'lastOpDate'),
   }),
 });
 

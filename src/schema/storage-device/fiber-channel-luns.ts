@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { follows } from '../kit/record-fields.js';
+import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -32,15 +32,13 @@ const ScsiLunHostRefType = builder.objectRef<ScsiLunHostRefRecord>('ScsiLunHostR
 ScsiLunHostRefType.implement({
   description: 'A mapping of a fibre-channel LUN to a host that sees it (scsiLunHostRefs item). Since 3.1.0.',
   fields: (t) => ({
-    scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
-    hostUuid: t.expose('hostUuid', { type: 'Uuid', nullable: false, description: 'The host that sees the LUN. Since 3.1.0.' }),
+    ...exposeRecordFields(t, 'scsiLunHostRef', 'scsiLunUuid', 'hostUuid'),
     host: t.field({
       ...follows<ScsiLunHostRefRecord>('hostUuid'),
       type: HostRef,
       description: 'The host that sees the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
     }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the mapping last changed. Since 3.1.0.' }),
+    ...exposeRecordFields(t, 'scsiLunHostRef', 'createDate', 'lastOpDate'),
   }),
 });
 
@@ -49,14 +47,13 @@ const ScsiLunVmInstanceRefType = builder.objectRef<ScsiLunVmInstanceRefRecord>('
 ScsiLunVmInstanceRefType.implement({
   description: 'A mapping of a fibre-channel LUN to a VM that uses it directly (scsiLunVmInstanceRefs item). Since 3.1.0.',
   fields: (t) => ({
-    scsiLunUuid: t.expose('scsiLunUuid', { type: 'Uuid', nullable: false, description: 'The LUN. Since 3.1.0.' }),
-    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', nullable: false, description: 'The VM using the LUN. Since 3.1.0.' }),
+    ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'scsiLunUuid', 'vmInstanceUuid'),
     vmInstance: t.field({
       ...follows<ScsiLunVmInstanceRefRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
       description: 'The VM using the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
     }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the mapping was made. Since 3.1.0.' }),
+    ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'createDate'),
   }),
 });
 
@@ -64,20 +61,10 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
   ...nodeByUuid(fiberChannelLuns, 'FiberChannelLun'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.1.0.' }),
-    name: t.exposeString('name', { description: 'Name. Since 3.1.0.' }),
-    fiberChannelStorageUuid: t.expose('fiberChannelStorageUuid', { type: 'Uuid', description: 'The FC SAN storage the LUN belongs to. Since 3.1.0.' }),
-    wwid: t.exposeString('wwid', { description: 'World wide identifier of the disk. Since 3.1.0.' }),
-    wwn: t.exposeString('wwn', { description: 'World wide name of the disk. Since 3.1.0.' }),
-    serial: t.exposeString('serial', { description: 'Serial number of the disk. Since 3.1.0.' }),
-    vendor: t.exposeString('vendor', { description: 'Disk vendor. Since 3.1.0.' }),
-    model: t.exposeString('model', { description: 'Disk model. Since 3.1.0.' }),
-    type: t.exposeString('type', { description: 'Disk type, e.g. `disk`. Since 3.1.0.' }),
-    path: t.exposeString('path', { description: 'Disk path on the hosts. Since 3.1.0.' }),
-    size: t.expose('size', { type: 'Long', description: 'Disk size in bytes. Since 3.1.0.' }),
-    state: t.exposeString('state', { description: 'Enabled status, e.g. `Enabled`; other values are open. Since 3.1.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the LUN was discovered. Since 3.1.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the LUN record last changed. Since 3.1.0.' }),
+    ...exposeRecordFields(t, 'fiberChannelLun',
+      'uuid', 'name', 'fiberChannelStorageUuid', 'wwid', 'wwn', 'serial', 'vendor', 'model', 'type', 'path', 'size', 'state', 'createDate',
+      'lastOpDate',
+    ),
     scsiLunHostRefs: t.field({
       type: [ScsiLunHostRefType],
       nullable: false,

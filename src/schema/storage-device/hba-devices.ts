@@ -8,7 +8,7 @@ import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
-import { alsoReads, backedBy, follows, reads } from '../kit/record-fields.js';
+import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
 const hbaDevices = queryFamily('hbaDevices');
@@ -18,25 +18,15 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   ...nodeByUuid(hbaDevices, 'HbaDevice'),
   extensions: backedBy('hbaDevice'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 5.3.0.' }),
-    name: t.exposeString('name', { description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
-    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the HBA is installed in. Since 5.3.0.' }),
+    ...exposeRecordFields(t, 'hbaDevice', 'uuid', 'name', 'hostUuid'),
     host: t.field({
       ...follows<HbaDeviceRecord>('hostUuid'),
       type: HostRef,
       description: 'Host the HBA is installed in (read through the generic cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
     }),
-    portName: t.exposeString('portName', { description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
-    portState: t.exposeString('portState', { description: 'Port state; `Online` is seen, other values are open. Since 5.3.0.' }),
-    hbaType: t.exposeString('hbaType', { description: 'HBA type, e.g. `FC`. Since 5.3.0.' }),
-    speed: t.exposeString('speed', { description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`). Since 5.3.0.' }),
-    supportedSpeeds: t.exposeString('supportedSpeeds', {
-      description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`). Since 5.3.0.',
-    }),
-    symbolicName: t.exposeString('symbolicName', { description: 'Symbolic name: adapter model, firmware and driver versions. Since 5.3.0.' }),
-    supportedClasses: t.exposeString('supportedClasses', { description: 'Fibre-channel classes of service supported, e.g. `Class 3`. Since 5.3.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the port was discovered. Since 5.3.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the port record last changed. Since 5.3.0.' }),
+    ...exposeRecordFields(t, 'hbaDevice',
+      'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate',
+    ),
   }),
 });
 

@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
-import { backedBy, follows, reads } from '../kit/record-fields.js';
+import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
 export const NicDriverType = builder.enumType('NicDriverType', {
@@ -38,33 +38,15 @@ export const VmNicRef = builder.loadableNode('VmNic', {
   extensions: backedBy('vmNic', EMBEDDED_GLOBAL_ID),
   load: loadVmNics,
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.9.0.' }),
-    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the NIC belongs to. Since 3.9.0.' }),
+    ...exposeRecordFields(t, 'vmNic', 'uuid', 'vmInstanceUuid'),
     vmInstance: t.field({
       ...follows<VmNicRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
       description: 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.',
     }),
-    l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network the NIC is on. Since 3.9.0.' }),
-    ip: t.exposeString('ip', { description: 'IP address. Since 3.9.0.' }),
-    mac: t.exposeString('mac', { description: 'MAC address. Since 3.9.0.' }),
-    hypervisorType: t.exposeString('hypervisorType', { description: 'Hypervisor type, typically `KVM`. Since 4.7.13.' }),
-    netmask: t.exposeString('netmask', { description: 'Netmask. Since 3.9.0.' }),
-    gateway: t.exposeString('gateway', { description: 'Gateway. Since 3.9.0.' }),
-    metaData: t.exposeString('metaData', { description: 'Metadata text. Since 3.9.0.' }),
-    driverType: t.expose('driverType', {
-      type: NicDriverType,
-      nullable: true,
-      description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
-    }),
-    internalName: t.exposeString('internalName', { description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
-    type: t.exposeString('type', { description: 'NIC type, e.g. `VNIC`. Since 4.7.13.' }),
-    state: t.exposeString('state', { description: 'NIC state; `enable` is seen, other values are open. Since 4.7.13.' }),
-    ipVersion: t.exposeInt('ipVersion', { description: 'IP version of `ip`: 4 or 6. Since 3.9.0.' }),
-    deviceId: t.exposeInt('deviceId', { description: 'Device order of the NIC in the VM. Since 3.9.0.' }),
-    usedIpUuid: t.expose('usedIpUuid', { type: 'Uuid', description: 'The used-IP record of `ip`, when the upstream returns it. Since 3.9.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.9.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.9.0.' }),
+    ...exposeRecordFields(t, 'vmNic', 'l3NetworkUuid', 'ip', 'mac', 'hypervisorType', 'netmask', 'gateway', 'metaData'),
+    ...exposeRecordEnums(t, 'vmNic', NicDriverType, 'driverType'),
+    ...exposeRecordFields(t, 'vmNic', 'internalName', 'type', 'state', 'ipVersion', 'deviceId', 'usedIpUuid', 'createDate', 'lastOpDate'),
     usedIps: t.field({
       type: [UsedIpRef],
       nullable: false,
@@ -81,18 +63,10 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
   extensions: backedBy('usedIp', EMBEDDED_GLOBAL_ID),
   load: loadUsedIps,
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 4.10.0.' }),
-    ipRangeUuid: t.expose('ipRangeUuid', { type: 'Uuid', description: 'IP range the address comes from. Since 4.10.0.' }),
-    l3NetworkUuid: t.expose('l3NetworkUuid', { type: 'Uuid', description: 'L3 network of the address. Since 4.10.0.' }),
-    ip: t.exposeString('ip', { description: 'IP address. Since 4.10.0.' }),
-    netmask: t.exposeString('netmask', { description: 'Netmask. Since 4.10.0.' }),
-    gateway: t.exposeString('gateway', { description: 'Gateway. Since 4.10.0.' }),
-    usedFor: t.exposeString('usedFor', { description: 'What the address is used for. Since 4.10.0.' }),
-    vmNicUuid: t.expose('vmNicUuid', { type: 'Uuid', description: 'NIC the address is allocated to. Since 4.10.0.' }),
-    ipVersion: t.exposeInt('ipVersion', { description: 'IP version: 4 or 6. Since 4.10.0.' }),
-    ipInLong: t.expose('ipInLong', { type: 'Long', description: 'The IPv4 address as a number; null for IPv6. Since 4.10.0.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 4.10.0.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 4.10.0.' }),
+    ...exposeRecordFields(t, 'usedIp',
+      'uuid', 'ipRangeUuid', 'l3NetworkUuid', 'ip', 'netmask', 'gateway', 'usedFor', 'vmNicUuid', 'ipVersion', 'ipInLong', 'createDate',
+      'lastOpDate',
+    ),
   }),
 });
 
@@ -102,20 +76,13 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   extensions: backedBy('vmCdRom', EMBEDDED_GLOBAL_ID),
   load: loadVmCdRoms,
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 3.17.13.' }),
-    vmInstanceUuid: t.expose('vmInstanceUuid', { type: 'Uuid', description: 'VM the drive belongs to. Since 3.17.13.' }),
+    ...exposeRecordFields(t, 'vmCdRom', 'uuid', 'vmInstanceUuid'),
     vmInstance: t.field({
       ...follows<VmCdRomRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
       description: 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.',
     }),
-    isoUuid: t.expose('isoUuid', { type: 'Uuid', description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
-    isoInstallPath: t.exposeString('isoInstallPath', { description: 'Install path of the ISO image. Since 3.17.13.' }),
-    name: t.exposeString('name', { description: 'Name. Since 3.17.13.' }),
-    description: t.exposeString('description', { description: 'Description. Since 3.17.13.' }),
-    deviceId: t.exposeInt('deviceId', { description: 'Device order of the drive in the VM. Since 3.17.13.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'Creation time. Since 3.17.13.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'Last update time. Since 3.17.13.' }),
+    ...exposeRecordFields(t, 'vmCdRom', 'isoUuid', 'isoInstallPath', 'name', 'description', 'deviceId', 'createDate', 'lastOpDate'),
   }),
 });
 

@@ -7,7 +7,7 @@ import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid } from '../kit/families.js';
-import { alsoReads, backedBy, reads } from '../kit/record-fields.js';
+import { alsoReads, backedBy, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
@@ -24,31 +24,11 @@ VmInstanceRef.implement({
   description: 'A virtual machine (VmInstanceInventory), with its NICs, volumes and CD-ROMs embedded. Since 0.6.',
   extensions: backedBy('vmInstance'),
   fields: (t) => ({
-    uuid: t.expose('uuid', { type: 'Uuid', nullable: false, description: 'Identifier. Since 0.6.' }),
-    name: t.exposeString('name', { description: 'Name. Since 0.6.' }),
-    description: t.exposeString('description', { description: 'Description. Since 0.6.' }),
-    zoneUuid: t.expose('zoneUuid', { type: 'Uuid', description: 'Zone (data center) of the VM. Since 0.6.' }),
-    clusterUuid: t.expose('clusterUuid', { type: 'Uuid', description: 'Cluster of the VM. Since 0.6.' }),
-    imageUuid: t.expose('imageUuid', { type: 'Uuid', description: 'Image the VM was created from. Since 0.6.' }),
-    hostUuid: t.expose('hostUuid', { type: 'Uuid', description: 'Host the VM runs on now; null when it is not placed. Since 0.6.' }),
-    lastHostUuid: t.expose('lastHostUuid', { type: 'Uuid', description: 'Host the VM last ran on. Since 0.6.' }),
-    instanceOfferingUuid: t.expose('instanceOfferingUuid', { type: 'Uuid', description: 'Instance offering (CPU/memory template) of the VM. Since 0.6.' }),
-    rootVolumeUuid: t.expose('rootVolumeUuid', { type: 'Uuid', description: 'Root (boot) volume. Since 0.6.' }),
-    defaultL3NetworkUuid: t.expose('defaultL3NetworkUuid', { type: 'Uuid', description: 'Default L3 network. Since 0.6.' }),
-    platform: t.exposeString('platform', { description: 'Guest platform: `Windows`, `Linux` or `Other`. Since 0.6.' }),
-    architecture: t.exposeString('architecture', { description: 'CPU architecture: `x86_64`, `aarch64` or `Other`. Since 0.6.' }),
-    type: t.exposeString('type', { description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`). Since 0.6.' }),
-    hypervisorType: t.exposeString('hypervisorType', { description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
-    memorySize: t.expose('memorySize', { type: 'Long', description: 'Memory size in bytes. Since 0.6.' }),
-    cpuNum: t.exposeInt('cpuNum', { description: 'CPU count. Since 0.6.' }),
-    cpuSpeed: t.expose('cpuSpeed', { type: 'Long', description: 'CPU speed. Since 0.6.' }),
-    allocatorStrategy: t.exposeString('allocatorStrategy', { description: 'Host allocation strategy. Since 0.6.' }),
-    state: t.exposeString('state', {
-      description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open. Since 0.6.',
-    }),
-    guestOsType: t.exposeString('guestOsType', { description: 'Guest OS type, e.g. `CentOS 7`. Since 3.11.2.' }),
-    createDate: t.expose('createDate', { type: 'DateTime', description: 'When the VM was created. Since 0.6.' }),
-    lastOpDate: t.expose('lastOpDate', { type: 'DateTime', description: 'When the VM record last changed. Since 0.6.' }),
+    ...exposeRecordFields(t, 'vmInstance',
+      'uuid', 'name', 'description', 'zoneUuid', 'clusterUuid', 'imageUuid', 'hostUuid', 'lastHostUuid', 'instanceOfferingUuid',
+      'rootVolumeUuid', 'defaultL3NetworkUuid', 'platform', 'architecture', 'type', 'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed',
+      'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
+    ),
     host: t.field({
       type: HostRef,
       nullable: true,
