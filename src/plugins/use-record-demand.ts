@@ -5,7 +5,7 @@
  *
  * What an operation needs is worked out once per document (kept while the document is), from the
  * fields it selects on the GraphQL types backed by those records:
- * - a field exposed from the record (`t.expose('name')`) needs that record field;
+ * - a field exposed from the record (`exposeRecordFields`, or `t.expose('name')`) needs that record field;
  * - a field that declares what it reads (`extensions: reads<R>(...)`, `schema/kit/record-fields.ts`)
  *   needs those;
  * - `id` and `__typename` need only the uuid, which is always decoded;

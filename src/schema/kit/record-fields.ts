@@ -44,7 +44,7 @@ type FieldsOf<R extends RecordName> = (typeof RECORDS)[R] extends RecordDefiniti
 
 /** The fields of record `R` whose kind is `Kind` (and whose value is a `V`). */
 type FieldsOfKind<R extends RecordName, Kind extends FieldKind, V = unknown> = {
-  [K in keyof FieldsOf<R> & string]: FieldsOf<R>[K] extends FieldSpec<infer T, Kind> ? (T extends V | null ? K : never) : never;
+  [K in keyof FieldsOf<R> & string]: FieldsOf<R>[K] extends FieldSpec<infer T, Kind> ? ([T] extends [V | null] ? K : never) : never;
 }[keyof FieldsOf<R> & string];
 
 /**
