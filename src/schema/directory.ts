@@ -12,7 +12,6 @@ defineWriteMutation({
   description:
     'Deletes a directory (DeleteDirectory: `DELETE delete/directory`); one with sub-directories needs `deleteMode: ENFORCING`, which deletes the whole subtree. Since 4.6.0.',
   inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The directory (sent in the body). Since 4.6.0.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.6.0.' }),
   }),
   payloadFields: (t, result) => ({

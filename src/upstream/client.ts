@@ -35,7 +35,7 @@ import {
   type AnyOperation,
   type HttpMethod,
   type OperationParams,
-  type ParamLocation,
+  type ParamSpecs,
   type QueryPairs,
   type ReadOperation,
   type ResultOf,
@@ -345,7 +345,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    * object with the operation's decoder (the one for the caller's demand), or rejects with the
    * mapped error.
    */
-  function sendRead<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result>(
+  function sendRead<Path extends string, Locations extends ParamSpecs, Result>(
     operation: ReadOperation<Path, Locations, Result>,
     params: OperationParams<Path, Locations>,
     [identity, headers]: readonly [string, Headers],

@@ -17,33 +17,11 @@ import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 import { CbtTaskRef } from './types.js';
 
-const cbtTaskUuidField = { type: 'Uuid', required: true, description: 'The CBT task (path parameter). Since 4.10.10.' } as const;
-
 defineWriteMutation({
   name: 'createCbtTask',
   operation: CreateCbtTask,
   description:
     'Creates a CBT task that tracks changed blocks of one VM\'s volumes; the task starts `CREATED` (CreateCbtTask: `POST cbt-task/create`). Fails when the VM already belongs to a task. Since 4.10.10.',
-  inputFields: (t) => ({
-    name: t.string({ required: true, description: 'Name of the task. Since 4.10.10.' }),
-    description: t.string({ description: 'Description of the task. Since 4.10.10.' }),
-    taskType: t.string({
-      required: true,
-      description:
-        'Kind of task. The spec does not show the allowed values; the service is known to take `VM` (so the set stays open here and the upstream validates it). Since 4.10.10.',
-    }),
-    resourceUuids: t.field({
-      type: ['Uuid'],
-      required: true,
-      description: 'The resources to track: the VM (all its volumes) or some of its volumes. Since 4.10.10.',
-    }),
-    resourceUuid: t.field({ type: 'Uuid', description: 'A caller-chosen uuid for the new task. Since 4.10.10.' }),
-    tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new task. Since 4.10.10.' }),
-    vmInstanceUuid: t.field({
-      type: 'Uuid',
-      description: 'The VM the task tracks; carried by the request body, whether the service requires it is not shown. Since 4.10.10.',
-    }),
-  }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -61,8 +39,6 @@ defineWriteMutation({
   description:
     'Deletes a CBT task (DeleteCbtTask: `DELETE cbt-task/{uuid}`); a running task needs `force` or `deleteMode: ENFORCING`. Since 4.10.10.',
   inputFields: (t) => ({
-    uuid: t.field(cbtTaskUuidField),
-    force: t.boolean({ description: 'Delete even while the task runs. Since 4.10.10.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.10.10.' }),
   }),
   payloadFields: (t, result) => ({
@@ -80,10 +56,6 @@ defineWriteMutation({
   name: 'disableCbtTask',
   operation: DisableCbtTask,
   description: 'Stops a CBT task and ends its NBD exports; the task becomes `STOPPED` (DisableCbtTask: `POST cbt-task/disable/{uuid}`). Since 4.10.10.',
-  inputFields: (t) => ({
-    uuid: t.field(cbtTaskUuidField),
-    force: t.boolean({ description: 'Disable forcibly. Since 4.10.10.' }),
-  }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -100,10 +72,6 @@ defineWriteMutation({
   operation: EnableCbtTask,
   description:
     'Starts a CBT task: `STARTING` while the job runs, then `RUNNING` (`FAILED` on error) (EnableCbtTask: `POST cbt-task/enable/{uuid}`). Since 4.10.10.',
-  inputFields: (t) => ({
-    uuid: t.field(cbtTaskUuidField),
-    bitmapName: t.string({ description: 'Name of the dirty bitmap that tracks changed blocks. Since 4.10.10.' }),
-  }),
   payloadFields: (t, result) => ({
     cbtTask: t.field({
       type: CbtTaskRef,
@@ -150,11 +118,6 @@ defineWriteMutation({
   operation: ExportNbdVolumes,
   description:
     'Exports volumes of a stopped VM with a CBT task over NBD (ExportNbdVolumes: `POST cbt-task/exportvolume`); an already exported volume needs `force`. Since 4.10.10.',
-  inputFields: (t) => ({
-    volumeUuids: t.field({ type: ['Uuid'], required: true, description: 'The volumes to export; each must be attached to the VM. Since 4.10.10.' }),
-    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM the volumes belong to. Since 4.10.10.' }),
-    force: t.boolean({ description: 'Export again volumes that are already exported. Since 4.10.10.' }),
-  }),
   payloadFields: (t, result) => ({
     volumeInfos: t.field({
       type: [NbdVolumeInfoRef],

@@ -10,10 +10,6 @@ defineWriteMutation({
   name: 'updateHostNqn',
   operation: UpdateHostNqn,
   description: 'Sets the NVMe qualified name of a host (UpdateHostNqn: `PUT hosts/nqn/{uuid}/actions`). Since 4.10.6.',
-  inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The host.' }),
-    nqn: t.string({ required: true, description: 'The new NVMe qualified name, e.g. `nqn.2014-08.org.nvmexpress:uuid:...`.' }),
-  }),
   payloadFields: (t, result) => ({
     host: t.field({
       type: HostRef,
@@ -30,12 +26,6 @@ defineWriteMutation({
   operation: SetIpOnHostNetworkBonding,
   description:
     'Sets (or, without `ipAddress` and `netmask`, clears) the IP address of a host network bond (SetIpOnHostNetworkBonding: `POST hosts/bondings/{bondingUuid}/ip`). Since 4.7.0.',
-  inputFields: (t) => ({
-    bondingUuid: t.field({ type: 'Uuid', required: true, description: 'The bond (path parameter). Since 4.7.0.' }),
-    ipAddress: t.string({ description: 'The IP address to set on the bond, e.g. `192.168.10.5`. Since 4.7.0.' }),
-    netmask: t.string({ description: 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.' }),
-    isDefaultRoute: t.boolean({ description: 'Whether the bond becomes the host\'s default route. Since 4.7.0.' }),
-  }),
   payloadFields: (t, result) => ({
     bonding: t.field({
       type: HostNetworkBondingRef,

@@ -1,17 +1,18 @@
 /**
- * One way to declare a write of the spec as a Relay mutation: its typed input, the operation of
- * the catalogue it sends with the parameters its input maps to, and the payload fields that read
- * the operation's decoded result. The kit adds what every mutation shares: `clientMutationId`,
+ * One way to declare a write of the spec as a Relay mutation: the operation of the catalogue it
+ * sends, whose declared parameters become its input fields (kind, requiredness and description
+ * said there, once), the few inputs with GraphQL types of their own, and the payload fields that
+ * read the operation's decoded result. The kit adds what every mutation shares: `clientMutationId`,
  * `systemTags`, `userTags`, `async`, the job, `error`, and the payload's place in the
  * `MutationPayload` union that `Job.payload` returns. No method, path or body shape lives here:
  * the operation's declaration (`upstream/operations/`) has them.
  */
-import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
+import type { InputFieldMap, InputFieldRef, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { JobOutcome, JobRecord } from '../../jobs/store.js';
-import type { ParamsOf, ResultOf, WriteOperation } from '../../upstream/operations/index.js';
+import type { DeclaredValues, ParamDeclaration, ParamsOf, ResultOf, WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
 import { JobRef, addMutationPayloadType, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
 
@@ -32,24 +33,37 @@ export function resultInventory<R>(result: ResultReader<{ inventory: R | null }>
   return (source: PayloadSource, _args: unknown, context: GatewayContext): R | null => result(source, context)?.inventory ?? null;
 }
 
+/**
+ * A mutation's input as its resolvers see it: the fields the kit builds from the operation's
+ * declared parameters, and the fields the mutation spells itself.
+ */
+export type MutationInput<Fields extends InputFieldMap, Op> = InputShapeFromFields<Fields> & DeclaredValues<Op>;
+
 export interface WriteMutationSpec<Fields extends InputFieldMap, Op extends WriteOperation> {
   /** The mutation's name: the spec's operation in lowerCamelCase. */
   name: string;
   /** The operation of the catalogue the mutation sends, e.g. `DestroyVmInstance`. */
   operation: Op;
   description: string;
-  inputFields: (t: InputBuilder) => Fields;
   /**
-   * The operation's parameters from the mutation's input (the kit adds the tags), for a mutation
-   * whose input does more than name them.
-   * @default each parameter of the operation from the input field of its name (the contract names
-   * every input field after the spec's parameter)
+   * The input fields of the parameters the operation declares by their location alone (an
+   * enumeration, an input object), each taking its parameter's place in the input. The kit builds
+   * the others from their declaration (`pathParam`, `bodyParam`).
+   * @default none
    */
-  params?: (input: InputShapeFromFields<Fields>) => ParamsOf<Op>;
+  inputFields?: (t: InputBuilder) => Fields;
+  /**
+   * The parameters whose value is not simply the input field of their name (a list reshaped, a
+   * value checked), for a mutation whose input does more than name them. Every other parameter
+   * is the input field of its name (the contract names every input field after the spec's
+   * parameter); the kit adds the tags.
+   * @default none
+   */
+  params?: (input: MutationInput<Fields, Op>) => Partial<ParamsOf<Op>>;
   /** The payload's own fields; `result` reads the job's result, decoded once by the operation. */
   payloadFields: (t: PayloadBuilder, result: ResultReader<ResultOf<Op>>) => Record<string, PothosSchemaTypes.FieldRef<Types>>;
   /** What the write changes, for the response cache to forget once its job finishes. */
-  touches: WriteTouches<InputShapeFromFields<Fields>>;
+  touches: WriteTouches<MutationInput<Fields, Op>>;
 }
 
 /**
@@ -159,10 +173,58 @@ function keptInput(input: Record<string, unknown>, info: GraphQLResolveInfo): Re
   return Object.fromEntries(names.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]));
 }
 
-/** Every parameter an operation takes: its path parameters, then the others it declares. */
+/** Every parameter an operation takes: the path parameters it does not declare, then those it declares. */
 function paramNamesOf(operation: WriteOperation): readonly string[] {
-  const pathNames = operation.pathParts.flatMap((part) => ('param' in part ? [part.param] : []));
-  return [...pathNames, ...Object.keys(operation.params)];
+  const undeclared = operation.pathParts.flatMap((part) => ('param' in part && !(part.param in operation.params) ? [part.param] : []));
+  return [...undeclared, ...Object.keys(operation.params)];
+}
+
+type InputFieldOptions = { required: boolean; description: string } & ({ deprecationReason: string } | Record<never, never>);
+
+/** The input field of a parameter declared with its facts: its kind's scalar, non-null when required. */
+function declaredField(t: InputBuilder, declaration: ParamDeclaration): InputFieldRef<Types, unknown> {
+  const options: InputFieldOptions = {
+    required: declaration.required,
+    description: declaration.doc,
+    ...(declaration.deprecated === undefined ? {} : { deprecationReason: declaration.deprecated }),
+  };
+  switch (declaration.kind) {
+    case 'uuid':
+      return t.field({ type: 'Uuid', ...options });
+    case 'text':
+      return t.string(options);
+    case 'int':
+      return t.int(options);
+    case 'long':
+      return t.field({ type: 'Long', ...options });
+    case 'bool':
+      return t.boolean(options);
+    case 'uuids':
+      return t.field({ type: ['Uuid'], ...options });
+    case 'texts':
+      return t.stringList(options);
+    case 'json':
+      return t.field({ type: 'JSON', ...options });
+  }
+}
+
+/**
+ * The input fields of an operation's parameters, in the order it declares them: built from the
+ * declaration, or the mutation's own field for a parameter declared by its location alone; then
+ * the mutation's fields that name no parameter (its `params` maps them). A parameter of neither,
+ * or one said twice, is a mistake in the mutation: the schema does not build.
+ */
+function parameterFields(t: InputBuilder, operation: WriteOperation, mutation: string, own: InputFieldMap): InputFieldMap {
+  const fields: InputFieldMap = {};
+  for (const name of paramNamesOf(operation)) {
+    const spec = operation.params[name];
+    const declared = typeof spec === 'object';
+    if (declared === (name in own)) {
+      throw new TypeError(`${mutation}: parameter ${name} of ${operation.name} needs ${declared ? 'no input field of its own' : 'an input field'}`);
+    }
+    fields[name] = typeof spec === 'object' ? declaredField(t, spec) : own[name]!;
+  }
+  return { ...fields, ...own };
 }
 
 /** The parameters named `names`, each from the input field of its name. */
@@ -182,7 +244,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
       description: `Input of \`${spec.name}\` (${operation}).`,
       inputFields: (t) => ({
         clientMutationId: t.id({ description: 'Echoed back in the payload, for the client to match answers to requests.' }),
-        ...spec.inputFields(t),
+        ...parameterFields(t, spec.operation, spec.name, spec.inputFields?.(t) ?? {}),
         systemTags: t.stringList({ description: 'System tags sent with the request.' }),
         userTags: t.stringList({ description: 'User tags sent with the request.' }),
         async: t.boolean({
@@ -199,7 +261,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
         const { credential, owner } = context.session.jobCaller();
-        const params = spec.params ? spec.params(input as InputShapeFromFields<Fields>) : sameNamed(input, paramNames);
+        const params = { ...sameNamed<Op>(input, paramNames), ...spec.params?.(input as MutationInput<Fields, Op>) };
         let job = await context.jobs.start({
           operation: spec.name,
           credential,

@@ -23,7 +23,6 @@ defineWriteMutation({
   description:
     'Enables or disables an SNS application platform (ChangeSNSApplicationPlatformState: `PUT sns/application-platforms/{uuid}/actions`). Since 2.3.',
   inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The platform (path parameter). Since 2.3.' }),
     stateEvent: t.field({ type: SnsStateEvent, required: true, description: 'The state change to apply: enable or disable. Since 2.3.' }),
   }),
   payloadFields: (t, result) => ({
@@ -42,16 +41,6 @@ defineWriteMutation({
   operation: UpdateSNSHttpEndpoint,
   description:
     'Changes an HTTP (webhook) SNS endpoint; only the fields given change (UpdateSNSHttpEndpoint: `PUT sns/application-endpoints/http/{uuid}/actions`). Since 4.2.0.',
-  inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The HTTP endpoint (path parameter). Since 4.2.0.' }),
-    url: t.string({ description: 'The webhook URL notifications are posted to (http or https). Since 4.2.0.' }),
-    username: t.string({
-      description: 'The user name sent to the webhook. The spec lists it as Boolean but it is sent as text, so it is a String here. Since 4.2.0.',
-    }),
-    password: t.string({ description: 'The password sent to the webhook (never read back). Since 4.2.0.' }),
-    name: t.string({ description: 'New name of the endpoint. Since 4.2.0.' }),
-    description: t.string({ description: 'New description of the endpoint. Since 4.2.0.' }),
-  }),
   payloadFields: (t, result) => ({
     endpoint: t.field({
       type: SnsApplicationEndpointRef,
@@ -81,21 +70,12 @@ defineWriteMutation({
   description:
     'Removes a receiver (phone number) from an SMS SNS endpoint (RemoveSNSSmsReceiver: `DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}`). Since 3.7.0.',
   inputFields: (t) => ({
-    endpointUuid: t.field({ type: 'Uuid', required: true, description: 'The SMS endpoint (path parameter). Since 3.7.0.' }),
-    phoneNumber: t.string({
-      required: true,
-      description: 'The receiver\'s phone number, e.g. `+8613800000000` (path parameter, URL-encoded by the gateway). Since 3.7.0.',
-    }),
     deleteMode: t.field({
       type: DeleteMode,
       description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Sent in the body and on the query string, as the spec does. Since 3.7.0.',
     }),
   }),
-  params: (input) => ({
-    endpointUuid: input.endpointUuid,
-    phoneNumber: checkedPhoneNumber(input.phoneNumber),
-    deleteMode: input.deleteMode,
-  }),
+  params: (input) => ({ phoneNumber: checkedPhoneNumber(input.phoneNumber) }),
   payloadFields: (t, result) => ({
     endpoint: t.field({
       type: SnsApplicationEndpointRef,

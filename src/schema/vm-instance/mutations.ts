@@ -76,49 +76,18 @@ function withoutAbsent(item: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined && value !== null));
 }
 
-const DEPRECATED_FOR_VOLUME_MIGRATION_AOS = 'Deprecated by the upstream: use `volumeMigrationAOs`.';
-
 defineWriteMutation({
   name: 'primaryStorageMigrateVm',
   operation: PrimaryStorageMigrateVm,
   description:
     'Moves a stopped VM\'s root volume, and the data volumes named, to another primary storage (PrimaryStorageMigrateVm: `PUT vm-instances/{vmInstanceUuid}/actions`, action `primaryStorageMigrateVm`). Since 2.6.0.',
   inputFields: (t) => ({
-    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM to migrate. Since 2.6.0.' }),
-    dstPrimaryStorageUuid: t.field({
-      type: 'Uuid',
-      description: 'Destination primary storage of the root volume (and of every volume `volumeMigrationAOs` gives none). Since 2.6.0.',
-    }),
-    withDataVolumes: t.boolean({
-      description: 'Whether the data volumes migrate too. Since 2.6.0; deprecated.',
-      deprecationReason: DEPRECATED_FOR_VOLUME_MIGRATION_AOS,
-    }),
-    withSnapshots: t.boolean({
-      description: 'Whether the snapshots migrate too. Since 2.6.0; deprecated: set `withSnapshots` per `volumeMigrationAOs` item.',
-      deprecationReason: 'Deprecated by the upstream: use `withSnapshots` of each `volumeMigrationAOs` item.',
-    }),
-    dstHostUuid: t.field({ type: 'Uuid', description: 'Host the VM should run on after the migration. Since 3.10.0.' }),
-    strategy: t.string({ description: 'Migration strategy (allowed values not shown by the spec). Since 3.14.34.' }),
-    downTime: t.int({ description: 'Allowed downtime of the migration (unit not shown by the spec). Since 3.16.21.' }),
-    bandwidth: t.field({ type: 'Long', description: 'Overall migration storage rate limit in MB/s. Since 3.17.11.' }),
     volumeMigrationAOs: t.field({
       type: [VolumeMigrationAO],
       description: 'Per-volume destinations: which volumes migrate, where, and with their snapshots or not. Since 5.1.0.',
     }),
-    enableMigrationTls: t.boolean({ description: 'Whether the migration traffic is encrypted with TLS. Since 5.0.0.' }),
   }),
-  params: (input) => ({
-    vmInstanceUuid: input.vmInstanceUuid,
-    dstPrimaryStorageUuid: input.dstPrimaryStorageUuid,
-    withDataVolumes: input.withDataVolumes,
-    withSnapshots: input.withSnapshots,
-    dstHostUuid: input.dstHostUuid,
-    strategy: input.strategy,
-    downTime: input.downTime,
-    bandwidth: input.bandwidth,
-    volumeMigrationAOs: input.volumeMigrationAOs?.map(withoutAbsent),
-    enableMigrationTls: input.enableMigrationTls,
-  }),
+  params: (input) => ({ volumeMigrationAOs: input.volumeMigrationAOs?.map(withoutAbsent) }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -141,62 +110,23 @@ defineWriteMutation({
   description:
     'Creates a VM whose root and data volumes are made from the snapshots of a volume snapshot group (CreateVmInstanceFromVolumeSnapshotGroup: `POST vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}`). Since 3.11.0.',
   inputFields: (t) => ({
-    volumeSnapshotGroupUuid: t.field({ type: 'Uuid', required: true, description: 'The snapshot group to create the VM from. Since 3.11.0.' }),
-    name: t.string({ required: true, description: 'Name of the new VM. Since 3.11.0.' }),
-    description: t.string({ description: 'Description of the new VM. Since 3.11.0.' }),
-    instanceOfferingUuid: t.field({ type: 'Uuid', description: 'Instance offering (CPU/memory template) of the new VM. Since 3.11.0.' }),
-    zoneUuid: t.field({ type: 'Uuid', description: 'Zone to create the VM in. Since 3.11.0.' }),
-    clusterUuid: t.field({ type: 'Uuid', description: 'Cluster to create the VM in. Since 3.11.0.' }),
-    hostUuid: t.field({ type: 'Uuid', description: 'Host to create the VM on. Since 3.11.0.' }),
-    primaryStorageUuidForRootVolume: t.field({ type: 'Uuid', description: 'Primary storage of the new root volume. Since 3.11.0.' }),
-    defaultL3NetworkUuid: t.field({ type: 'Uuid', description: 'Default L3 network of the new VM (one of `l3NetworkUuids`). Since 3.11.0.' }),
-    resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new VM should get, instead of a generated one. Since 3.11.0.' }),
-    cpuNum: t.int({ description: 'CPU count of the new VM. Since 3.11.0.' }),
-    memorySize: t.field({ type: 'Long', description: 'Memory size of the new VM, in bytes. Since 3.11.0.' }),
-    l3NetworkUuids: t.field({ type: ['Uuid'], description: 'L3 networks the new VM gets a NIC on. Since 3.11.0.' }),
     type: t.field({ type: VmInstanceType, description: 'Kind of VM: `UserVm` or `ApplianceVm`. Since 3.11.0.' }),
     strategy: t.field({ type: VmCreateStrategy, description: 'Start the VM once created (`InstantStart`, default) or not (`CreateStopped`). Since 3.11.0.' }),
-    tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new VM. Since 3.11.0.' }),
-    rootVolumeSystemTags: t.stringList({ description: 'System tags of the new root volume. Since 3.11.0.' }),
     dataVolumeSystemTags: t.field({
       type: [DataVolumeSystemTags],
       description: 'System tags of each new data volume, by the snapshot it is made from (sent as the spec\'s Map keyed by snapshot uuid). Since 3.11.0.',
     }),
-    reservedMemorySize: t.field({ type: 'Long', description: 'Memory reserved for the new VM, in bytes. Since 3.17.21.' }),
-    vmNicParams: t.string({ description: 'NIC parameters of the new VM, as the upstream\'s text. Since 4.10.10.' }),
-    resetTpm: t.boolean({ description: 'Whether the TPM state is reset. Since 5.0.0.' }),
     volumeSnapshotEncryptions: t.field({
       type: [VolumeSnapshotEncryption],
       description: 'Whether the volume made from each snapshot is encrypted (snapshot uuid to encrypted flag). Since 5.1.0.',
     }),
-    vmEncryption: t.boolean({ description: 'Whether the new VM is encrypted. Since 5.1.0.' }),
   }),
-  params: ({ dataVolumeSystemTags, volumeSnapshotEncryptions, ...input }) => ({
-    volumeSnapshotGroupUuid: input.volumeSnapshotGroupUuid,
-    name: input.name,
-    description: input.description,
-    instanceOfferingUuid: input.instanceOfferingUuid,
-    zoneUuid: input.zoneUuid,
-    clusterUuid: input.clusterUuid,
-    hostUuid: input.hostUuid,
-    primaryStorageUuidForRootVolume: input.primaryStorageUuidForRootVolume,
-    defaultL3NetworkUuid: input.defaultL3NetworkUuid,
-    resourceUuid: input.resourceUuid,
-    cpuNum: input.cpuNum,
-    memorySize: input.memorySize,
-    l3NetworkUuids: input.l3NetworkUuids,
-    type: input.type,
-    strategy: input.strategy,
-    tagUuids: input.tagUuids,
-    rootVolumeSystemTags: input.rootVolumeSystemTags,
+  params: ({ dataVolumeSystemTags, volumeSnapshotEncryptions }) => ({
+    // The spec's Map keyed by snapshot uuid, which GraphQL input cannot spell.
     dataVolumeSystemTags: dataVolumeSystemTags
       ? Object.fromEntries(dataVolumeSystemTags.map((entry) => [entry.snapshotUuid, entry.systemTags]))
       : undefined,
-    reservedMemorySize: input.reservedMemorySize,
-    vmNicParams: input.vmNicParams,
-    resetTpm: input.resetTpm,
     volumeSnapshotEncryptions: volumeSnapshotEncryptions?.map(({ volumeSnapshotUuid, encrypted }) => ({ volumeSnapshotUuid, encrypted })),
-    vmEncryption: input.vmEncryption,
   }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
@@ -215,9 +145,6 @@ defineWriteMutation({
   operation: DetachL3NetworkFromVm,
   description:
     'Detaches the network of a NIC from its VM, removing the NIC (DetachL3NetworkFromVm: `DELETE vm-instances/nics/{vmNicUuid}`). Since 0.6.',
-  inputFields: (t) => ({
-    vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC whose network is detached from its VM. Since 0.6.' }),
-  }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -234,13 +161,6 @@ defineWriteMutation({
   name: 'deleteVmSshKey',
   operation: DeleteVmSshKey,
   description: 'Removes the SSH key set on a VM (DeleteVmSshKey: `DELETE vm-instances/{uuid}/ssh-keys`). Since 0.6.',
-  inputFields: (t) => ({
-    uuid: t.field({
-      type: 'Uuid',
-      required: true,
-      description: 'The VM. Since 0.6. The spec lists it as optional, but it is a path segment, so the gateway requires it.',
-    }),
-  }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -257,10 +177,6 @@ defineWriteMutation({
   operation: SetVmBootVolume,
   description:
     'Makes one of the VM\'s volumes its boot volume (SetVmBootVolume: `PUT vm-instances/{vmInstanceUuid}/actions`, action `setVmBootVolume`). Since 3.12.0.',
-  inputFields: (t) => ({
-    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.12.0.' }),
-    volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to boot from; it must be attached to the VM. Since 3.12.0.' }),
-  }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -278,9 +194,6 @@ defineWriteMutation({
   operation: RecoverVmInstance,
   description:
     'Brings a destroyed VM back, stopped (RecoverVmInstance: `PUT vm-instances/{uuid}/actions`, action `recoverVmInstance`). Since 0.6.',
-  inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The destroyed VM. Since 0.6.' }),
-  }),
   payloadFields: (t, result) => ({
     vmInstance: t.field({
       type: VmInstanceRef,
@@ -298,8 +211,6 @@ defineWriteMutation({
   description:
     'Changes the emulated device model of a VM NIC (UpdateVmNicDriver: `PUT vm-instances/{vmInstanceUuid}/actions`, action `updateVmNicDriver`). Since 3.9.0.',
   inputFields: (t) => ({
-    vmInstanceUuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 3.9.0.' }),
-    vmNicUuid: t.field({ type: 'Uuid', required: true, description: 'The NIC of that VM (sent inside the action object). Since 3.9.0.' }),
     driverType: t.field({ type: NicDriverType, required: true, description: 'The new device model. Since 3.9.0.' }),
   }),
   payloadFields: (t, result) => ({
@@ -329,7 +240,6 @@ defineWriteMutation({
   description:
     'Destroys a VM; it stays queryable in state `Destroyed` until expunged and `recoverVmInstance` can bring it back (DestroyVmInstance: `DELETE vm-instances/{uuid}`). Since 0.6.',
   inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The VM. Since 0.6.' }),
     deleteMode: t.field({ type: DeleteMode, description: 'How dependants are treated; the upstream\'s default is `Permissive`. Since 0.6.' }),
   }),
   payloadFields: (t) => ({

@@ -32,13 +32,6 @@ defineWriteMutation({
   operation: CreateVolumeSnapshotGroup,
   description:
     'Snapshots all volumes of the VM a root volume belongs to, together, as one group (CreateVolumeSnapshotGroup: `POST volume-snapshots/group`). Since 3.6.0.',
-  inputFields: (t) => ({
-    rootVolumeUuid: t.field({ type: 'Uuid', required: true, description: 'Root volume of the VM whose volumes are snapshotted. Since 3.6.0.' }),
-    name: t.string({ required: true, description: 'Name of the group. Since 3.6.0.' }),
-    description: t.string({ description: 'Description of the group. Since 3.6.0.' }),
-    resourceUuid: t.field({ type: 'Uuid', description: 'Uuid the new group should get, instead of a generated one. Since 3.6.0.' }),
-    tagUuids: t.field({ type: ['Uuid'], description: 'Tags to attach to the new group. Since 3.6.0.' }),
-  }),
   payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,
@@ -57,7 +50,6 @@ defineWriteMutation({
   description:
     'Deletes a snapshot group and its snapshots, reporting each snapshot\'s outcome (DeleteVolumeSnapshotGroup: `DELETE volume-snapshots/group/{uuid}?deleteMode=`). Since 3.6.0.',
   inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The group. Since 3.6.0.' }),
     deleteMode: t.field({
       type: DeleteMode,
       description: 'How dependants are treated (sent on the query string); the upstream\'s default is `Permissive`. Since 3.6.0.',
@@ -80,11 +72,6 @@ defineWriteMutation({
   operation: UpdateVolumeSnapshotGroup,
   description:
     'Renames a snapshot group or changes its description (UpdateVolumeSnapshotGroup: `PUT volume-snapshots/group/{uuid}/actions`, action `updateVolumeSnapshotGroup`). Since 3.6.0.',
-  inputFields: (t) => ({
-    uuid: t.field({ type: 'Uuid', required: true, description: 'The group. Since 3.6.0.' }),
-    name: t.string({ description: 'New name; left unchanged when not given. Since 3.6.0.' }),
-    description: t.string({ description: 'New description; left unchanged when not given. Since 3.6.0.' }),
-  }),
   payloadFields: (t, result) => ({
     volumeSnapshotGroup: t.field({
       type: VolumeSnapshotGroupRef,

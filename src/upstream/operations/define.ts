@@ -25,6 +25,88 @@ export type OperationFamily = 'resource' | 'cursor';
  */
 export type ParamLocation = 'query' | 'body' | 'body+query' | 'local';
 
+/**
+ * What a parameter's value is on the wire: a uuid, text, a 32-bit `int`, a 64-bit `long`, a
+ * boolean, a list of uuids or of texts, or JSON the spec leaves unshown.
+ */
+export type WireKind = 'uuid' | 'text' | 'int' | 'long' | 'bool' | 'uuids' | 'texts' | 'json';
+
+/** The value a parameter of each wire kind takes. */
+export interface WireValues {
+  uuid: string;
+  text: string;
+  int: number;
+  long: number;
+  bool: boolean;
+  uuids: string[];
+  texts: string[];
+  json: unknown;
+}
+
+/**
+ * A parameter declared with its upstream facts, so that the layers above expose it without
+ * restating them: where it travels, its wire kind, whether a caller must give it, and the spec's
+ * words about it. A parameter declared by its location alone is one whose value has a shape of
+ * its own (an enumeration, an object) that the layer above spells.
+ */
+export interface ParamDeclaration<In extends ParamLocation | 'path' = ParamLocation | 'path', Kind extends WireKind = WireKind, Required extends boolean = boolean> {
+  readonly in: In;
+  readonly kind: Kind;
+  /** Whether a caller must give it: every path parameter, and the others the spec requires. */
+  readonly required: Required;
+  /** The spec's description of the parameter, ending with the release it appeared in ("Since 2.6.0."). */
+  readonly doc: string;
+  /** Why the upstream deprecates it, when it does. */
+  readonly deprecated?: string;
+}
+
+/** A parameter as an operation declares it: its location, or its location with its facts. */
+export type ParamSpec = ParamLocation | ParamDeclaration;
+
+/** The declared parameters of an operation, by name, in the order they are sent. */
+export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
+
+/** Where a declared parameter travels. */
+export function locationOf(spec: ParamSpec): ParamLocation | 'path' {
+  return typeof spec === 'string' ? spec : spec.in;
+}
+
+/** A path parameter: required, one percent-encoded segment. */
+export function pathParam<const Kind extends WireKind>(kind: Kind, doc: string): ParamDeclaration<'path', Kind, true> {
+  return { in: 'path', kind, required: true, doc };
+}
+
+/** What a body or query parameter may say besides its kind and its description. */
+export interface ParamOptions {
+  /** @default false */
+  readonly required?: boolean;
+  readonly deprecated?: string;
+}
+
+type RequiredOf<Options extends ParamOptions> = Options extends { required: true } ? true : false;
+
+/** A parameter sent in the body (see `ParamLocation`). */
+export function bodyParam<const Kind extends WireKind, const Options extends ParamOptions = Record<never, never>>(
+  kind: Kind,
+  doc: string,
+  options?: Options,
+): ParamDeclaration<'body', Kind, RequiredOf<Options>> {
+  return { in: 'body', kind, doc, required: (options?.required ?? false) as RequiredOf<Options>, ...(options?.deprecated === undefined ? {} : { deprecated: options.deprecated }) };
+}
+
+/** The value a declared parameter takes. */
+type ValueOf<Spec> = Spec extends ParamDeclaration<ParamLocation | 'path', infer Kind> ? WireValues[Kind] : never;
+
+/**
+ * The values of an operation's parameters declared with their facts, by name: a required one's
+ * value; an optional one's, absent or null.
+ */
+export type DeclaredValues<Op> = Op extends { readonly params: infer Specs }
+  ? { readonly [K in keyof Specs as Specs[K] extends ParamDeclaration<ParamLocation | 'path', WireKind, true> ? K : never]: ValueOf<Specs[K]> } & {
+      readonly [K in keyof Specs as Specs[K] extends ParamDeclaration<ParamLocation | 'path', WireKind, false> ? K : never]?: ValueOf<Specs[K]> | null;
+    }
+  : never;
+
 /** The `{name}` placeholders of a path template, e.g. `'uuid'` for `cbt-task/{uuid}`. */
 export type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
 
@@ -36,7 +118,7 @@ export type OperationParams<Path extends string, Locations> = { readonly [K in P
   readonly [K in keyof Locations]?: unknown;
 };
 
-export interface OperationDeclaration<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result> {
+export interface OperationDeclaration<Path extends string, Locations extends ParamSpecs, Result> {
   /** The spec's operation name, e.g. `DestroyVmInstance`: named in errors, metrics and the simulator's counts. */
   readonly name: string;
   readonly method: HttpMethod;
@@ -45,7 +127,10 @@ export interface OperationDeclaration<Path extends string, Locations extends Rea
   readonly path: Path;
   /** PUT `.../actions` only: the key of the action object, which selects the operation. */
   readonly actionKey?: string;
-  /** Where each parameter other than a path parameter travels, in the order they are sent. */
+  /**
+   * Where each parameter travels, in the order they are sent; a write's parameters with their
+   * facts (`pathParam`, `bodyParam`), a path parameter being declared only to give them.
+   */
   readonly params: Locations;
   /**
    * Reads the success body: for a read, the answer; for a write, the finished job's body (202
@@ -58,7 +143,7 @@ export interface OperationDeclaration<Path extends string, Locations extends Rea
 /** A piece of a compiled path template: literal text, or the name of a path parameter. */
 export type PathPart = { readonly text: string } | { readonly param: string };
 
-export interface Operation<Path extends string = string, Locations extends Readonly<Record<string, ParamLocation>> = Readonly<Record<string, ParamLocation>>, Result = unknown>
+export interface Operation<Path extends string = string, Locations extends ParamSpecs = ParamSpecs, Result = unknown>
   extends OperationDeclaration<Path, Locations, Result> {
   /** The path template, split once. */
   readonly pathParts: readonly PathPart[];
@@ -69,21 +154,21 @@ export interface Operation<Path extends string = string, Locations extends Reado
 }
 
 /** Any operation, whatever its parameters and result. */
-export type AnyOperation = Operation<string, Readonly<Record<string, ParamLocation>>, unknown>;
+export type AnyOperation = Operation<string, ParamSpecs, unknown>;
 
 /** A read: a synchronous GET, retried on transport failures. */
-export type ReadOperation<Path extends string = string, Locations extends Readonly<Record<string, ParamLocation>> = Readonly<Record<string, ParamLocation>>, Result = unknown> =
+export type ReadOperation<Path extends string = string, Locations extends ParamSpecs = ParamSpecs, Result = unknown> =
   Operation<Path, Locations, Result> & { readonly method: 'GET' };
 
 /** A write: an asynchronous job of the resource family, never retried. */
-export type WriteOperation<Path extends string = string, Locations extends Readonly<Record<string, ParamLocation>> = Readonly<Record<string, ParamLocation>>, Result = unknown> =
+export type WriteOperation<Path extends string = string, Locations extends ParamSpecs = ParamSpecs, Result = unknown> =
   Operation<Path, Locations, Result> & { readonly method: 'POST' | 'PUT' | 'DELETE'; readonly family: 'resource' };
 
 /** The parameters an operation takes. */
 export type ParamsOf<Op> = Op extends Operation<infer Path, infer Locations, unknown> ? OperationParams<Path, Locations> : never;
 
 /** What an operation's decoder returns. */
-export type ResultOf<Op> = Op extends Operation<string, Readonly<Record<string, ParamLocation>>, infer Result> ? Result : never;
+export type ResultOf<Op> = Op extends Operation<string, ParamSpecs, infer Result> ? Result : never;
 
 /** `GET cbt-task/{uuid}`: the method and the path template, as the spec writes them. */
 export type Route<Method extends HttpMethod = HttpMethod> = `${Method} ${string}`;
@@ -92,7 +177,7 @@ export type Route<Method extends HttpMethod = HttpMethod> = `${Method} ${string}
 export type PathOfRoute<R extends string> = R extends `${HttpMethod} ${infer Path}` ? Path : never;
 
 /** What a declaration says besides its name and route. */
-export interface OperationOptions<Path extends string, Locations extends Readonly<Record<string, ParamLocation>>, Result> {
+export interface OperationOptions<Path extends string, Locations extends ParamSpecs, Result> {
   /** @default 'resource' */
   readonly family?: OperationFamily;
   readonly actionKey?: string;
@@ -107,17 +192,17 @@ type NoParams = Readonly<Record<never, ParamLocation>>;
  * Declares one operation: its spec name, its route (`PUT hosts/nqn/{uuid}/actions`, as the spec
  * writes it) and the rest. The declaration is checked once here (a PUT action needs its key).
  */
-export function defineOperation<const R extends Route<'GET'>, const Locations extends Readonly<Record<string, ParamLocation>> = NoParams, Result = unknown>(
+export function defineOperation<const R extends Route<'GET'>, const Locations extends ParamSpecs = NoParams, Result = unknown>(
   name: string,
   route: R,
   options: OperationOptions<PathOfRoute<R>, Locations, Result>,
 ): ReadOperation<PathOfRoute<R>, Locations, Result>;
 export function defineOperation<
   const R extends Route<'POST' | 'PUT' | 'DELETE'>,
-  const Locations extends Readonly<Record<string, ParamLocation>> = NoParams,
+  const Locations extends ParamSpecs = NoParams,
   Result = unknown,
 >(name: string, route: R, options: OperationOptions<PathOfRoute<R>, Locations, Result> & { family?: 'resource' }): WriteOperation<PathOfRoute<R>, Locations, Result>;
-export function defineOperation<const R extends Route, const Locations extends Readonly<Record<string, ParamLocation>>, Result>(
+export function defineOperation<const R extends Route, const Locations extends ParamSpecs, Result>(
   name: string,
   route: R,
   options: OperationOptions<PathOfRoute<R>, Locations, Result>,
@@ -133,7 +218,11 @@ export function defineOperation<const R extends Route, const Locations extends R
     else if (piece !== '') pathParts.push({ text: piece });
   }
   const params = options.params ?? ({} as Locations);
-  const locations = Object.entries(params) as [string, ParamLocation][];
+  const locations = Object.entries(params).map(([param, spec]) => [param, locationOf(spec)] as const);
+  const pathNames = new Set(pathParts.flatMap((part) => ('param' in part ? [part.param] : [])));
+  for (const [param, location] of locations) {
+    if ((location === 'path') !== pathNames.has(param)) throw new TypeError(`${name}: ${param} is declared in ${location}, the path template says otherwise`);
+  }
   return {
     name,
     method,
@@ -146,9 +235,4 @@ export function defineOperation<const R extends Route, const Locations extends R
     queryNames: locations.filter(([, location]) => location === 'query' || location === 'body+query').map(([param]) => param),
     bodyNames: locations.filter(([, location]) => location === 'body' || location === 'body+query').map(([param]) => param),
   };
-}
-
-/** Parameters that all travel in the body, in this order: `inBody('name', 'description')`. */
-export function inBody<const Names extends readonly string[]>(...names: Names): { readonly [K in Names[number]]: 'body' } {
-  return Object.fromEntries(names.map((name) => [name, 'body'])) as { readonly [K in Names[number]]: 'body' };
 }

@@ -1,5 +1,5 @@
 /** Host hardware and network (spec: Endpoints, "Host hardware and network"). */
-import { defineOperation } from './define.js';
+import { bodyParam, defineOperation, pathParam } from './define.js';
 import { inventoryOf, withoutEnvelope } from './results.js';
 
 export const GetHostBlockDevices = defineOperation('GetHostBlockDevices', 'GET hosts/{uuid}/get-block-devices', {
@@ -17,11 +17,19 @@ export const GetHostNetworkFacts = defineOperation('GetHostNetworkFacts', 'GET h
 
 export const UpdateHostNqn = defineOperation('UpdateHostNqn', 'PUT hosts/nqn/{uuid}/actions', {
   actionKey: 'updateHostNqn',
-  params: { nqn: 'body' },
+  params: {
+    uuid: pathParam('uuid', 'The host.'),
+    nqn: bodyParam('text', 'The new NVMe qualified name, e.g. `nqn.2014-08.org.nvmexpress:uuid:...`.', { required: true }),
+  },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, (value) => decoder.host(value)) }),
 });
 
 export const SetIpOnHostNetworkBonding = defineOperation('SetIpOnHostNetworkBonding', 'POST hosts/bondings/{bondingUuid}/ip', {
-  params: { ipAddress: 'body', netmask: 'body', isDefaultRoute: 'body' },
+  params: {
+    bondingUuid: pathParam('uuid', 'The bond (path parameter). Since 4.7.0.'),
+    ipAddress: bodyParam('text', 'The IP address to set on the bond, e.g. `192.168.10.5`. Since 4.7.0.'),
+    netmask: bodyParam('text', 'The netmask of `ipAddress`, e.g. `255.255.255.0`. Since 4.7.0.'),
+    isDefaultRoute: bodyParam('bool', 'Whether the bond becomes the host\'s default route. Since 4.7.0.'),
+  },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.hostBonding) }),
 });

@@ -1,20 +1,30 @@
 /** Volume snapshot groups (spec: Endpoints, "Volume snapshot groups", since 3.6.0; the query is in `queries.ts`). */
-import { defineOperation, inBody } from './define.js';
+import { bodyParam, defineOperation, pathParam } from './define.js';
 import { inventoryOf } from './results.js';
 
 export const CreateVolumeSnapshotGroup = defineOperation('CreateVolumeSnapshotGroup', 'POST volume-snapshots/group', {
-  params: inBody('rootVolumeUuid', 'name', 'description', 'resourceUuid', 'tagUuids'),
+  params: {
+    rootVolumeUuid: bodyParam('uuid', 'Root volume of the VM whose volumes are snapshotted. Since 3.6.0.', { required: true }),
+    name: bodyParam('text', 'Name of the group. Since 3.6.0.', { required: true }),
+    description: bodyParam('text', 'Description of the group. Since 3.6.0.'),
+    resourceUuid: bodyParam('uuid', 'Uuid the new group should get, instead of a generated one. Since 3.6.0.'),
+    tagUuids: bodyParam('uuids', 'Tags to attach to the new group. Since 3.6.0.'),
+  },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.volumeSnapshotGroup) }),
 });
 
 export const DeleteVolumeSnapshotGroup = defineOperation('DeleteVolumeSnapshotGroup', 'DELETE volume-snapshots/group/{uuid}', {
   // "listed as body, sent on the path query"
-  params: { deleteMode: 'query' },
+  params: { uuid: pathParam('uuid', 'The group. Since 3.6.0.'), deleteMode: 'query' },
   decode: (body, decoder) => ({ results: decoder.list(body.results ?? [], 'results', decoder.snapshotGroupDeletionResult) }),
 });
 
 export const UpdateVolumeSnapshotGroup = defineOperation('UpdateVolumeSnapshotGroup', 'PUT volume-snapshots/group/{uuid}/actions', {
   actionKey: 'updateVolumeSnapshotGroup',
-  params: { name: 'body', description: 'body' },
+  params: {
+    uuid: pathParam('uuid', 'The group. Since 3.6.0.'),
+    name: bodyParam('text', 'New name; left unchanged when not given. Since 3.6.0.'),
+    description: bodyParam('text', 'New description; left unchanged when not given. Since 3.6.0.'),
+  },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.volumeSnapshotGroup) }),
 });

@@ -1,21 +1,35 @@
 /** Notifications (spec: Endpoints, "Notifications (SNS)"; QuerySNSEmailAddress is in `queries.ts`). */
-import { defineOperation, inBody } from './define.js';
+import { bodyParam, defineOperation, pathParam } from './define.js';
 import { EMPTY_RESULT, inventoryOf } from './results.js';
 
 export const ChangeSNSApplicationPlatformState = defineOperation('ChangeSNSApplicationPlatformState', 'PUT sns/application-platforms/{uuid}/actions', {
   actionKey: 'changeSNSApplicationPlatformState',
-  params: { stateEvent: 'body' },
+  params: { uuid: pathParam('uuid', 'The platform (path parameter). Since 2.3.'), stateEvent: 'body' },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationPlatform) }),
 });
 
 export const UpdateSNSHttpEndpoint = defineOperation('UpdateSNSHttpEndpoint', 'PUT sns/application-endpoints/http/{uuid}/actions', {
   actionKey: 'updateSNSHttpEndpoint',
-  params: inBody('url', 'username', 'password', 'name', 'description'),
+  params: {
+    uuid: pathParam('uuid', 'The HTTP endpoint (path parameter). Since 4.2.0.'),
+    url: bodyParam('text', 'The webhook URL notifications are posted to (http or https). Since 4.2.0.'),
+    username: bodyParam(
+      'text',
+      'The user name sent to the webhook. The spec lists it as Boolean but it is sent as text, so it is a String here. Since 4.2.0.',
+    ),
+    password: bodyParam('text', 'The password sent to the webhook (never read back). Since 4.2.0.'),
+    name: bodyParam('text', 'New name of the endpoint. Since 4.2.0.'),
+    description: bodyParam('text', 'New description of the endpoint. Since 4.2.0.'),
+  },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationEndpoint) }),
 });
 
 export const RemoveSNSSmsReceiver = defineOperation('RemoveSNSSmsReceiver', 'DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}', {
   // "listed as body, also sent as a query parameter"
-  params: { deleteMode: 'body+query' },
+  params: {
+    endpointUuid: pathParam('uuid', 'The SMS endpoint (path parameter). Since 3.7.0.'),
+    phoneNumber: pathParam('text', 'The receiver\'s phone number, e.g. `+8613800000000` (path parameter, URL-encoded by the gateway). Since 3.7.0.'),
+    deleteMode: 'body+query',
+  },
   decode: () => EMPTY_RESULT,
 });
