@@ -125,9 +125,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   });
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
-  const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches());
+  const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches(schema));
   const forgetWrittenRecords = (job: JobRecord): void => {
-    const touched = touchedBy(job);
+    const touched = touchedBy(job, schema);
     if (touched) invalidateWrite(touched);
   };
 

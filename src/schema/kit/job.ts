@@ -35,14 +35,6 @@ export function payloadSourceOf(job: JobRecord): PayloadSource {
   return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
 }
 
-/** Every payload type, for the `MutationPayload` union; keyed by mutation name. */
-const payloadTypes = new Map<string, ObjectRef<Types, PayloadSource>>();
-
-/** Makes a mutation's payload one of the types `Job.payload` may return (`defineWriteMutation` calls it). */
-export function addMutationPayloadType(mutation: string, payloadType: ObjectRef<Types, PayloadSource>): void {
-  payloadTypes.set(mutation, payloadType);
-}
-
 export const JobStatusEnum = builder.enumType('JobStatus', {
   description: 'Where an upstream job is.',
   values: {
@@ -54,7 +46,9 @@ export const JobStatusEnum = builder.enumType('JobStatus', {
 
 export const MutationPayloadUnion = builder.unionType('MutationPayload', {
   description: 'The payload of whichever mutation started a job.',
-  types: () => [...payloadTypes.values()],
+  // Each mutation's payload joins the union as the mutation kit defines it (`addTypes`), so the
+  // members live on the union's own ref.
+  types: [] as ObjectRef<Types, PayloadSource>[],
   resolveType: (source: PayloadSource) => `${source.job.operation.charAt(0).toUpperCase()}${source.job.operation.slice(1)}Payload`,
 });
 

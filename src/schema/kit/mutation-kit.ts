@@ -8,13 +8,13 @@
  * the operation's declaration (`upstream/operations/`) has them.
  */
 import type { InputFieldMap, InputFieldRef, InputShapeFromFields, ObjectRef } from '@pothos/core';
-import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
+import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { JobOutcome, JobRecord } from '../../jobs/store.js';
 import type { DeclaredValues, ParamDeclaration, ParamsOf, ResultOf, WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
-import { JobRef, addMutationPayloadType, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
+import { JobRef, MutationPayloadUnion, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
 
 export type { PayloadSource } from './job.js';
 
@@ -95,22 +95,36 @@ export interface TouchedRecords {
   everyRecordOf: readonly string[];
 }
 
-/** What each mutation touches; keyed by mutation name. */
-const touchesByMutation = new Map<string, WriteTouches<Record<string, unknown>>>();
+declare module 'graphql' {
+  interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
+    /** On a mutation field: what its write touches (`WriteTouches`), for the response cache. */
+    writeTouches?: WriteTouches<Record<string, unknown>>;
+  }
+}
 
-/** The declared touches of every mutation, for checking their type names against the schema. */
-export function declaredTouches(): ReadonlyMap<string, WriteTouches<Record<string, unknown>>> {
-  return touchesByMutation;
+/** What the mutation `name` of `schema` touches, as its field carries it; undefined for no write of the kit. */
+function touchesOf(schema: GraphQLSchema, name: string): WriteTouches<Record<string, unknown>> | undefined {
+  return schema.getMutationType()?.getFields()[name]?.extensions.writeTouches;
+}
+
+/** The declared touches of every mutation of `schema`, for checking their type names against it. */
+export function declaredTouches(schema: GraphQLSchema): ReadonlyMap<string, WriteTouches<Record<string, unknown>>> {
+  const declared = new Map<string, WriteTouches<Record<string, unknown>>>();
+  for (const name of Object.keys(schema.getMutationType()?.getFields() ?? {})) {
+    const touches = touchesOf(schema, name);
+    if (touches) declared.set(name, touches);
+  }
+  return declared;
 }
 
 /**
  * The records a finished job's write touched: the uuids its input names and every record
  * (`uuid`) in the upstream's answer, e.g. the volumes inside a migrated VM's inventory. A failed
  * write touches its named records too, since a failure may still change them (enableCbtTask
- * leaves its task FAILED). Null for a job of no known mutation.
+ * leaves its task FAILED). Null for a job of no mutation of `schema`.
  */
-export function touchedBy(job: JobRecord): TouchedRecords | null {
-  const touches = touchesByMutation.get(job.operation);
+export function touchedBy(job: JobRecord, schema: GraphQLSchema): TouchedRecords | null {
+  const touches = touchesOf(schema, job.operation);
   if (!touches) return null;
   const uuids = new Set<string>();
   for (const uuid of touches.uuids(job.input)) if (typeof uuid === 'string') uuids.add(uuid);
@@ -257,6 +271,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
     {
       description: spec.description,
       nullable: false,
+      extensions: { writeTouches: spec.touches as unknown as WriteTouches<Record<string, unknown>> },
       resolve: async (_root, args, context, info): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
@@ -302,7 +317,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
       }),
     },
   );
-  addMutationPayloadType(spec.name, payloadType as unknown as ObjectRef<Types, PayloadSource>);
-  touchesByMutation.set(spec.name, spec.touches as unknown as WriteTouches<Record<string, unknown>>);
-  return payloadType as unknown as ObjectRef<Types, PayloadSource>;
+  const payload = payloadType as unknown as ObjectRef<Types, PayloadSource>;
+  MutationPayloadUnion.addTypes([payload]);
+  return payload;
 }
