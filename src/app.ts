@@ -138,7 +138,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     pubsub: backend.pubsub,
     upstream,
     publicUrl: () => config.publicUrl ?? http.url,
-    jobLocation: (id) => new URL(`svc/v1/api-jobs/${id}`, withTrailingSlash(upstreamUrl)).toString(),
+    jobLocation: (id) => upstream.jobLocation(id),
     logger,
     pollAfterMs: config.jobPollAfterMs,
     // At once on the replica that finished the job, or that hands it to a waiting mutation,
@@ -348,6 +348,3 @@ function corsOptions(
   return { origin: origins.includes('*') ? '*' : [...origins], credentials: false, maxAge: 600, exposedHeaders: [...CORS_EXPOSED_HEADERS] };
 }
 
-function withTrailingSlash(base: string): string {
-  return base.endsWith('/') ? base : `${base}/`;
-}

@@ -24,6 +24,7 @@ import {
   buildBody,
   buildPath,
   buildQuery,
+  matchPathOf,
   type AnyOperation,
   type ParamsOf,
 } from '../src/upstream/operations/index.js';
@@ -107,6 +108,17 @@ describe('the operations catalogue', () => {
 });
 
 describe('building a request from a declaration', () => {
+  it('recognises a path built from a declaration by the same template, whatever comes before its root', () => {
+    const matchJobPath = matchPathOf(PollJob, 'svc/v1/');
+    expect(matchJobPath(`/svc/v1/${buildPath(PollJob, { jobUuid: UUID })}`)).toEqual({ jobUuid: UUID });
+    expect(matchJobPath(`/proxy/prefix/svc/v1/api-jobs/${UUID}/`)).toEqual({ jobUuid: UUID });
+    // An id that needed escaping was not built here; neither is another path.
+    expect(matchJobPath('/svc/v1/api-jobs/a%2Fb')).toBeUndefined();
+    expect(matchJobPath(`/svc/v1/api-jobs/${UUID}/extra`)).toBeUndefined();
+    expect(matchJobPath(`/svc/v2/api-jobs/${UUID}`)).toBeUndefined();
+    expect(matchJobPath(`/xsvc/v1/api-jobs/${UUID}`)).toBeUndefined();
+  });
+
   it('path: each parameter is one percent-encoded segment', () => {
     expect(buildPath(RemoveSNSSmsReceiver, { endpointUuid: UUID, phoneNumber: '+86 138/0' })).toBe(`sns/sms-endpoints/${UUID}/receivers/%2B86%20138%2F0`);
     expect(buildPath(PollJob, { jobUuid: UUID })).toBe(`api-jobs/${UUID}`);

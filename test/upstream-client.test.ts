@@ -547,6 +547,16 @@ describe('writes and jobs', () => {
     expect(polls.map((seen) => seen[0]?.path)).toEqual(Array(4).fill(`/svc/v1/api-jobs/${JOB}`));
     expect(polls[0]?.[0]?.headers.authorization).toBeUndefined();
   });
+
+  it('gives the polling address of a job on the configured base, its path prefix kept, and polls it there', async () => {
+    const prefixed = makeClient({ upstreamUrl: `${UP}/zstack` });
+    const location = prefixed.jobLocation(JOB);
+    expect(location).toBe(`${UP}/zstack/svc/v1/api-jobs/${JOB}`);
+    const seen = capture(UP, 202, {});
+    expect(await prefixed.pollJob(location)).toEqual({ status: 'running' });
+    expect(seen[0]?.path).toBe(`/zstack/svc/v1/api-jobs/${JOB}`);
+    await prefixed.close();
+  });
 });
 
 describe('decoding', () => {

@@ -32,6 +32,7 @@ import {
   buildBody,
   buildPath,
   buildQuery,
+  matchPathOf,
   type AnyOperation,
   type HttpMethod,
   type OperationParams,
@@ -136,8 +137,10 @@ interface RawResponse {
 
 /** Upstream text quoted in an error message is cut to this length: enough to diagnose, no dump. */
 const MAX_QUOTED_CHARS = 200;
+/** Where the resource family's operations live below `{base_url}`. */
+const RESOURCE_ROOT = 'svc/v1/';
 // An id that needed escaping (never one the gateway chose) is polled at the address as written.
-const JOB_PATH = /\/svc\/v1\/api-jobs\/([^/?#%]+)\/?$/;
+const matchJobPath = matchPathOf(PollJob, RESOURCE_ROOT);
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const upstreamBase = parseBase(options.upstreamUrl, 'upstreamUrl');
@@ -184,7 +187,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const path = buildPath(operation, params);
     const query = buildQuery(operation, params);
     return operation.family === 'resource'
-      ? buildTarget(upstreamRoot, `svc/v1/${path}`, query)
+      ? buildTarget(upstreamRoot, `${RESOURCE_ROOT}${path}`, query)
       : buildTarget(resourcesRoot, `api/v1/resources/${path}`, query);
   }
 
@@ -417,6 +420,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       );
     },
 
+    jobLocation(jobUuid) {
+      const { origin, path } = targetOf(PollJob, { jobUuid });
+      return `${origin}${path}`;
+    },
+
     async pollJob(location, pollOptions?: PollJobOptions) {
       const headers: Headers = pollOptions?.credential === undefined ? {} : resourceHeaders(pollOptions.credential);
       return call({ operation: 'PollJob', method: 'GET', target: jobTarget(location), headers, retryable: true }, pollOptions, (response) =>
@@ -450,9 +458,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     // The service writes its own idea of its address, which behind a proxy or NAT may not be
     // reachable from here; the job path on the configured base always is.
     const url = new URL(location, upstreamBase);
-    const jobUuid = JOB_PATH.exec(url.pathname)?.[1];
-    if (jobUuid === undefined) return { origin: url.origin, path: `${url.pathname}${url.search}` };
-    return targetOf(PollJob, { jobUuid });
+    const params = matchJobPath(url.pathname);
+    if (params === undefined) return { origin: url.origin, path: `${url.pathname}${url.search}` };
+    return targetOf(PollJob, params);
   }
 }
 

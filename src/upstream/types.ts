@@ -234,11 +234,17 @@ export interface UpstreamClient {
 
   /**
    * Polls a job: 202 → running, 200 → succeeded, 503 `{error}` → failed; 404 (unknown or
-   * expired job) rejects with `UpstreamNotFoundError`. A `location` of the usual
-   * `.../svc/v1/api-jobs/<uuid>` shape is polled on the configured base URL, whatever host the
-   * service wrote into it.
+   * expired job) rejects with `UpstreamNotFoundError`. A `location` whose path ends as the
+   * `PollJob` declaration's (`.../svc/v1/api-jobs/<uuid>`) is polled on the configured base URL,
+   * whatever host the service wrote into it.
    */
   pollJob(location: string, options?: PollJobOptions): Promise<JobPoll>;
+
+  /**
+   * Where the job `jobUuid` is polled on the configured base URL (`PollJob`): the address to use
+   * when the service's 202 gave none.
+   */
+  jobLocation(jobUuid: string): string;
 
   /**
    * Sends any read of the catalogue (`operations/`) and answers what its decoder reads: a new

@@ -37,6 +37,34 @@ export function buildPath(operation: AnyOperation, params: Readonly<Record<strin
   return path;
 }
 
+/**
+ * Recognises paths built by `buildPath` for `operation` below `root` (`'svc/v1/'`): the matcher
+ * takes a URL's path and answers the path parameters when it ends with `/<root><template>` (a
+ * trailing `/` allowed), whatever comes before; undefined otherwise. A parameter is one segment
+ * without `%`, so an id that needed escaping is not taken for one (it was not built here).
+ */
+export function matchPathOf(operation: AnyOperation, root: string): (path: string) => Readonly<Record<string, string>> | undefined {
+  const names: string[] = [];
+  let pattern = escapeRegExp(`/${root}`);
+  for (const part of operation.pathParts) {
+    if ('text' in part) {
+      pattern += escapeRegExp(part.text);
+    } else {
+      names.push(part.param);
+      pattern += '([^/?#%]+)';
+    }
+  }
+  const regExp = new RegExp(`${pattern}/?$`);
+  return (path) => {
+    const match = regExp.exec(path);
+    return match ? Object.fromEntries(names.map((name, index) => [name, match[index + 1]!])) : undefined;
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 /** The query string parameters: a list repeats its key, `undefined` and `null` are left out. */
 export function buildQuery(operation: AnyOperation, params: Readonly<Record<string, unknown>>): QueryPairs {
   const pairs: QueryPairs = [];
