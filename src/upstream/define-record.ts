@@ -48,6 +48,8 @@ export interface FieldSpec<T, K extends FieldKind = FieldKind> extends FieldDoc 
   readonly always: boolean;
   /** `oneOf`/`normalized`: text to the closed set's value, null outside it. */
   readonly normalize?: (text: string) => T | null;
+  /** `oneOf`/`normalized`: the closed set itself, which a GraphQL enum of the field takes its values from. */
+  readonly values?: readonly string[];
   /** `records`: the embedded record's definition. */
   readonly record?: AnyRecordDefinition;
   /** `records`: the field of this record handed to each item as its parent value. */
@@ -158,10 +160,11 @@ export const field = {
           return exact.has(lowered) ? (lowered as V) : null;
         }
       : (text: string): V | null => (exact.has(text) ? (text as V) : null);
-    return spec<V | null, 'normalized'>('normalized', false, options, { normalize });
+    return spec<V | null, 'normalized'>('normalized', false, options, { normalize, values });
   },
-  /** Text mapped by `normalize` (several spellings to one); null when it answers null. */
-  normalized: <T>(normalize: (text: string) => T | null, doc: FieldDoc = {}) => spec<T | null, 'normalized'>('normalized', false, doc, { normalize }),
+  /** Text mapped by `normalize` (several spellings to one of `values`); null when it answers null. */
+  normalized: <const V extends string>(values: readonly V[], normalize: (text: string) => V | null, doc: FieldDoc = {}) =>
+    spec<V | null, 'normalized'>('normalized', false, doc, { normalize, values }),
   /**
    * A list of embedded records; `passes` names the field of this record handed to each item (what
    * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`.

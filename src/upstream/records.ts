@@ -43,7 +43,8 @@ const CBT_TASK_STATUSES = ['Created', 'Starting', 'Running', 'Stopped', 'Failed'
 export type CbtTaskStatus = (typeof CBT_TASK_STATUSES)[number];
 
 /** Canonical interfaceType: `nomaster`/`noMaster` → noMaster, `bondSlave`/`bondingSlave` → bondingSlave. */
-export type InterfaceType = 'noMaster' | 'bridgeSlave' | 'bondingSlave';
+const INTERFACE_TYPE_VALUES = ['noMaster', 'bridgeSlave', 'bondingSlave'] as const;
+export type InterfaceType = (typeof INTERFACE_TYPE_VALUES)[number];
 
 const INTERFACE_TYPES: Readonly<Record<string, InterfaceType>> = {
   nomaster: 'noMaster',
@@ -107,7 +108,7 @@ export const hostNic = defineRecord(
     hostUuid: field.uuidRef({ description: 'Host the NIC is in.' }),
     bondingUuid: field.uuidRef({ description: 'Bond this NIC is a slave of, if any.' }),
     interfaceName: field.text({ description: 'Interface name, e.g. `eth0`.' }),
-    interfaceType: field.normalized((text) => normalizeInterfaceType(text), { description: 'How the NIC is attached (spellings normalized).' }),
+    interfaceType: field.normalized(INTERFACE_TYPE_VALUES, (text) => normalizeInterfaceType(text), { description: 'How the NIC is attached (spellings normalized).' }),
     mac: field.text({ description: 'MAC address.' }),
     pciDeviceAddress: field.text({ description: 'PCI device address.' }),
     speed: field.long({ description: 'Link speed.' }),

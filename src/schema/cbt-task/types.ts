@@ -2,18 +2,21 @@
  * The `CbtTask` type: change-block-tracking tasks (CbtTaskInventory) read through QueryCbtTask.
  */
 import { builder } from '../../builder.js';
+import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
-export const CbtTaskStatus = builder.enumType('CbtTaskStatus', {
+export const CbtTaskStatus = recordEnum('CbtTaskStatus', {
+  record: 'cbtTask',
+  field: 'status',
   description: 'Lifecycle status of a CBT task. Since 4.10.10.',
   values: {
-    CREATED: { value: 'Created', description: 'Created and not yet started (the status CreateCbtTask gives).' },
-    STARTING: { value: 'Starting', description: 'Being started (EnableCbtTask in progress).' },
-    RUNNING: { value: 'Running', description: 'Tracking changed blocks.' },
-    STOPPED: { value: 'Stopped', description: 'Stopped (the status DisableCbtTask gives).' },
-    FAILED: { value: 'Failed', description: 'Failed.' },
-  } as const,
+    Created: 'Created and not yet started (the status CreateCbtTask gives).',
+    Starting: 'Being started (EnableCbtTask in progress).',
+    Running: 'Tracking changed blocks.',
+    Stopped: 'Stopped (the status DisableCbtTask gives).',
+    Failed: 'Failed.',
+  },
 });
 
 export const cbtTasks = queryFamily('cbtTasks');

@@ -5,18 +5,21 @@
 import { builder } from '../../builder.js';
 import type { HostBondingRecord, HostNetworkFactsRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
+import { recordEnum } from '../kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostRef } from './types.js';
 
-export const InterfaceType = builder.enumType('InterfaceType', {
+export const InterfaceType = recordEnum('InterfaceType', {
+  record: 'hostNic',
+  field: 'interfaceType',
   description:
     'How a host NIC is attached. The upstream documents `nomaster`, `bridgeSlave`, `bondSlave` and returns `noMaster`, `bridgeSlave`, `bondingSlave`; both spellings map here.',
   values: {
-    NO_MASTER: { value: 'noMaster', description: 'A standalone NIC (`nomaster` / `noMaster`).' },
-    BRIDGE_SLAVE: { value: 'bridgeSlave', description: 'A NIC enslaved to a bridge.' },
-    BONDING_SLAVE: { value: 'bondingSlave', description: 'A NIC enslaved to a bond (`bondSlave` / `bondingSlave`).' },
-  } as const,
+    noMaster: 'A standalone NIC (`nomaster` / `noMaster`).',
+    bridgeSlave: 'A NIC enslaved to a bridge.',
+    bondingSlave: 'A NIC enslaved to a bond (`bondSlave` / `bondingSlave`).',
+  },
 });
 
 export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');

@@ -6,19 +6,18 @@
 import { builder } from '../../builder.js';
 import { GetHostBlockDevices, GetHostSensors } from '../../upstream/operations/index.js';
 import type { HostRecord } from '../../upstream/records.js';
+import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
 import { HostNetworkFactsRef } from './network-facts.js';
 
-export const HwMonitorStatus = builder.enumType('HwMonitorStatus', {
+export const HwMonitorStatus = recordEnum('HwMonitorStatus', {
+  record: 'host',
+  field: 'cpuStatus',
   description: 'State reported by a host hardware monitor. Since 4.10.0.',
-  values: {
-    NORMAL: { value: 'Normal', description: 'The component works normally.' },
-    ERROR: { value: 'Error', description: 'The component reports a fault.' },
-    UNKNOWN: { value: 'Unknown', description: 'The monitor has no reading.' },
-  } as const,
+  values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
 });
 
 export const HostRef = builder.loadableNode('Host', {

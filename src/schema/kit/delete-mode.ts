@@ -1,18 +1,12 @@
 /**
  * The spec's `deleteMode`, shared by the delete mutations of several resources.
  */
-import { builder } from '../../builder.js';
+import { closedSetEnum } from './enums.js';
 
-export const DeleteMode = builder.enumType('DeleteMode', {
+export const DeleteMode = closedSetEnum('DeleteMode', {
   description: 'How a delete treats what still depends on the resource (the spec\'s `deleteMode`; default `Permissive`).',
   values: {
-    PERMISSIVE: {
-      value: 'Permissive',
-      description: '`Permissive` (the upstream\'s default): the delete is refused while something still depends on the resource.',
-    },
-    ENFORCING: {
-      value: 'Enforcing',
-      description: '`Enforcing`: the delete goes ahead even when something still depends on the resource.',
-    },
-  } as const,
+    Permissive: '`Permissive` (the upstream\'s default): the delete is refused while something still depends on the resource.',
+    Enforcing: '`Enforcing`: the delete goes ahead even when something still depends on the resource.',
+  },
 });

@@ -13,6 +13,7 @@ import type { JobRecord } from '../../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../../shared-subscriptions.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
 import { UpstreamErrorRef } from './errors.js';
+import { closedSetEnum } from './enums.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
@@ -35,13 +36,13 @@ export function payloadSourceOf(job: JobRecord): PayloadSource {
   return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
 }
 
-export const JobStatusEnum = builder.enumType('JobStatus', {
+export const JobStatusEnum = closedSetEnum('JobStatus', {
   description: 'Where an upstream job is.',
   values: {
-    RUNNING: { value: 'RUNNING', description: 'Accepted by the upstream (202), result not in yet.' },
-    SUCCEEDED: { value: 'SUCCEEDED', description: 'Finished successfully; `payload` holds the result.' },
-    FAILED: { value: 'FAILED', description: 'Finished with an error; `error` says which.' },
-  } as const,
+    RUNNING: 'Accepted by the upstream (202), result not in yet.',
+    SUCCEEDED: 'Finished successfully; `payload` holds the result.',
+    FAILED: 'Finished with an error; `error` says which.',
+  },
 });
 
 export const MutationPayloadUnion = builder.unionType('MutationPayload', {

@@ -10,13 +10,11 @@ import { builder } from '../../builder.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
 import { pageArgs } from './connections.js';
+import { closedSetEnum } from './enums.js';
 
-export const OrderDirection = builder.enumType('OrderDirection', {
+export const OrderDirection = closedSetEnum('OrderDirection', {
   description: 'Sort direction.',
-  values: {
-    ASC: { value: 'asc', description: 'Smallest first.' },
-    DESC: { value: 'desc', description: 'Largest first.' },
-  } as const,
+  values: { asc: 'Smallest first.', desc: 'Largest first.' },
 });
 
 /** The GraphQL type of a filter field: a scalar, a list of uuids, or an enum (given by its ref). */

@@ -8,26 +8,30 @@ import type { GatewayContext } from '../../context.js';
 import type { SnsApplicationEndpointRecord, SnsApplicationPlatformRecord, SnsSmsReceiverRecord } from '../../upstream/records.js';
 import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
+import { closedSetEnum } from '../kit/enums.js';
 import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
-export const SnsEndpointType = builder.enumType('SnsEndpointType', {
+/** The delivery types the spec names; the record holds open text, so another type reads as null. */
+const ENDPOINT_TYPES = {
+  HTTP: 'Posts to a webhook URL.',
+  Email: 'Mails the endpoint\'s email addresses.',
+  SMS: 'Texts the endpoint\'s receivers\' phone numbers.',
+} as const;
+
+type EndpointType = keyof typeof ENDPOINT_TYPES;
+
+export const SnsEndpointType = closedSetEnum('SnsEndpointType', {
   description: 'How an SNS endpoint delivers notifications. Since 5.0.0.',
-  values: {
-    HTTP: { value: 'HTTP', description: 'Posts to a webhook URL.' },
-    EMAIL: { value: 'Email', description: 'Mails the endpoint\'s email addresses.' },
-    SMS: { value: 'SMS', description: 'Texts the endpoint\'s receivers\' phone numbers.' },
-  } as const,
+  values: ENDPOINT_TYPES,
 });
 
 const endpoints = cursorFamily('sns-application-endpoint');
 
-const ENDPOINT_TYPES = ['HTTP', 'Email', 'SMS'] as const;
-
-function readEndpointType(type: string | null): (typeof ENDPOINT_TYPES)[number] | null {
-  return ENDPOINT_TYPES.find((known) => known === type) ?? null;
+function readEndpointType(type: string | null): EndpointType | null {
+  return type !== null && Object.hasOwn(ENDPOINT_TYPES, type) ? (type as EndpointType) : null;
 }
 
 const SnsSmsReceiverRef = builder.objectRef<SnsSmsReceiverRecord>('SnsSmsReceiver');

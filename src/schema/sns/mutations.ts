@@ -2,19 +2,19 @@
  * The spec's SNS writes as mutations: platform state, HTTP endpoint update, SMS receiver removal.
  */
 import { GraphQLError } from 'graphql';
-import { builder } from '../../builder.js';
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
+import { closedSetEnum } from '../kit/enums.js';
 import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
-export const SnsStateEvent = builder.enumType('SnsStateEvent', {
+export const SnsStateEvent = closedSetEnum('SnsStateEvent', {
   description: 'The state change ChangeSNSApplicationPlatformState applies (`stateEvent`). Since 2.3.',
   values: {
-    ENABLE: { value: 'enable', description: 'Enable the platform; its state becomes `Enabled`.' },
-    DISABLE: { value: 'disable', description: 'Disable the platform (the resulting state\'s name is not shown in the spec; `Disabled` is seen).' },
-  } as const,
+    enable: 'Enable the platform; its state becomes `Enabled`.',
+    disable: 'Disable the platform (the resulting state\'s name is not shown in the spec; `Disabled` is seen).',
+  },
 });
 
 defineWriteMutation({

@@ -6,16 +6,19 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
+import { recordEnum } from '../kit/enums.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
-export const NicDriverType = builder.enumType('NicDriverType', {
+export const NicDriverType = recordEnum('NicDriverType', {
+  record: 'vmNic',
+  field: 'driverType',
   description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
   values: {
-    VIRTIO: { value: 'virtio', description: 'Paravirtualized virtio-net (`virtio`).' },
-    E1000: { value: 'e1000', description: 'Emulated Intel E1000 (`e1000`).' },
-    RTL8139: { value: 'rtl8139', description: 'Emulated Realtek RTL8139 (`rtl8139`).' },
-  } as const,
+    virtio: 'Paravirtualized virtio-net (`virtio`).',
+    e1000: 'Emulated Intel E1000 (`e1000`).',
+    rtl8139: 'Emulated Realtek RTL8139 (`rtl8139`).',
+  },
 });
 
 /**

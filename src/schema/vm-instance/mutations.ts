@@ -15,24 +15,22 @@ import {
   UpdateVmNicDriver,
 } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
+import { closedSetEnum } from '../kit/enums.js';
 import { defineWriteMutation, resultInventory, type PayloadSource } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
 import { VmInstanceRef } from './types.js';
 
-export const VmCreateStrategy = builder.enumType('VmCreateStrategy', {
+export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
   description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup). Since 3.11.0.',
   values: {
-    INSTANT_START: { value: 'InstantStart', description: '`InstantStart` (the upstream\'s default): the VM is started once created.' },
-    CREATE_STOPPED: { value: 'CreateStopped', description: '`CreateStopped`: the VM is created and left stopped.' },
-  } as const,
+    InstantStart: '`InstantStart` (the upstream\'s default): the VM is started once created.',
+    CreateStopped: '`CreateStopped`: the VM is created and left stopped.',
+  },
 });
 
-export const VmInstanceType = builder.enumType('VmInstanceType', {
+export const VmInstanceType = closedSetEnum('VmInstanceType', {
   description: 'Kind of VM a create makes (`type`; the create operations accept exactly these). Since 0.6.',
-  values: {
-    USER_VM: { value: 'UserVm', description: 'A user VM (`UserVm`).' },
-    APPLIANCE_VM: { value: 'ApplianceVm', description: 'A platform special-purpose VM (`ApplianceVm`).' },
-  } as const,
+  values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
 });
 
 const VolumeMigrationAO = builder.inputType('VolumeMigrationAO', {
