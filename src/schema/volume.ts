@@ -6,7 +6,7 @@
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, exposeRecordFields, follows } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
 
@@ -42,6 +42,7 @@ export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name
 
 defineListQuery({
   typeName: 'Volume',
+  record: 'volume',
   family: volumes,
   connection: VolumeConnection,
   naming: { a: 'a volume', plural: 'volumes' },
@@ -60,12 +61,12 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('volumes'),
       nameContains: NAME_CONTAINS_FILTER,
-      vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only volumes attached to this VM.' },
-      primaryStorageUuid: { field: 'primaryStorageUuid', op: 'eq', type: 'Uuid', description: 'Only volumes on this primary storage.' },
-      type: { field: 'type', op: 'eq', type: 'String', description: 'Only volumes of this type: `Root` or `Data`.' },
-      format: { field: 'format', op: 'eq', type: 'String', description: 'Only volumes of this format, e.g. `qcow2`.' },
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only volumes in this state, e.g. `Enabled`.' },
-      status: { field: 'status', op: 'eq', type: 'String', description: 'Only volumes with this status, e.g. `Ready`.' },
+      vmInstanceUuid: equals('Only volumes attached to this VM.'),
+      primaryStorageUuid: equals('Only volumes on this primary storage.'),
+      type: equals('Only volumes of this type: `Root` or `Data`.'),
+      format: equals('Only volumes of this format, e.g. `qcow2`.'),
+      state: equals('Only volumes in this state, e.g. `Enabled`.'),
+      status: equals('Only volumes with this status, e.g. `Ready`.'),
     },
   },
   order: {

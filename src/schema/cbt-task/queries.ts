@@ -1,11 +1,12 @@
 /**
  * CBT task queries: `cbtTasks` and `cbtTask(uuid)` (QueryCbtTask).
  */
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { CbtTaskConnection, CbtTaskRef, CbtTaskStatus, cbtTasks } from './types.js';
 
 defineListQuery({
   typeName: 'CbtTask',
+  record: 'cbtTask',
   family: cbtTasks,
   connection: CbtTaskConnection,
   naming: { a: 'a CBT task', plural: 'CBT tasks' },
@@ -24,7 +25,7 @@ defineListQuery({
     argDescription: 'Conditions the tasks must meet.',
     fields: {
       uuids: uuidsFilter('tasks'),
-      status: { field: 'status', op: 'eq', type: CbtTaskStatus, description: 'Only tasks with this status.' },
+      status: equals('Only tasks with this status.', CbtTaskStatus),
       nameContains: NAME_CONTAINS_FILTER,
     },
   },

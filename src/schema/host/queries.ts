@@ -1,12 +1,13 @@
 /**
  * Host queries: `hosts` and `host(uuid)` (CursorQuery / CursorNext, resourceType `host`).
  */
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { hosts } from './loaders.js';
 import { HostConnection, HostRef } from './types.js';
 
 defineListQuery({
   typeName: 'Host',
+  record: 'host',
   family: hosts,
   connection: HostConnection,
   naming: { a: 'a host', plural: 'hosts' },
@@ -25,11 +26,11 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('hosts'),
       nameContains: NAME_CONTAINS_FILTER,
-      zoneUuid: { field: 'zoneUuid', op: 'eq', type: 'Uuid', description: 'Only hosts of this zone.' },
-      clusterUuid: { field: 'clusterUuid', op: 'eq', type: 'Uuid', description: 'Only hosts of this cluster.' },
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only hosts in this state, e.g. `Enabled`.' },
-      status: { field: 'status', op: 'eq', type: 'String', description: 'Only hosts with this status, e.g. `Connected`.' },
-      hypervisorType: { field: 'hypervisorType', op: 'eq', type: 'String', description: 'Only hosts with this hypervisor, e.g. `KVM`.' },
+      zoneUuid: equals('Only hosts of this zone.'),
+      clusterUuid: equals('Only hosts of this cluster.'),
+      state: equals('Only hosts in this state, e.g. `Enabled`.'),
+      status: equals('Only hosts with this status, e.g. `Connected`.'),
+      hypervisorType: equals('Only hosts with this hypervisor, e.g. `KVM`.'),
     },
   },
   order: {

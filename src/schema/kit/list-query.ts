@@ -1,15 +1,18 @@
 /**
- * Declarative list queries: from one declaration per resource (its filter fields, each a record
- * field, a family-neutral operator, a GraphQL type and a description, and its sort keys) come the
+ * Declarative list queries: from one declaration per resource (its record, its filter fields, each a
+ * record field, a family-neutral operator, a GraphQL type and a description, and its sort keys) come the
  * `<Type>Filter` input, the `<Type>OrderField` enum, the `<Type>Order` input and the connection
  * query field, plus the by-uuid query field next to it. The resolver reads through the resource's
  * family (`families.ts`), which spells the conditions for its upstream.
  */
 import type { InputRef, OutputRef } from '@pothos/core';
 import { builder } from '../../builder.js';
+import type { FieldSpec } from '../../upstream/define-record.js';
+import { RECORDS } from '../../upstream/records.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
 import { pageArgs } from './connections.js';
+import { exposedAs } from './record-fields.js';
 import { closedSetEnum } from './enums.js';
 
 export const OrderDirection = closedSetEnum('OrderDirection', {
@@ -32,13 +35,30 @@ export interface FilterField {
   readonly description: string;
 }
 
+/**
+ * A filter field as a list query declares it: the record field defaults to the filter's name, and
+ * the GraphQL type to the one that field's kind is exposed as (`uuidRef` → `Uuid`, `text` →
+ * `String`), so most read `zoneUuid: equals('Only hosts of this zone.')`. An enum is given as `type`.
+ */
+export type FilterFieldDeclaration = Omit<FilterField, 'field' | 'type'> & Partial<Pick<FilterField, 'field' | 'type'>>;
+
+/** The record field of the filter's name equals the value given; `type` for a field shown as an enum. */
+export function equals(description: string, type?: InputRef<string>): FilterFieldDeclaration {
+  return type === undefined ? { op: 'eq', description } : { op: 'eq', type, description };
+}
+
+/** The record field `field` contains the text given (an empty one is no condition). */
+export function contains(field: string, description: string): FilterFieldDeclaration {
+  return { op: 'contains', field, description };
+}
+
 /** The `uuids` filter field every list has: the records named, one request for all of them. */
 export function uuidsFilter(plural: string): FilterField {
   return { field: 'uuid', op: 'in', type: ['Uuid'], description: `Only these ${plural}.` };
 }
 
 /** The `nameContains` filter field of every named record. */
-export const NAME_CONTAINS_FILTER: FilterField = { field: 'name', op: 'contains', type: 'String', description: 'Name contains this text.' };
+export const NAME_CONTAINS_FILTER = contains('name', 'Name contains this text.');
 
 /** One sort key of the `<Type>OrderField` enum: the record field and its description. */
 export interface OrderField {
@@ -61,6 +81,8 @@ export const NAME_AND_DATE_ORDER_FIELDS = {
 export interface ListQuery<R> {
   /** Prefix of the generated types: `<typeName>Filter`, `<typeName>OrderField`, `<typeName>Order`. */
   readonly typeName: string;
+  /** The record listed: a filter field's record field and GraphQL type default from its definition. */
+  readonly record: keyof typeof RECORDS;
   readonly family: RecordFamily<R>;
   /** The connection type of the query field. */
   readonly connection: OutputRef<unknown>;
@@ -86,7 +108,7 @@ export interface ListQuery<R> {
     readonly description?: string;
     /** Of the `filter` argument. */
     readonly argDescription: string;
-    readonly fields: Readonly<Record<string, FilterField>>;
+    readonly fields: Readonly<Record<string, FilterFieldDeclaration>>;
   };
   readonly order: {
     /** Of the `orderBy` argument; by default the family's order when none is asked for. */
@@ -138,9 +160,24 @@ function oneDescription<R>(query: ListQuery<R>, noun: string): string {
   return `One ${noun} by uuid; null when it does not exist (with a \`NOT_FOUND\` error) or cannot be read (with the error that stopped it, e.g. \`UNAUTHENTICATED\`).${sinceOf(query)}`;
 }
 
+/** Each filter field whole: what a declaration leaves out comes from the record's definition. */
+function filterFieldsOf(record: keyof typeof RECORDS, fields: Readonly<Record<string, FilterFieldDeclaration>>): Record<string, FilterField> {
+  const specs = RECORDS[record].fields as Readonly<Record<string, FieldSpec<unknown>>>;
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, declared]) => {
+      const field = declared.field ?? name;
+      const kindType = Object.hasOwn(specs, field) ? exposedAs(specs[field]!.kind)?.type : undefined;
+      const type = declared.type ?? (typeof kindType === 'string' ? (kindType as FilterFieldType) : undefined);
+      if (type === undefined) throw new Error(`${record}.${field}: the filter ${name} needs a record field of a scalar kind, or a type of its own`);
+      return [name, { ...declared, field, type }];
+    }),
+  );
+}
+
 /** Registers the types and query fields of `query` (see the module comment). */
 export function defineListQuery<R>(query: ListQuery<R>): void {
-  const { typeName, filter, order } = query;
+  const { typeName, order } = query;
+  const filter = { ...query.filter, fields: filterFieldsOf(query.record, query.filter.fields) };
   const { a, plural } = query.naming;
   const Filter = builder.inputType(`${typeName}Filter`, {
     description: filter.description ?? `Conditions on ${plural}; all given conditions must hold.`,

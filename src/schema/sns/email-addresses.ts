@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { SnsEmailAddressRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
-import { DATE_ORDER_FIELDS, defineListQuery, uuidsFilter } from '../kit/list-query.js';
+import { contains, DATE_ORDER_FIELDS, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
@@ -35,6 +35,7 @@ export const SnsEmailAddressConnection = builder.connectionObject({
 
 defineListQuery({
   typeName: 'SnsEmailAddress',
+  record: 'snsEmailAddress',
   family: emailAddresses,
   connection: SnsEmailAddressConnection,
   naming: { a: 'an SNS email address', plural: 'SNS email addresses' },
@@ -53,8 +54,8 @@ defineListQuery({
     argDescription: 'Conditions the addresses must meet.',
     fields: {
       uuids: uuidsFilter('addresses'),
-      endpointUuid: { field: 'endpointUuid', op: 'eq', type: 'Uuid', description: 'Only addresses of this Email endpoint.' },
-      emailAddressContains: { field: 'emailAddress', op: 'contains', type: 'String', description: 'The address contains this text.' },
+      endpointUuid: equals('Only addresses of this Email endpoint.'),
+      emailAddressContains: contains('emailAddress', 'The address contains this text.'),
     },
   },
   order: {

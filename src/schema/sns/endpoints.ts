@@ -9,7 +9,7 @@ import type { SnsApplicationEndpointRecord, SnsApplicationPlatformRecord, SnsSms
 import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { closedSetEnum } from '../kit/enums.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
@@ -79,6 +79,7 @@ export const SnsApplicationEndpointConnection = builder.connectionObject({
 
 defineListQuery({
   typeName: 'SnsApplicationEndpoint',
+  record: 'snsApplicationEndpoint',
   family: endpoints,
   connection: SnsApplicationEndpointConnection,
   naming: { a: 'an SNS endpoint', plural: 'SNS endpoints' },
@@ -92,9 +93,9 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('endpoints'),
       nameContains: NAME_CONTAINS_FILTER,
-      type: { field: 'type', op: 'eq', type: SnsEndpointType, description: 'Only endpoints of this delivery type.' },
-      platformUuid: { field: 'platformUuid', op: 'eq', type: 'Uuid', description: 'Only endpoints of this platform.' },
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only endpoints in this state, e.g. `Enabled`.' },
+      type: equals('Only endpoints of this delivery type.', SnsEndpointType),
+      platformUuid: equals('Only endpoints of this platform.'),
+      state: equals('Only endpoints in this state, e.g. `Enabled`.'),
     },
   },
   order: {

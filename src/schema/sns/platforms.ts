@@ -4,7 +4,7 @@
  */
 import { builder } from '../../builder.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { exposeRecordFields } from '../kit/record-fields.js';
 
 const platforms = cursorFamily('sns-application-platform');
@@ -25,6 +25,7 @@ export const SnsApplicationPlatformConnection = builder.connectionObject({
 
 defineListQuery({
   typeName: 'SnsApplicationPlatform',
+  record: 'snsApplicationPlatform',
   family: platforms,
   connection: SnsApplicationPlatformConnection,
   naming: { a: 'an SNS platform', plural: 'SNS platforms' },
@@ -38,8 +39,8 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('platforms'),
       nameContains: NAME_CONTAINS_FILTER,
-      type: { field: 'type', op: 'eq', type: 'String', description: 'Only platforms of this type, e.g. `Email`.' },
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only platforms in this state, e.g. `Enabled`.' },
+      type: equals('Only platforms of this type, e.g. `Email`.'),
+      state: equals('Only platforms in this state, e.g. `Enabled`.'),
     },
   },
   order: {

@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
-import { defineListQuery, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
@@ -104,6 +104,7 @@ export const FiberChannelLunConnection = builder.connectionObject({
 
 defineListQuery({
   typeName: 'FiberChannelLun',
+  record: 'fiberChannelLun',
   family: fiberChannelLuns,
   connection: FiberChannelLunConnection,
   naming: { a: 'a LUN', plural: 'LUNs' },
@@ -125,8 +126,8 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('LUNs'),
       nameContains: NAME_CONTAINS_FILTER,
-      fiberChannelStorageUuid: { field: 'fiberChannelStorageUuid', op: 'eq', type: 'Uuid', description: 'Only LUNs of this FC SAN storage.' },
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only LUNs in this state, e.g. `Enabled`.' },
+      fiberChannelStorageUuid: equals('Only LUNs of this FC SAN storage.'),
+      state: equals('Only LUNs in this state, e.g. `Enabled`.'),
     },
   },
   order: {

@@ -6,7 +6,7 @@ import type { GatewayContext } from '../../context.js';
 import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
-import { defineListQuery, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
 import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
@@ -38,6 +38,7 @@ export const HbaDeviceConnection = builder.connectionObject({
 
 defineListQuery({
   typeName: 'HbaDevice',
+  record: 'hbaDevice',
   family: hbaDevices,
   connection: HbaDeviceConnection,
   naming: { a: 'an HBA port', plural: 'HBA ports' },
@@ -56,9 +57,9 @@ defineListQuery({
     argDescription: 'Conditions the ports must meet.',
     fields: {
       uuids: uuidsFilter('ports'),
-      hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only ports of this host.' },
-      portState: { field: 'portState', op: 'eq', type: 'String', description: 'Only ports in this state, e.g. `Online`.' },
-      hbaType: { field: 'hbaType', op: 'eq', type: 'String', description: 'Only HBAs of this type, e.g. `FC`.' },
+      hostUuid: equals('Only ports of this host.'),
+      portState: equals('Only ports in this state, e.g. `Online`.'),
+      hbaType: equals('Only HBAs of this type, e.g. `FC`.'),
     },
   },
   order: {

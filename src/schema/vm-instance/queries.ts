@@ -5,7 +5,7 @@
 import { builder } from '../../builder.js';
 import type { HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
@@ -13,6 +13,7 @@ import { VmInstanceConnection, VmInstanceRef } from './types.js';
 
 defineListQuery({
   typeName: 'VmInstance',
+  record: 'vmInstance',
   family: vmInstances,
   connection: VmInstanceConnection,
   naming: { a: 'a VM', plural: 'VMs' },
@@ -31,16 +32,16 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('VMs'),
       nameContains: NAME_CONTAINS_FILTER,
-      state: { field: 'state', op: 'eq', type: 'String', description: 'Only VMs in this state, e.g. `Running`.' },
-      hostUuid: { field: 'hostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs running on this host.' },
-      lastHostUuid: { field: 'lastHostUuid', op: 'eq', type: 'Uuid', description: 'Only VMs that last ran on this host.' },
-      zoneUuid: { field: 'zoneUuid', op: 'eq', type: 'Uuid', description: 'Only VMs of this zone.' },
-      clusterUuid: { field: 'clusterUuid', op: 'eq', type: 'Uuid', description: 'Only VMs of this cluster.' },
-      imageUuid: { field: 'imageUuid', op: 'eq', type: 'Uuid', description: 'Only VMs created from this image.' },
-      platform: { field: 'platform', op: 'eq', type: 'String', description: 'Only VMs of this platform: `Windows`, `Linux` or `Other`.' },
-      architecture: { field: 'architecture', op: 'eq', type: 'String', description: 'Only VMs of this architecture, e.g. `x86_64`.' },
-      hypervisorType: { field: 'hypervisorType', op: 'eq', type: 'String', description: 'Only VMs with this hypervisor, e.g. `KVM`.' },
-      type: { field: 'type', op: 'eq', type: 'String', description: 'Only VMs of this type: `UserVm` or `ApplianceVm`.' },
+      state: equals('Only VMs in this state, e.g. `Running`.'),
+      hostUuid: equals('Only VMs running on this host.'),
+      lastHostUuid: equals('Only VMs that last ran on this host.'),
+      zoneUuid: equals('Only VMs of this zone.'),
+      clusterUuid: equals('Only VMs of this cluster.'),
+      imageUuid: equals('Only VMs created from this image.'),
+      platform: equals('Only VMs of this platform: `Windows`, `Linux` or `Other`.'),
+      architecture: equals('Only VMs of this architecture, e.g. `x86_64`.'),
+      hypervisorType: equals('Only VMs with this hypervisor, e.g. `KVM`.'),
+      type: equals('Only VMs of this type: `UserVm` or `ApplianceVm`.'),
     },
   },
   order: {

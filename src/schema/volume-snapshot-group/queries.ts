@@ -2,11 +2,12 @@
  * Snapshot group queries: `volumeSnapshotGroups` and `volumeSnapshotGroup(uuid)`
  * (QueryVolumeSnapshotGroup).
  */
-import { defineListQuery, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
 
 defineListQuery({
   typeName: 'VolumeSnapshotGroup',
+  record: 'volumeSnapshotGroup',
   family: volumeSnapshotGroups,
   connection: VolumeSnapshotGroupConnection,
   naming: { a: 'a snapshot group', plural: 'snapshot groups' },
@@ -26,7 +27,7 @@ defineListQuery({
     argDescription: 'Conditions the groups must meet.',
     fields: {
       uuids: uuidsFilter('groups'),
-      vmInstanceUuid: { field: 'vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only groups taken of this VM.' },
+      vmInstanceUuid: equals('Only groups taken of this VM.'),
       nameContains: NAME_CONTAINS_FILTER,
     },
   },
