@@ -76,7 +76,15 @@ export class UpstreamSession {
    * that started it (a subscription execution shared by several clients).
    */
   withoutSignal(): UpstreamSession {
-    return new UpstreamSession(this.client, { ...this.binding, signal: undefined }, this.demand);
+    return this.withSignal(undefined);
+  }
+
+  /**
+   * The same caller and demand under another hang-up signal: for work shared by several requests
+   * that ends when the last of them hangs up (a query execution joined by identical queries).
+   */
+  withSignal(signal: AbortSignal | undefined): UpstreamSession {
+    return new UpstreamSession(this.client, { ...this.binding, signal }, this.demand);
   }
 
   /** Throws the missing-credential error now when the caller sent no credential for `family`. */
