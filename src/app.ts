@@ -35,6 +35,7 @@ import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHealth } from './plugins/use-health.js';
 import { useJit } from './plugins/use-jit.js';
+import { createOperationCoalescing } from './plugins/use-operation-coalescing.js';
 import { useJobWebhook } from './plugins/use-job-webhook.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { useMetricsRoute } from './plugins/use-metrics-route.js';
@@ -126,7 +127,12 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
   const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches(schema));
+  // Identical queries in flight share one execution, but not across a write of their credential.
+  const coalescing = config.coalesceQueries
+    ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
+    : undefined;
   const forgetWrittenRecords = (job: JobRecord): void => {
+    coalescing?.writeFinished(job.owner);
     const touched = touchedBy(job, schema);
     if (touched) invalidateWrite(touched);
   };
@@ -218,6 +224,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // Before the response cache and the cost: an operation whose variables do not coerce is
       // answered BAD_USER_INPUT before either looks at it.
       useVariableCoercion(),
+      // After graphql-jit and before the cost gate: each caller is admitted, charged and reported
+      // on its own, only the execution is shared (by callers the response cache did not answer).
+      ...(coalescing ? [coalescing.plugin] : []),
       // Around the response cache: an answer served from the cache is neither charged nor refused,
       // and the cost of the execution that filled it is not kept with it.
       queryCost.gate,

@@ -97,6 +97,8 @@ export interface GatewayConfig {
   readonly graphqlJit: boolean;
   /** A query's upstream reads decode only the record fields the query selects (`useRecordDemand`). @default true */
   readonly decodeSelectedFields: boolean;
+  /** Identical queries in flight (same document, operation, variables and credentials) share one execution (`createOperationCoalescing`). @default true */
+  readonly coalesceQueries: boolean;
   /** pino log level. @default 'info' */
   readonly logLevel: string;
   /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
@@ -173,6 +175,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   compressionMinBytes: 1_024,
   graphqlJit: true,
   decodeSelectedFields: true,
+  coalesceQueries: true,
   logLevel: 'info',
   jobLeaseMs: 15_000,
   shutdownTimeoutMs: 25_000,
@@ -248,6 +251,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),
     graphqlJit: readBoolean(env, 'GRAPHQL_JIT', defaultConfig.graphqlJit),
     decodeSelectedFields: readBoolean(env, 'DECODE_SELECTED_FIELDS', defaultConfig.decodeSelectedFields),
+    coalesceQueries: readBoolean(env, 'COALESCE_QUERIES', defaultConfig.coalesceQueries),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),

@@ -24,6 +24,8 @@ export interface GatewayMetrics {
   readonly webhookDeliveries: Counter<'result' | 'status'>;
   /** Operations refused with 503 OVERLOADED. */
   readonly operationsShed: Counter;
+  /** Queries that could share an execution, by whether they started one or joined one in flight. */
+  readonly coalescedQueries: Counter<'execution'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -119,6 +121,13 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers,
   });
 
+  const coalescedQueries = new Counter({
+    name: 'gateway_coalesced_queries_total',
+    help: 'Queries that could share an execution (COALESCE_QUERIES), by whether they started one or joined an identical one in flight (each joined: an execution and its upstream calls saved).',
+    labelNames: ['execution'] as const,
+    registers,
+  });
+
   return {
     registry,
     operations,
@@ -131,6 +140,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     jobs,
     webhookDeliveries,
     operationsShed,
+    coalescedQueries,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],

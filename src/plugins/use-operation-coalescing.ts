@@ -1,0 +1,199 @@
+/**
+ * `createOperationCoalescing`: identical queries in flight share one execution. A wall of
+ * dashboards sending the same query with the same credential costs one execution and one set of
+ * upstream calls for all the copies that arrive while it runs, instead of one each.
+ *
+ * Two operations are identical when they have the same document (as printed), operation name,
+ * variables and credentials as the upstream reads them (`credentialsIdentity`). Only queries share:
+ * never mutations or subscriptions, never an operation with `@defer`/`@stream` (its parts are a
+ * stream of its own), never a caller without credentials (it makes no upstream call anyway).
+ *
+ * Nothing is served older than the request that asks for it: a caller joins only an execution that
+ * started after it arrived or that is still running, and that started after its credential's last
+ * finished write (`writeFinished`, called where the response cache drops what a write made
+ * stale). An execution running when a write of its credential finishes takes no new callers: the
+ * next identical query starts a fresh one, so a caller always reads its own writes.
+ *
+ * Each caller goes through the whole plugin pipeline on its own (admitted, charged and reported by
+ * cost and budget, counted, cached) except the execution itself: this plugin goes before the cost
+ * gate in the plugin list, so the gate wraps it, and after graphql-jit, so the shared execution
+ * runs the compiled function. Each caller gets its own copy of the result, so what the later
+ * plugins add (`extensions.cost`) is its own. The shared execution runs on a copy of the first
+ * caller's context with loaders of its own and a hang-up signal of its own, aborted only when
+ * every caller waiting for it has hung up: one client leaving never cancels the others' reads.
+ */
+import { initContextCache } from '@pothos/core';
+import { BREAK, getOperationAST, print, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { forgetLoadedRecords, type GatewayContext } from '../context.js';
+import { credentialsIdentity, ownerOf } from '../upstream/credentials.js';
+
+export interface OperationCoalescingOptions {
+  /** Called for every query that could share: `true` when it joined an execution in flight, `false` when it started one. */
+  onQuery?: (joined: boolean) => void;
+}
+
+export interface OperationCoalescing {
+  /** Goes after `useJit` and before the cost gate (see the module comment). */
+  readonly plugin: Plugin<GatewayContext>;
+  /**
+   * A write of the credential whose job owner digest is `owner` finished: its queries in flight
+   * take no new callers (read your writes).
+   */
+  writeFinished(owner: string): void;
+}
+
+type ExecuteResult = Awaited<ReturnType<Parameters<NonNullable<Plugin['onExecute']>>[0]['executeFn']>>;
+type Execute = (args: ExecutionArgs) => ExecuteResult | Promise<ExecuteResult>;
+
+/** One execution in flight and the callers waiting for it. */
+interface SharedExecution {
+  readonly result: Promise<ExecuteResult>;
+  /** Aborts the execution's upstream reads: once every caller waiting has hung up. */
+  readonly controller: AbortController;
+  /** The job owner digest of its credential, when it has a resource credential (the one that writes). */
+  readonly owner: string | undefined;
+  /** Callers waiting for it that have not hung up. */
+  callers: number;
+  settled: boolean;
+}
+
+export function createOperationCoalescing(options: OperationCoalescingOptions = {}): OperationCoalescing {
+  /** The executions that take new callers, by coalescing key. */
+  const joinable = new Map<string, SharedExecution>();
+  /** The keys of `joinable` by owner, for `writeFinished`. */
+  const keysByOwner = new Map<string, Set<string>>();
+  const keyOf = createCoalescingKeys();
+
+  function detach(key: string, shared: SharedExecution): void {
+    if (joinable.get(key) !== shared) return;
+    joinable.delete(key);
+    if (shared.owner === undefined) return;
+    const keys = keysByOwner.get(shared.owner);
+    keys?.delete(key);
+    if (keys?.size === 0) keysByOwner.delete(shared.owner);
+  }
+
+  function start(key: string, args: ExecutionArgs, execute: Execute): SharedExecution {
+    const context = args.contextValue as GatewayContext;
+    const controller = new AbortController();
+    // Loaders of its own (released when it ends; each caller's own are released by
+    // useReleaseLoadedRecords) and the signal of all its callers rather than the first one's.
+    const contextValue: GatewayContext = {
+      ...context,
+      ...initContextCache(),
+      signal: controller.signal,
+      session: context.session.withSignal(controller.signal),
+    };
+    const resource = context.credentials.resource;
+    const shared: SharedExecution = {
+      result: Promise.resolve()
+        .then(() => execute({ ...args, contextValue }))
+        .finally(() => {
+          shared.settled = true;
+          detach(key, shared);
+          forgetLoadedRecords(contextValue);
+        }),
+      controller,
+      owner: resource === undefined ? undefined : ownerOf(resource),
+      callers: 0,
+      settled: false,
+    };
+    joinable.set(key, shared);
+    if (shared.owner !== undefined) {
+      let keys = keysByOwner.get(shared.owner);
+      if (keys === undefined) keysByOwner.set(shared.owner, (keys = new Set()));
+      keys.add(key);
+    }
+    return shared;
+  }
+
+  async function join(key: string, args: ExecutionArgs, execute: Execute): Promise<ExecuteResult> {
+    const running = joinable.get(key);
+    options.onQuery?.(running !== undefined);
+    const shared = running ?? start(key, args, execute);
+    const { signal } = args.contextValue as GatewayContext;
+    shared.callers += 1;
+    let left = false;
+    const leave = (): void => {
+      left = true;
+      if (--shared.callers > 0 || shared.settled) return;
+      // Nobody waits for it any more: no one may join it, and its reads stop.
+      detach(key, shared);
+      shared.controller.abort(signal?.reason);
+    };
+    signal?.addEventListener('abort', leave, { once: true });
+    try {
+      const result = await shared.result;
+      // Unreachable for the operations shared (incremental delivery is never shared); an
+      // iterator cannot be read by two callers, so any caller but its first runs alone.
+      if (isAsyncIterable(result)) return running === undefined ? result : execute(args);
+      return answerFor(result);
+    } finally {
+      signal?.removeEventListener('abort', leave);
+      if (!left) shared.callers -= 1;
+    }
+  }
+
+  return {
+    plugin: {
+      onExecute({ executeFn, setExecuteFn }) {
+        setExecuteFn((args) => {
+          const key = keyOf(args);
+          // A caller already gone runs (and is cancelled) alone.
+          if (key === null || (args.contextValue as GatewayContext).signal?.aborted) return executeFn(args);
+          return join(key, args, executeFn);
+        });
+      },
+    },
+    writeFinished(owner) {
+      const keys = keysByOwner.get(owner);
+      if (keys === undefined) return;
+      keysByOwner.delete(owner);
+      for (const key of keys) joinable.delete(key);
+    },
+  };
+}
+
+/** A caller's own copy of a shared result: the plugins after this one add to its `extensions`. */
+function answerFor(result: ExecutionResult): ExecutionResult {
+  return result.extensions === undefined ? { ...result } : { ...result, extensions: { ...result.extensions } };
+}
+
+/**
+ * What makes two operations identical (null when the operation must run alone), with each
+ * document's printed text and whether it may share kept while the document lives.
+ */
+function createCoalescingKeys(): (args: ExecutionArgs) => string | null {
+  const printed = new WeakMap<DocumentNode, Map<string, string | null>>();
+  return (args) => {
+    const { credentials } = args.contextValue as GatewayContext;
+    if (credentials.resource === undefined && credentials.cursor === undefined) return null;
+    let byOperation = printed.get(args.document);
+    if (byOperation === undefined) printed.set(args.document, (byOperation = new Map()));
+    const name = args.operationName ?? '';
+    let text = byOperation.get(name);
+    if (text === undefined) {
+      const shareable = getOperationAST(args.document, args.operationName)?.operation === 'query' && !isIncremental(args.document);
+      text = shareable ? print(args.document) : null;
+      byOperation.set(name, text);
+    }
+    if (text === null) return null;
+    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, credentialsIdentity(credentials.resource, credentials.cursor)]);
+  };
+}
+
+/** Whether the document asks for incremental delivery anywhere (`@defer`, `@stream`). */
+function isIncremental(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value === 'defer' || node.name.value === 'stream') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
