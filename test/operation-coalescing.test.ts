@@ -131,6 +131,27 @@ describe('operation coalescing', () => {
     expect(harness.upstreamRequests()).toBe(alone);
   });
 
+  it('an execution every caller has hung up on stops reading', async () => {
+    harness.simulator.configure({ latencyMs: LATENCY_MS });
+    harness.resetStats();
+    const callers = Array.from({ length: 3 }, () => new AbortController());
+    const requests = callers.map((caller) =>
+      fetch(`${harness.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...harness.headers },
+        body: JSON.stringify({ query: DASHBOARD }),
+        signal: caller.signal,
+      }).catch((error: unknown) => error),
+    );
+    // All gone while the first round of reads waits upstream: the later rounds never start.
+    await upstreamReached(harness, 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const caller of callers) caller.abort();
+    await Promise.all(requests);
+    await new Promise((resolve) => setTimeout(resolve, 4 * LATENCY_MS));
+    expect(harness.upstreamRequests()).toBeLessThan(alone);
+  });
+
   it('COALESCE_QUERIES=false runs every query on its own', async () => {
     const off = await startHarness({ config: { responseCacheTtlMs: 0, coalesceQueries: false } });
     try {
