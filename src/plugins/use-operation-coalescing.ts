@@ -8,11 +8,11 @@
  * never mutations or subscriptions, never an operation with `@defer`/`@stream` (its parts are a
  * stream of its own), never a caller without credentials (it makes no upstream call anyway).
  *
- * Nothing is served older than the request that asks for it: a caller joins only an execution that
- * started after it arrived or that is still running, and that started after its credential's last
- * finished write (`writeFinished`, called where the response cache drops what a write made
- * stale). An execution running when a write of its credential finishes takes no new callers: the
- * next identical query starts a fresh one, so a caller always reads its own writes.
+ * Unlike a cache, nothing outlives the execution: a caller joins only an execution still running,
+ * and only one that started after its credential's last finished write (`writeFinished`, called
+ * where the response cache drops what a write made stale). An execution running when a write of
+ * its credential finishes takes no new callers: the next identical query starts a fresh one, so a
+ * caller always reads its own writes.
  *
  * Each caller goes through the whole plugin pipeline on its own (admitted, charged and reported by
  * cost and budget, counted, cached) except the execution itself: this plugin goes before the cost
