@@ -133,6 +133,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     : undefined;
   const forgetWrittenRecords = (job: JobRecord): void => {
     coalescing?.writeFinished(job.owner);
+    // Reads already under way may have been answered before the write: later ones start afresh.
+    upstream.closeReadsInFlight();
     const touched = touchedBy(job, schema);
     if (touched) invalidateWrite(touched);
   };
@@ -317,6 +319,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
 function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {
   return createUpstreamClient({
     onRequest: metrics.observeUpstream,
+    shareReads: config.shareUpstreamGets,
+    onSharedRead: (operation) => metrics.upstreamRequestsShared.inc({ operation }),
     upstreamUrl,
     resourcesUrl: config.resourcesUrl ?? new URL(upstreamUrl).origin,
     timezone: config.upstreamTimezone,

@@ -99,6 +99,8 @@ export interface GatewayConfig {
   readonly decodeSelectedFields: boolean;
   /** Identical queries in flight (same document, operation, variables and credentials) share one execution (`createOperationCoalescing`). @default true */
   readonly coalesceQueries: boolean;
+  /** Identical upstream GETs in flight under the same credential share one HTTP exchange, across requests. @default true */
+  readonly shareUpstreamGets: boolean;
   /** pino log level. @default 'info' */
   readonly logLevel: string;
   /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
@@ -176,6 +178,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   graphqlJit: true,
   decodeSelectedFields: true,
   coalesceQueries: true,
+  shareUpstreamGets: true,
   logLevel: 'info',
   jobLeaseMs: 15_000,
   shutdownTimeoutMs: 25_000,
@@ -252,6 +255,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     graphqlJit: readBoolean(env, 'GRAPHQL_JIT', defaultConfig.graphqlJit),
     decodeSelectedFields: readBoolean(env, 'DECODE_SELECTED_FIELDS', defaultConfig.decodeSelectedFields),
     coalesceQueries: readBoolean(env, 'COALESCE_QUERIES', defaultConfig.coalesceQueries),
+    shareUpstreamGets: readBoolean(env, 'SHARE_UPSTREAM_GETS', defaultConfig.shareUpstreamGets),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),

@@ -16,6 +16,8 @@ export interface GatewayMetrics {
   readonly operationDuration: Histogram<'operation_type' | 'operation_name' | 'root_field'>;
   readonly upstreamRequests: Counter<'operation' | 'method' | 'status'>;
   readonly upstreamDuration: Histogram<'operation' | 'status'>;
+  /** Upstream GETs that joined an identical one in flight instead of making their own request (`SHARE_UPSTREAM_GETS`). */
+  readonly upstreamRequestsShared: Counter<'operation'>;
   readonly loaderBatchSize: Histogram<'loader'>;
   readonly openSubscriptions: Gauge;
   /** Subscription executions running: WebSocket subscribers of the same events share one. */
@@ -63,6 +65,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'gateway_upstream_requests_total',
     help: 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).',
     labelNames: ['operation', 'method', 'status'] as const,
+    registers,
+  });
+  const upstreamRequestsShared = new Counter({
+    name: 'gateway_upstream_requests_shared_total',
+    help: 'Upstream GETs that joined an identical one in flight (same credential, URL and query) instead of making their own request: upstream calls saved, by spec operation.',
+    labelNames: ['operation'] as const,
     registers,
   });
   const upstreamDuration = new Histogram({
@@ -134,6 +142,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     operationDuration,
     upstreamRequests,
     upstreamDuration,
+    upstreamRequestsShared,
     loaderBatchSize,
     openSubscriptions,
     subscriptionExecutions,

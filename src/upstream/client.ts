@@ -24,6 +24,7 @@ import { cursorIdentity, readableAuthorization, resourceIdentity } from './crede
 import { CONNECT_FAILURE_CODES, createUpstreamDispatcher, transportErrorCode } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import { mayQuote, redact, secretOf } from './redact.js';
+import { SharedFlights } from './shared-flights.js';
 import {
   CursorNext,
   CursorQuery,
@@ -99,6 +100,14 @@ export interface UpstreamClientOptions {
   maxQueued?: number | undefined;
   /** What the client learns of credentials from the upstream's answers, and the budget of unknown ones (see `credential-gate.ts`). */
   credentialGate?: CredentialGateOptions | undefined;
+  /**
+   * Identical reads in flight (same operation, URL with its query, and family headers: the same
+   * credential as the upstream reads it) share one HTTP exchange, whichever requests they come
+   * from (`SHARE_UPSTREAM_GETS`). Writes and job polls are never shared. @default true
+   */
+  shareReads?: boolean | undefined;
+  /** Hears every read that joined an identical one in flight instead of making its own request. Exceptions it throws are ignored. */
+  onSharedRead?: ((operation: string) => void) | undefined;
 }
 
 type Headers = Record<string, string>;
@@ -177,6 +186,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
   const limiter = new OriginLimiter({ maxConcurrent: positive(options.connections, 32), maxQueued: options.maxQueued });
   const credentialGate = new CredentialGate(options.credentialGate);
+  const sharedReads = options.shareReads === false ? undefined : new SharedFlights(reportSharedRead);
   let closed = false;
 
   /**
@@ -241,18 +251,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           mayHaveBeenDelivered: release !== undefined,
         });
       }
-      if (callerSignal?.aborted) {
-        // The caller gave up: not an upstream failure, so the caller's own reason comes back.
-        const reason: unknown = callerSignal.reason;
-        if (reason instanceof Error && reason.name === 'TimeoutError') {
-          throw new UpstreamTimeoutError(`${request.operation}: the caller's deadline passed`, {
-            operation: request.operation,
-            cause: reason,
-            mayHaveBeenDelivered: release !== undefined,
-          });
-        }
-        throw reason;
-      }
+      if (callerSignal?.aborted) throw callerGaveUp(request.operation, callerSignal, release !== undefined);
       throw mapTransportError(request.operation, error);
     } finally {
       release?.();
@@ -343,6 +342,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
+  function reportSharedRead(key: string): void {
+    try {
+      options.onSharedRead?.(key.slice(0, key.indexOf('\n')));
+    } catch {
+      // Metrics must never fail a call.
+    }
+  }
+
   /**
    * Sends one read of the catalogue under the caller's credential and decodes its 2xx JSON
    * object with the operation's decoder (the one for the caller's demand), or rejects with the
@@ -357,9 +364,32 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const target = targetOf(operation, params);
     const name = operation.name;
     const demanded = decoderFor(callOptions);
-    return call({ operation: name, method: 'GET', target, headers, retryable: true, identity }, callOptions, (response) =>
-      operation.decode(expectSuccess(name, response), demanded, params),
-    );
+    const request: RawRequest = { operation: name, method: 'GET', target, headers, retryable: true, identity };
+    if (sharedReads === undefined) {
+      return call(request, callOptions, (response) => operation.decode(expectSuccess(name, response), demanded, params));
+    }
+    return readShared(request, callOptions).then((body) => decodeShared(name, () => operation.decode(body, demanded, params)));
+  }
+
+  /**
+   * The answer's JSON object, from the identical read in flight or from a new exchange. The
+   * exchange (its credential gate, breaker, retries and `onRequest` report: one upstream call) is
+   * made once; each caller decodes the shared object for its own demand (decoders never change
+   * it). The first caller's request id and address go upstream. A caller whose signal aborts is
+   * rejected alone; the exchange is aborted when no caller is left.
+   */
+  async function readShared(request: RawRequest, callOptions: CallOptions | undefined): Promise<Record<string, unknown>> {
+    const { authorization = '', 'x-tenant-id': tenant = '' } = request.headers;
+    const key = `${request.operation}\n${request.target.origin}${request.target.path}\n${authorization}\n${tenant}`;
+    const callerSignal = callOptions?.signal;
+    try {
+      return await sharedReads!.run(key, callerSignal, (signal) =>
+        call(request, { ...callOptions, signal }, (response) => expectSuccess(request.operation, response)),
+      );
+    } catch (error) {
+      if (callerSignal?.aborted && error === callerSignal.reason) throw callerGaveUp(request.operation, callerSignal);
+      throw error;
+    }
   }
 
   const client: UpstreamClient = {
@@ -415,9 +445,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         headers['content-type'] = 'application/json;charset=UTF-8';
         body = JSON.stringify(json);
       }
-      return call({ operation: operation.name, method: operation.method, target, headers, body, retryable: false, identity: resourceIdentity(credential) }, callOptions, (response) =>
-        readAccepted(operation.name, jobUuid, response),
-      );
+      try {
+        return await call({ operation: operation.name, method: operation.method, target, headers, body, retryable: false, identity: resourceIdentity(credential) }, callOptions, (response) =>
+          readAccepted(operation.name, jobUuid, response),
+        );
+      } finally {
+        // A write answered synchronously is done; an accepted job is closed again when it finishes.
+        sharedReads?.closeAll();
+      }
     },
 
     jobLocation(jobUuid) {
@@ -444,6 +479,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
     health() {
       return { breakers: breakers.snapshot(), concurrency: limiter.snapshot() };
+    },
+
+    closeReadsInFlight() {
+      sharedReads?.closeAll();
     },
 
     async close() {
@@ -616,6 +655,25 @@ function exchange(
       fail(error);
     }
   });
+}
+
+/** The caller gave up: not an upstream failure, so the caller's own reason comes back (a deadline as a timeout). */
+function callerGaveUp(operation: string, signal: AbortSignal, mayHaveBeenDelivered = true): unknown {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return new UpstreamTimeoutError(`${operation}: the caller's deadline passed`, { operation, cause: reason, mayHaveBeenDelivered });
+  }
+  return reason;
+}
+
+/** Decodes a shared answer for one caller; a record the decoder refuses is that caller's protocol error. */
+function decodeShared<T>(operation: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof DecodeError) throw new UpstreamProtocolError(`${operation}: unexpected answer: ${error.message}`, { operation, cause: error });
+    throw error;
+  }
 }
 
 function quote(text: string): string {

@@ -267,6 +267,12 @@ export interface UpstreamClient {
   /** The circuit breaker and concurrency cap of each upstream origin called so far (for `/readyz`). */
   health(): UpstreamHealth;
 
+  /**
+   * A write finished: the reads in flight may have been answered before it, so they take no new
+   * callers (see `shareReads`); reads from now on start fresh exchanges. Read your writes.
+   */
+  closeReadsInFlight(): void;
+
   /** Close the connection pools. */
   close(): Promise<void>;
 }
