@@ -21,6 +21,37 @@ export const DASHBOARD_QUERY = /* GraphQL */ `
 /** The JSON body a GraphQL client POSTs for the dashboard. */
 export const DASHBOARD_BODY = JSON.stringify({ query: DASHBOARD_QUERY, operationName: 'Dashboard' });
 
+/**
+ * The same dashboard with its VM page filtered and sorted by variables: each client of the
+ * distinct scenario sends its own pair, and every pair still selects a full page of 50 VMs.
+ */
+export const DISTINCT_DASHBOARD_QUERY = DASHBOARD_QUERY.replace('query Dashboard {', 'query Dashboard($filter: VmInstanceFilter, $orderBy: VmInstanceOrder) {').replace(
+  'vmInstances(first: 50)',
+  'vmInstances(first: 50, filter: $filter, orderBy: $orderBy)',
+);
+
+/** Filters that each leave hundreds of the bench estate's VMs, and the sort keys the API offers (GraphQL name, wire name). */
+const DISTINCT_FILTERS: readonly Record<string, string>[] = [{}, { state: 'Running' }, { state: 'Stopped' }, { platform: 'Linux' }, { architecture: 'x86_64' }];
+export const ORDER_FIELDS: Readonly<Record<string, string>> = {
+  CPU_NUM: 'cpuNum',
+  CREATE_DATE: 'createDate',
+  LAST_OP_DATE: 'lastOpDate',
+  MEMORY_SIZE: 'memorySize',
+  NAME: 'name',
+  STATE: 'state',
+};
+
+/** `count` distinct bodies of the dashboard (at most 60): every sort key and direction, with each filter in turn. */
+export function distinctDashboardBodies(count: number): string[] {
+  const orders = Object.keys(ORDER_FIELDS).flatMap((field) => ['ASC', 'DESC'].map((direction) => ({ field, direction })));
+  const bodies: string[] = [];
+  for (let index = 0; index < count && index < orders.length * DISTINCT_FILTERS.length; index++) {
+    const variables = { orderBy: orders[index % orders.length], filter: DISTINCT_FILTERS[Math.floor(index / orders.length)] };
+    bodies.push(JSON.stringify({ query: DISTINCT_DASHBOARD_QUERY, operationName: 'Dashboard', variables }));
+  }
+  return bodies;
+}
+
 export interface DashboardVm {
   uuid: string;
   name: string | null;

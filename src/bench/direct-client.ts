@@ -7,7 +7,7 @@
  * exactly as the gateway's JSON.
  */
 import { Agent, request } from 'undici';
-import type { DashboardResult, DashboardVm } from './dashboard.js';
+import { ORDER_FIELDS, type DashboardResult, type DashboardVm } from './dashboard.js';
 
 /** Credentials as the caller sent them (the three headers of CONTRACT section 3). */
 export interface DirectCredentials {
@@ -64,8 +64,14 @@ const NIC_DRIVERS = new Map([
   ['rtl8139', 'RTL8139'],
 ]);
 
+/** The distinct-dashboards scenario's variables, as the GraphQL document has them. */
+export interface DirectFilter {
+  filter?: Record<string, string> | null | undefined;
+  orderBy?: { field: string; direction?: string } | null | undefined;
+}
+
 export interface DirectClient {
-  dashboard(credentials: DirectCredentials): Promise<DashboardResult>;
+  dashboard(credentials: DirectCredentials, filter?: DirectFilter): Promise<DashboardResult>;
   close(): Promise<void>;
 }
 
@@ -120,8 +126,15 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
     }
   }
 
-  async function dashboard(credentials: DirectCredentials): Promise<DashboardResult> {
-    const vmPage = await cursorQuery<RawVm>(credentials, new URLSearchParams({ resourceType: 'vm', pageSize: '50' }), false);
+  async function dashboard(credentials: DirectCredentials, filter: DirectFilter = {}): Promise<DashboardResult> {
+    const vmParams = new URLSearchParams({ resourceType: 'vm' });
+    if (filter.orderBy) {
+      vmParams.set('sort', ORDER_FIELDS[filter.orderBy.field] ?? filter.orderBy.field);
+      vmParams.set('order', (filter.orderBy.direction ?? 'ASC').toLowerCase());
+    }
+    vmParams.set('pageSize', '50');
+    for (const [field, value] of Object.entries(filter.filter ?? {})) vmParams.append('filter', `${field}:eq:${value}`);
+    const vmPage = await cursorQuery<RawVm>(credentials, vmParams, false);
     const vms = vmPage.items;
     const hostUuids = distinct(vms.map((vm) => vm.hostUuid));
     const hostFilter = new URLSearchParams({ resourceType: 'host', pageSize: String(PAGE) });

@@ -5,15 +5,17 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDirectClient } from './direct-client.js';
+import { createDirectClient, type DirectFilter } from './direct-client.js';
 
 const upstreamUrl = process.env.UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('UPSTREAM_URL is required');
 const client = createDirectClient(upstreamUrl);
 
 const server = createServer((req, res) => {
-  // The body (the same GraphQL document the gateway receives) is read and ignored.
-  req.resume();
+  // The body is the GraphQL request the gateway receives: only its variables are read (the
+  // distinct-dashboards scenario's filter and order), the document is the dashboard's.
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.once('end', () => {
     const header = (name: string) => {
       const value = req.headers[name];
@@ -24,7 +26,7 @@ const server = createServer((req, res) => {
         authorization: header('authorization') ?? '',
         resourcesAuthorization: header('x-resources-authorization') ?? '',
         tenantId: header('x-tenant-id'),
-      })
+      }, filterOf(Buffer.concat(chunks).toString('utf8')))
       .then(
         (result) => {
           res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(result));
@@ -35,6 +37,12 @@ const server = createServer((req, res) => {
       );
   });
 });
+
+function filterOf(body: string): DirectFilter {
+  if (!body.includes('"variables"')) return {};
+  const variables = (JSON.parse(body) as { variables?: DirectFilter | null }).variables ?? {};
+  return { filter: variables.filter, orderBy: variables.orderBy };
+}
 
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;

@@ -9,6 +9,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** A body per connection instead of `body`: connection i sends `bodies[i % length]`, every time (distinct clients). */
+  bodies?: readonly string[];
   /** Concurrent connections, each with one request in flight. */
   connections: number;
   /** Measured seconds. */
@@ -45,6 +47,8 @@ export interface LoadResult {
 }
 
 function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number) => void): Promise<autocannon.Result> {
+  const bodies = options.bodies;
+  let connection = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -52,6 +56,7 @@ function run(options: LoadOptions, durationSec: number, onLatency?: (ms: number)
         method: options.method ?? 'POST',
         headers: options.headers ?? {},
         ...(options.body === undefined ? {} : { body: options.body }),
+        ...(bodies === undefined || bodies.length === 0 ? {} : { setupClient: (client: autocannon.Client) => client.setBody(bodies[connection++ % bodies.length]) }),
         ...(options.verifyBody === undefined ? {} : { verifyBody: (body: string | Buffer | undefined) => options.verifyBody!(String(body ?? '')) }),
         connections: options.connections,
         duration: durationSec,

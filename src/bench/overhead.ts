@@ -36,11 +36,11 @@ export interface OverheadResult {
   rows: OverheadRow[];
 }
 
-async function fetchDashboard(url: string, headers: Record<string, string>): Promise<unknown> {
+async function fetchDashboard(url: string, headers: Record<string, string>, body: string): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body: DASHBOARD_BODY,
+    body,
   });
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   return response.json();
@@ -78,16 +78,25 @@ export async function measureOverhead(options: {
   durationSec: number;
   /** Pairs of runs per concurrency. @default 1 */
   pairs?: number;
+  /** A body per connection (distinct clients; see `LoadOptions.bodies`). @default every connection sends the dashboard */
+  bodies?: readonly string[];
 }): Promise<OverheadResult> {
   const gatewayUrl = `${options.gateway.url}/graphql`;
   const directUrl = `${options.direct.url}/dashboard`;
-  const [viaGateway, viaDirect] = await Promise.all([fetchDashboard(gatewayUrl, options.headers), fetchDashboard(directUrl, options.headers)]);
-  // Only `data`: the gateway adds `extensions` (the operation's cost) the direct client has no notion of.
-  const equivalent = isDeepStrictEqual((viaGateway as { data?: unknown }).data, (viaDirect as { data?: unknown }).data);
+  const bodies = options.bodies ?? [DASHBOARD_BODY];
+  let equivalent = true;
+  let responseBytes = 0;
+  // The first few bodies: enough to show both sides read the same filter the same way.
+  for (const body of bodies.slice(0, 3)) {
+    const [viaGateway, viaDirect] = await Promise.all([fetchDashboard(gatewayUrl, options.headers, body), fetchDashboard(directUrl, options.headers, body)]);
+    // Only `data`: the gateway adds `extensions` (the operation's cost) the direct client has no notion of.
+    equivalent &&= isDeepStrictEqual((viaGateway as { data?: unknown }).data, (viaDirect as { data?: unknown }).data);
+    responseBytes ||= JSON.stringify(viaGateway).length;
+  }
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const rows: OverheadRow[] = [];
   for (const connections of options.concurrency) {
-    const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
+    const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, bodies: options.bodies, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
     const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator], gcPauseOf: options.gateway });
     const viaDirectRun = () => runLoad({ ...load, url: directUrl, cpuOf: [options.direct, options.simulator] });
     const pairs: OverheadPair[] = [];
@@ -103,5 +112,5 @@ export async function measureOverhead(options: {
     }
     rows.push({ connections, ...medianPair(pairs), pairs });
   }
-  return { equivalent, responseBytes: JSON.stringify(viaGateway).length, rows };
+  return { equivalent, responseBytes, rows };
 }

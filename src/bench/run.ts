@@ -6,11 +6,13 @@
  * Knobs (environment): `SIM_LATENCY_MS` (2), `SIM_VMS`/`SIM_HOSTS` (estate of scenarios 2-4:
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
  * run: 10), `BENCH_PAIRS` (scenario 2: gateway/direct pairs of runs per concurrency, 3),
- * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3).
+ * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3),
+ * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6`).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { distinctDashboardBodies } from './dashboard.js';
 import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
 import { numberFromEnv } from './knobs.js';
 import { percentile } from './load.js';
@@ -29,17 +31,26 @@ const settings = {
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
   warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6').split(',').map((text) => Number(text.trim())),
 };
+const runs = (scenario: number) => settings.scenarios.includes(scenario);
+
+/** Clients of scenarios 5 and 6. */
+const MANY_CLIENTS = 50;
 
 interface Report {
   date: string;
   machine: { cpus: number; model: string; node: string; loadBefore: number[]; loadAfter: number[] };
   settings: typeof settings;
-  upstreamCost: UpstreamCost[];
-  overhead: OverheadResult;
-  mobile: MobileResult;
-  fanout: FanoutResult;
-  broadcastFloor: BroadcastFloorResult;
+  upstreamCost?: UpstreamCost[];
+  overhead?: OverheadResult;
+  mobile?: MobileResult;
+  fanout?: FanoutResult;
+  broadcastFloor?: BroadcastFloorResult;
+  /** Scenario 5: 50 clients, the identical dashboard, one credential. */
+  identical?: OverheadResult;
+  /** Scenario 6: 50 clients, each its own filter of the dashboard. */
+  distinct?: OverheadResult;
   durationSec: number;
 }
 
@@ -65,73 +76,82 @@ async function main(): Promise<void> {
   const stopLater: Spawned[] = [];
   const heapDir = await mkdtemp(join(tmpdir(), 'bench-heap-'));
   try {
-    log(`scenario 1: upstream requests per dashboard on estates of ${settings.estates.join(', ')} VMs`);
-    const upstreamCost = await measureUpstreamCost(
-      settings.estates.map((vms) => ({ vms, hosts: Math.max(8, Math.round(vms / 25)) })),
-      settings.latencyMs,
-    );
+    const upstreamCost = runs(1) ? await measureScenario1() : undefined;
 
     log(`starting the simulator (${settings.vms} VMs, ${settings.hosts} hosts, ${settings.latencyMs} ms latency)`);
     const simulator: SimulatorProcess = await startSimulator({ vms: settings.vms, hosts: settings.hosts, latencyMs: settings.latencyMs });
     stopLater.push(simulator);
-    // Scenario 2 measures execution: no response cache on this gateway.
+    // Scenarios 2, 5 and 6 measure execution: no response cache on this gateway.
     const uncached = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0' } });
     stopLater.push(uncached);
     const direct = await startDirectServer({ upstreamUrl: simulator.url });
     stopLater.push(direct);
+    const against = { gateway: uncached, direct, simulator, headers: simulator.headers, durationSec: settings.durationSec, pairs: settings.pairs };
 
-    log('scenario 2: gateway overhead against the direct REST client');
-    const overhead = await measureOverhead({
-      gateway: uncached,
-      direct,
-      simulator,
-      headers: simulator.headers,
-      concurrency: [1, 50],
-      durationSec: settings.durationSec,
-      pairs: settings.pairs,
-    });
+    let overhead: OverheadResult | undefined;
+    if (runs(2)) {
+      log('scenario 2: gateway overhead against the direct REST client');
+      overhead = await measureOverhead({ ...against, concurrency: [1, 50] });
+    }
+    let identical: OverheadResult | undefined;
+    if (runs(5)) {
+      log(`scenario 5: ${MANY_CLIENTS} clients sending the identical dashboard, one credential`);
+      identical = await measureOverhead({ ...against, concurrency: [MANY_CLIENTS] });
+    }
+    let distinct: OverheadResult | undefined;
+    if (runs(6)) {
+      log(`scenario 6: ${MANY_CLIENTS} clients each reading its own filter of the dashboard`);
+      const bodies = distinctDashboardBodies(MANY_CLIENTS);
+      distinct = await measureOverhead({ ...against, concurrency: [MANY_CLIENTS], bodies });
+    }
     await direct.stop();
 
-    const cached = await startGateway({ upstreamUrl: simulator.url });
-    stopLater.push(cached);
-
-    log('scenario 4: mobile path (APQ over GET, warm cache) against the plain POST');
-    const mobile = await measureMobile({ cachedGatewayUrl: cached.url, uncachedGatewayUrl: uncached.url, headers: simulator.headers, durationSec: settings.durationSec });
+    let mobile: MobileResult | undefined;
+    if (runs(4)) {
+      const cached = await startGateway({ upstreamUrl: simulator.url });
+      stopLater.push(cached);
+      log('scenario 4: mobile path (APQ over GET, warm cache) against the plain POST');
+      mobile = await measureMobile({ cachedGatewayUrl: cached.url, uncachedGatewayUrl: uncached.url, headers: simulator.headers, durationSec: settings.durationSec });
+      await cached.stop();
+    }
     await uncached.stop();
-    await cached.stop();
 
-    // A fresh gateway for the fan-out: one that just served a load run would be giving memory
-    // back to the system while the idle subscriptions are measured.
-    const heapFile = join(heapDir, 'gateway.json');
-    const subscribed = await startGateway({
-      upstreamUrl: simulator.url,
-      // Every subscriber shares the bench's one credential, past the default per-credential cap.
-      env: { BENCH_HEAP_FILE: heapFile, MAX_SUBSCRIPTIONS_PER_CREDENTIAL: String(settings.subscribers) },
-      nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
-    });
-    stopLater.push(subscribed);
+    let fanout: FanoutResult | undefined;
+    let broadcastFloor: BroadcastFloorResult | undefined;
+    if (runs(3)) {
+      // A fresh gateway for the fan-out: one that just served a load run would be giving memory
+      // back to the system while the idle subscriptions are measured.
+      const heapFile = join(heapDir, 'gateway.json');
+      const subscribed = await startGateway({
+        upstreamUrl: simulator.url,
+        // Every subscriber shares the bench's one credential, past the default per-credential cap.
+        env: { BENCH_HEAP_FILE: heapFile, MAX_SUBSCRIPTIONS_PER_CREDENTIAL: String(settings.subscribers) },
+        nodeArgs: ['--expose-gc', '--import', './src/bench/heap-probe.ts'],
+      });
+      stopLater.push(subscribed);
 
-    log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds after ${settings.warmupRounds} warm-up rounds`);
-    const fanout = await measureFanout({
-      gateway: subscribed,
-      heapFile,
-      simulator,
-      hostUuid: await connectedHost(subscribed.url, simulator.headers),
-      subscribers: settings.subscribers,
-      rounds: settings.rounds,
-      warmupRounds: settings.warmupRounds,
-    });
-    await subscribed.stop();
+      log(`scenario 3: fan-out to ${settings.subscribers} graphql-ws subscribers, ${settings.rounds} rounds after ${settings.warmupRounds} warm-up rounds`);
+      fanout = await measureFanout({
+        gateway: subscribed,
+        heapFile,
+        simulator,
+        hostUuid: await connectedHost(subscribed.url, simulator.headers),
+        subscribers: settings.subscribers,
+        rounds: settings.rounds,
+        warmupRounds: settings.warmupRounds,
+      });
+      await subscribed.stop();
 
-    log(`scenario 3, reference: a bare WebSocket broadcast to ${settings.subscribers} sockets, no GraphQL`);
-    const broadcaster = await startBroadcastServer();
-    stopLater.push(broadcaster);
-    const broadcastFloor = await measureBroadcastFloor({
-      broadcaster,
-      subscribers: settings.subscribers,
-      rounds: settings.rounds,
-      warmupRounds: settings.warmupRounds,
-    });
+      log(`scenario 3, reference: a bare WebSocket broadcast to ${settings.subscribers} sockets, no GraphQL`);
+      const broadcaster = await startBroadcastServer();
+      stopLater.push(broadcaster);
+      broadcastFloor = await measureBroadcastFloor({
+        broadcaster,
+        subscribers: settings.subscribers,
+        rounds: settings.rounds,
+        warmupRounds: settings.warmupRounds,
+      });
+    }
 
     const report: Report = {
       date: new Date().toISOString(),
@@ -142,6 +162,8 @@ async function main(): Promise<void> {
       mobile,
       fanout,
       broadcastFloor,
+      identical,
+      distinct,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -152,6 +174,14 @@ async function main(): Promise<void> {
     for (const spawned of stopLater.reverse()) await spawned.stop().catch(() => undefined);
     await rm(heapDir, { recursive: true, force: true });
   }
+}
+
+function measureScenario1(): Promise<UpstreamCost[]> {
+  log(`scenario 1: upstream requests per dashboard on estates of ${settings.estates.join(', ')} VMs`);
+  return measureUpstreamCost(
+    settings.estates.map((vms) => ({ vms, hosts: Math.max(8, Math.round(vms / 25)) })),
+    settings.latencyMs,
+  );
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -172,10 +202,8 @@ function everyPair(row: OverheadRow, ratioOf: (pair: OverheadPair) => number): s
   return ` (median pair; pairs ${row.pairs.map((pair) => ratio(ratioOf(pair))).join(', ')})`;
 }
 
-/** The Markdown table README's Performance section shows. */
-export function renderTable(report: Report): string {
+function scenario1Rows(costs: readonly UpstreamCost[]): string[][] {
   const rows: string[][] = [];
-  const costs = report.upstreamCost;
   const constant = costs.every((cost) => cost.requests === costs[0]?.requests);
   const worst = Math.max(...costs.map((cost) => cost.requests));
   for (const cost of costs) {
@@ -186,7 +214,11 @@ export function renderTable(report: Report): string {
       verdict(constant && worst <= 8),
     ]);
   }
-  const o = report.overhead;
+  return rows;
+}
+
+function scenario2Rows(o: OverheadResult): string[][] {
+  const rows: string[][] = [];
   for (const row of o.rows) {
     const target = row.connections === 50;
     const clients = `${row.connections} client${row.connections === 1 ? '' : 's'}`;
@@ -234,14 +266,17 @@ export function renderTable(report: Report): string {
   const failed = failures.map((count) => `${count.gateway} / ${count.direct}`).join(', ');
   const clean = failures.every((count) => count.gateway === 0 && count.direct === 0);
   rows.push(['2. failed answers under load (errors, non-2xx, GraphQL errors; every pair), gateway / direct', failed, '0', verdict(clean)]);
-  const f = report.fanout;
+  return rows;
+}
+
+function scenario3Rows(f: FanoutResult, b: BroadcastFloorResult): string[][] {
+  const rows: string[][] = [];
   rows.push([
     `3. fan-out to ${f.subscribers.toLocaleString('en-US')} subscribers, webhook → client p50 / p99`,
     `${ms(f.p50Ms)} / ${ms(f.p99Ms)} (max ${ms(f.maxMs)}, ${f.deliveries.toLocaleString('en-US')} deliveries; ${roundsOver(f.roundP99Ms, 50)})`,
     'p99 < 50 ms',
     verdict(f.p99Ms < 50 && f.deliveries === f.subscribers * f.rounds),
   ]);
-  const b = report.broadcastFloor;
   rows.push([
     `3. reference: bare \`ws\` broadcast to ${b.subscribers.toLocaleString('en-US')} sockets, POST → client p50 / p99`,
     `${ms(b.p50Ms)} / ${ms(b.p99Ms)} (max ${ms(b.maxMs)}; ${roundsOver(b.roundP99Ms, 50)}); gateway p99 / this = ${ratio(f.p99Ms / b.p99Ms)}`,
@@ -254,7 +289,11 @@ export function renderTable(report: Report): string {
     '< 30 KB',
     verdict(Math.max(f.rssPerSubscription, f.heapPerSubscription) < 30 * 1024),
   ]);
-  const m = report.mobile;
+  return rows;
+}
+
+function scenario4Rows(m: MobileResult): string[][] {
+  const rows: string[][] = [];
   rows.push([
     '4. p50 plain POST (uncached) / APQ GET (warm cache)',
     `${ms(m.plainPost.p50Ms)} / ${ms(m.apqGet.p50Ms)} = ${ratio(m.speedup)} faster`,
@@ -267,6 +306,57 @@ export function renderTable(report: Report): string {
     '-',
     '-',
   ]);
+  return rows;
+}
+
+/**
+ * Scenarios 5 and 6: 50 clients against the direct client doing the same reads, in alternating
+ * pairs. Identical dashboards are where shared work pays (target: `throughputTarget` times the
+ * direct client); distinct ones measure what the gateway costs when nothing can be shared.
+ */
+function manyClientsRows(scenario: string, result: OverheadResult, targets: { throughput: number; p50?: number }): string[][] {
+  const rows: string[][] = [];
+  for (const row of result.rows) {
+    const clients = `${row.connections} clients`;
+    const p50Target = targets.p50;
+    rows.push([
+      `${scenario}, p50 gateway / direct, ${clients}`,
+      `${ms(row.gateway.p50Ms)} / ${ms(row.direct.p50Ms)} = ${ratio(row.p50Ratio)}${everyPair(row, (pair) => pair.p50Ratio)}`,
+      p50Target === undefined ? '-' : `≤ ${p50Target}x`,
+      p50Target === undefined ? '-' : verdict(row.p50Ratio <= p50Target),
+    ]);
+    const [gatewayCpu, gatewaySimulatorCpu] = row.gateway.cpuMsPerRequest;
+    const [directCpu, directSimulatorCpu] = row.direct.cpuMsPerRequest;
+    rows.push([
+      `${scenario}, CPU per dashboard gateway / direct, ${clients} (simulator's behind each)`,
+      `${ms(gatewayCpu!)} / ${ms(directCpu!)} = ${ratio(gatewayCpu! / directCpu!)} (simulator ${ms(gatewaySimulatorCpu!)} / ${ms(directSimulatorCpu!)})`,
+      '-',
+      '-',
+    ]);
+    rows.push([
+      `${scenario}, throughput gateway / direct, ${clients}`,
+      `${row.gateway.rps.toFixed(1)} / ${row.direct.rps.toFixed(1)} req/s = ${ratio(row.throughputRatio)}${everyPair(row, (pair) => pair.throughputRatio)}`,
+      `≥ ${targets.throughput}x`,
+      verdict(row.throughputRatio >= targets.throughput),
+    ]);
+    const gatewayFailed = sum(row.pairs.map((pair) => pair.gateway.failures));
+    const directFailed = sum(row.pairs.map((pair) => pair.direct.failures));
+    rows.push([`${scenario}, failed answers under load, gateway / direct`, `${gatewayFailed} / ${directFailed}`, '0', verdict(gatewayFailed === 0 && directFailed === 0)]);
+  }
+  rows.push([`${scenario}, same JSON from both`, result.equivalent ? `yes (${kb(result.responseBytes)})` : 'NO', 'yes', verdict(result.equivalent)]);
+  return rows;
+}
+
+/** The Markdown table README's Performance section shows (the rows of the scenarios that ran). */
+export function renderTable(report: Report): string {
+  const rows: string[][] = [
+    ...(report.upstreamCost ? scenario1Rows(report.upstreamCost) : []),
+    ...(report.overhead ? scenario2Rows(report.overhead) : []),
+    ...(report.fanout && report.broadcastFloor ? scenario3Rows(report.fanout, report.broadcastFloor) : []),
+    ...(report.mobile ? scenario4Rows(report.mobile) : []),
+    ...(report.identical ? manyClientsRows('5. identical dashboard, one credential', report.identical, { throughput: 5 }) : []),
+    ...(report.distinct ? manyClientsRows('6. distinct dashboards (a filter and order each)', report.distinct, { throughput: 0.95, p50: 1.1 }) : []),
+  ];
   const header = ['scenario', 'measured', 'target', 'verdict'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   const machine = report.machine;
