@@ -368,28 +368,41 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     if (sharedReads === undefined) {
       return call(request, callOptions, (response) => operation.decode(expectSuccess(name, response), demanded, params));
     }
-    return readShared(request, callOptions).then((body) => decodeShared(name, () => operation.decode(body, demanded, params)));
+    return readShared(request, callOptions, (body) => operation.decode(body, demanded, params));
   }
 
   /**
-   * The answer's JSON object, from the identical read in flight or from a new exchange. The
-   * exchange (its credential gate, breaker, retries and `onRequest` report: one upstream call) is
-   * made once; each caller decodes the shared object for its own demand (decoders never change
-   * it). The first caller's request id and address go upstream. A caller whose signal aborts is
-   * rejected alone; the exchange is aborted when no caller is left.
+   * A read from the identical one in flight or from a new exchange. The exchange (its credential
+   * gate, breaker, retries and `onRequest` report: one upstream call) is made once; the caller
+   * that started it decodes the answer as soon as it arrives, as an unshared read does (a parsed
+   * page kept waiting is what young-generation collections copy), and the JSON object is handed
+   * on only when other callers wait for it, each decoding it for its own demand (decoders never
+   * change it). The first caller's request id and address go upstream. A caller whose signal
+   * aborts is rejected alone; the exchange is aborted when no caller is left.
    */
-  async function readShared(request: RawRequest, callOptions: CallOptions | undefined): Promise<Record<string, unknown>> {
+  async function readShared<Result>(request: RawRequest, callOptions: CallOptions | undefined, decode: (body: Record<string, unknown>) => Result): Promise<Result> {
     const { authorization = '', 'x-tenant-id': tenant = '' } = request.headers;
     const key = `${request.operation}\n${request.target.origin}${request.target.path}\n${authorization}\n${tenant}`;
     const callerSignal = callOptions?.signal;
+    let started: { decoded: () => Result } | undefined;
+    let body: Record<string, unknown> | undefined;
     try {
-      return await sharedReads!.run(key, callerSignal, (signal) =>
-        call(request, { ...callOptions, signal }, (response) => expectSuccess(request.operation, response)),
+      body = await sharedReads!.run(key, callerSignal, (flight) =>
+        call(request, { ...callOptions, signal: flight.signal }, (response) => {
+          const parsed = expectSuccess(request.operation, response);
+          const waiting = flight.land();
+          // The caller that started the exchange may have left while others still wait.
+          const stayed = callerSignal?.aborted !== true;
+          if (stayed) started = decodeNow(request.operation, () => decode(parsed));
+          return waiting > (stayed ? 1 : 0) ? parsed : undefined;
+        }),
       );
     } catch (error) {
       if (callerSignal?.aborted && error === callerSignal.reason) throw callerGaveUp(request.operation, callerSignal);
       throw error;
     }
+    if (started !== undefined) return started.decoded();
+    return decodeNow(request.operation, () => decode(body!)).decoded();
   }
 
   const client: UpstreamClient = {
@@ -666,13 +679,21 @@ function callerGaveUp(operation: string, signal: AbortSignal, mayHaveBeenDeliver
   return reason;
 }
 
-/** Decodes a shared answer for one caller; a record the decoder refuses is that caller's protocol error. */
-function decodeShared<T>(operation: string, decode: () => T): T {
+/**
+ * Decodes a shared answer for one caller, now; `decoded()` gives the result or throws. A record
+ * the decoder refuses is that caller's protocol error, not the exchange's.
+ */
+function decodeNow<T>(operation: string, decode: () => T): { decoded: () => T } {
   try {
-    return decode();
+    const value = decode();
+    return { decoded: () => value };
   } catch (error) {
-    if (error instanceof DecodeError) throw new UpstreamProtocolError(`${operation}: unexpected answer: ${error.message}`, { operation, cause: error });
-    throw error;
+    const failure = error instanceof DecodeError ? new UpstreamProtocolError(`${operation}: unexpected answer: ${error.message}`, { operation, cause: error }) : error;
+    return {
+      decoded: () => {
+        throw failure;
+      },
+    };
   }
 }
 

@@ -10,6 +10,17 @@
  * the signal `start` was given) only when every caller has left.
  */
 
+/** What the work of a flight is given. */
+export interface FlightControl {
+  /** Aborts once every caller has left. */
+  readonly signal: AbortSignal;
+  /**
+   * The answer is here: closes the flight to newcomers and tells how many callers wait for it,
+   * so the work can skip handing over what nobody else needs.
+   */
+  land(): number;
+}
+
 interface Flight<T> {
   readonly promise: Promise<T>;
   readonly controller: AbortController;
@@ -33,7 +44,7 @@ export class SharedFlights {
    * caller's own: when it aborts, this caller is rejected with its reason and the others keep
    * waiting.
    */
-  run<T>(key: string, signal: AbortSignal | undefined, start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  run<T>(key: string, signal: AbortSignal | undefined, start: (flight: FlightControl) => Promise<T>): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let flight = this.flights.get(key) as Flight<T> | undefined;
     if (flight === undefined) {
@@ -50,17 +61,26 @@ export class SharedFlights {
     this.flights.clear();
   }
 
-  private begin<T>(key: string, start: (signal: AbortSignal) => Promise<T>): Flight<T> {
+  private begin<T>(key: string, start: (flight: FlightControl) => Promise<T>): Flight<T> {
     const controller = new AbortController();
-    const promise = start(controller.signal);
-    const flight: Flight<T> = { promise, controller, callers: 0 };
-    this.flights.set(key, flight);
     const end = (): void => {
       if (this.flights.get(key) === flight) this.flights.delete(key);
     };
+    const flight: Flight<T> = {
+      promise: start({
+        signal: controller.signal,
+        land: () => {
+          end();
+          return flight.callers;
+        },
+      }),
+      controller,
+      callers: 0,
+    };
+    this.flights.set(key, flight);
     // Whoever is still waiting hears the outcome; this only ends the flight (and keeps a flight
     // every caller left from being an unhandled rejection).
-    promise.then(end, end);
+    flight.promise.then(end, end);
     return flight;
   }
 
