@@ -102,6 +102,8 @@ describe('the upstream client shares identical reads in flight', () => {
   });
 });
 
+// Operation coalescing off: identical queries would otherwise share their whole execution, and
+// these tests are about separate executions sharing their upstream reads.
 describe('GraphQL requests share upstream reads in flight', () => {
   // Every VM's host and volumes: a cursor page, then the hosts' and the volumes' batches.
   const QUERY = '{ vmInstances(first: 5) { nodes { name host { name } volumes { uuid } } } }';
@@ -109,7 +111,7 @@ describe('GraphQL requests share upstream reads in flight', () => {
   let alone: number;
 
   beforeAll(async () => {
-    harness = await startHarness({ simulator: { latencyMs: LATENCY_MS }, config: { responseCacheTtlMs: 0 } });
+    harness = await startHarness({ simulator: { latencyMs: LATENCY_MS }, config: { responseCacheTtlMs: 0, coalesceQueries: false } });
     harness.resetStats();
     const answer = await harness.gql(QUERY);
     expect(answer.errors).toBeUndefined();
@@ -155,7 +157,7 @@ describe('GraphQL requests share upstream reads in flight', () => {
   });
 
   it('SHARE_UPSTREAM_GETS=false gives every query its own upstream requests', async () => {
-    const unshared = await startHarness({ simulator: { latencyMs: LATENCY_MS }, config: { responseCacheTtlMs: 0, shareUpstreamGets: false } });
+    const unshared = await startHarness({ simulator: { latencyMs: LATENCY_MS }, config: { responseCacheTtlMs: 0, coalesceQueries: false, shareUpstreamGets: false } });
     try {
       await Promise.all([unshared.gql(QUERY), unshared.gql(QUERY)]);
       expect(unshared.upstreamRequests()).toBe(2 * alone);
