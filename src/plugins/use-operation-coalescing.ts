@@ -27,6 +27,7 @@ import { BREAK, getOperationAST, print, visit, type DocumentNode, type Execution
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../context.js';
 import { credentialsIdentity, ownerOf } from '../upstream/credentials.js';
+import { SharedFlights, type FlightControl } from '../upstream/shared-flights.js';
 
 export interface OperationCoalescingOptions {
   /** Called for every query that could share: `true` when it joined an execution in flight, `false` when it started one. */
@@ -46,93 +47,47 @@ export interface OperationCoalescing {
 type ExecuteResult = Awaited<ReturnType<Parameters<NonNullable<Plugin['onExecute']>>[0]['executeFn']>>;
 type Execute = (args: ExecutionArgs) => ExecuteResult | Promise<ExecuteResult>;
 
-/** One execution in flight and the callers waiting for it. */
-interface SharedExecution {
-  readonly result: Promise<ExecuteResult>;
-  /** Aborts the execution's upstream reads: once every caller waiting has hung up. */
-  readonly controller: AbortController;
-  /** The job owner digest of its credential, when it has a resource credential (the one that writes). */
-  readonly owner: string | undefined;
-  /** Callers waiting for it that have not hung up. */
-  callers: number;
-  settled: boolean;
-}
-
 export function createOperationCoalescing(options: OperationCoalescingOptions = {}): OperationCoalescing {
-  /** The executions that take new callers, by coalescing key. */
-  const joinable = new Map<string, SharedExecution>();
-  /** The keys of `joinable` by owner, for `writeFinished`. */
-  const keysByOwner = new Map<string, Set<string>>();
+  // The same in-flight sharing as the upstream client's identical GETs: callers leave on their own
+  // signal, the execution is aborted once all have left, and a credential's finished write closes
+  // its executions (grouped by the credential's job owner) to newcomers.
+  const executions = new SharedFlights(() => options.onQuery?.(true));
   const keyOf = createCoalescingKeys();
 
-  function detach(key: string, shared: SharedExecution): void {
-    if (joinable.get(key) !== shared) return;
-    joinable.delete(key);
-    if (shared.owner === undefined) return;
-    const keys = keysByOwner.get(shared.owner);
-    keys?.delete(key);
-    if (keys?.size === 0) keysByOwner.delete(shared.owner);
-  }
-
-  function start(key: string, args: ExecutionArgs, execute: Execute): SharedExecution {
+  /** Runs the shared execution on a copy of the first caller's context. */
+  function start(args: ExecutionArgs, execute: Execute, flight: FlightControl): Promise<ExecuteResult> {
+    options.onQuery?.(false);
     const context = args.contextValue as GatewayContext;
-    const controller = new AbortController();
     // Loaders of its own (released when it ends; each caller's own are released by
     // useReleaseLoadedRecords) and the signal of all its callers rather than the first one's.
     const contextValue: GatewayContext = {
       ...context,
       ...initContextCache(),
-      signal: controller.signal,
-      session: context.session.withSignal(controller.signal),
+      signal: flight.signal,
+      session: context.session.withSignal(flight.signal),
     };
-    const resource = context.credentials.resource;
-    const shared: SharedExecution = {
-      result: Promise.resolve()
-        .then(() => execute({ ...args, contextValue }))
-        .finally(() => {
-          shared.settled = true;
-          detach(key, shared);
-          forgetLoadedRecords(contextValue);
-        }),
-      controller,
-      owner: resource === undefined ? undefined : ownerOf(resource),
-      callers: 0,
-      settled: false,
-    };
-    joinable.set(key, shared);
-    if (shared.owner !== undefined) {
-      let keys = keysByOwner.get(shared.owner);
-      if (keys === undefined) keysByOwner.set(shared.owner, (keys = new Set()));
-      keys.add(key);
-    }
-    return shared;
+    return Promise.resolve()
+      .then(() => execute({ ...args, contextValue }))
+      .finally(() => forgetLoadedRecords(contextValue));
   }
 
   async function join(key: string, args: ExecutionArgs, execute: Execute): Promise<ExecuteResult> {
-    const running = joinable.get(key);
-    options.onQuery?.(running !== undefined);
-    const shared = running ?? start(key, args, execute);
-    const { signal } = args.contextValue as GatewayContext;
-    shared.callers += 1;
-    let left = false;
-    const leave = (): void => {
-      left = true;
-      if (--shared.callers > 0 || shared.settled) return;
-      // Nobody waits for it any more: no one may join it, and its reads stop.
-      detach(key, shared);
-      shared.controller.abort(signal?.reason);
-    };
-    signal?.addEventListener('abort', leave, { once: true });
-    try {
-      const result = await shared.result;
-      // Unreachable for the operations shared (incremental delivery is never shared); an
-      // iterator cannot be read by two callers, so any caller but its first runs alone.
-      if (isAsyncIterable(result)) return running === undefined ? result : execute(args);
-      return answerFor(result);
-    } finally {
-      signal?.removeEventListener('abort', leave);
-      if (!left) shared.callers -= 1;
-    }
+    const { signal, credentials } = args.contextValue as GatewayContext;
+    const owner = credentials.resource === undefined ? undefined : ownerOf(credentials.resource);
+    let started = false;
+    const result = await executions.run(
+      key,
+      signal,
+      (flight) => {
+        started = true;
+        return start(args, execute, flight);
+      },
+      owner,
+    );
+    // Unreachable for the operations shared (incremental delivery is never shared); an
+    // iterator cannot be read by two callers, so any caller but its first runs alone.
+    if (isAsyncIterable(result)) return started ? result : execute(args);
+    return answerFor(result);
   }
 
   return {
@@ -147,10 +102,7 @@ export function createOperationCoalescing(options: OperationCoalescingOptions = 
       },
     },
     writeFinished(owner) {
-      const keys = keysByOwner.get(owner);
-      if (keys === undefined) return;
-      keysByOwner.delete(owner);
-      for (const key of keys) joinable.delete(key);
+      executions.close(owner);
     },
   };
 }

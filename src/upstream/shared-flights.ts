@@ -4,7 +4,8 @@
  * one HTTP exchange instead of one per request. Nothing outlives the work: once it settles, the
  * next caller starts afresh, so an answer is never older than the exchange a caller joined.
  * `closeAll()` (a write finished) keeps every caller after it out of the exchanges already under
- * way, which may have been answered before the write: they start fresh ones.
+ * way, which may have been answered before the write: they start fresh ones; `close(group)` does
+ * the same for the flights started in one group (the operation coalescing's: one credential's).
  *
  * Each caller may leave on its own signal: it is rejected alone. The work is aborted (through
  * the signal `start` was given) only when every caller has left.
@@ -23,6 +24,8 @@ export interface FlightControl {
 
 interface Flight<T> {
   readonly promise: Promise<T>;
+  /** What `close(group)` closes it with. */
+  readonly group: string | undefined;
   readonly controller: AbortController;
   /** Callers still waiting for the answer. */
   callers: number;
@@ -40,15 +43,15 @@ export class SharedFlights {
   }
 
   /**
-   * Answers with the flight in progress under `key`, or starts one with `start`. `signal` is the
-   * caller's own: when it aborts, this caller is rejected with its reason and the others keep
-   * waiting.
+   * Answers with the flight in progress under `key`, or starts one with `start` (in `group`, for
+   * `close`). `signal` is the caller's own: when it aborts, this caller is rejected with its reason
+   * and the others keep waiting.
    */
-  run<T>(key: string, signal: AbortSignal | undefined, start: (flight: FlightControl) => Promise<T>): Promise<T> {
+  run<T>(key: string, signal: AbortSignal | undefined, start: (flight: FlightControl) => Promise<T>, group?: string): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let flight = this.flights.get(key) as Flight<T> | undefined;
     if (flight === undefined) {
-      flight = this.begin(key, start);
+      flight = this.begin(key, start, group);
     } else {
       this.onJoin(key);
     }
@@ -61,7 +64,12 @@ export class SharedFlights {
     this.flights.clear();
   }
 
-  private begin<T>(key: string, start: (flight: FlightControl) => Promise<T>): Flight<T> {
+  /** `closeAll()` for the flights started in `group` only. */
+  close(group: string): void {
+    for (const [key, flight] of this.flights) if (flight.group === group) this.flights.delete(key);
+  }
+
+  private begin<T>(key: string, start: (flight: FlightControl) => Promise<T>, group: string | undefined): Flight<T> {
     const controller = new AbortController();
     const end = (): void => {
       if (this.flights.get(key) === flight) this.flights.delete(key);
@@ -74,6 +82,7 @@ export class SharedFlights {
           return flight.callers;
         },
       }),
+      group,
       controller,
       callers: 0,
     };
