@@ -2,6 +2,7 @@
  * `npm run simulator`: the upstream simulator alone. Reads `PORT` and `SIM_*`, prints one JSON
  * line with its address and both tenants' credentials, and stops on SIGTERM/SIGINT.
  */
+import { parseChurnSpec } from './churn.js';
 import { DEFAULT_CURSOR_TTL_MS } from './cursor.js';
 import { createSimulator, type SimulatorOptions } from './server.js';
 
@@ -41,6 +42,7 @@ function readOptions(): Partial<SimulatorOptions> {
     cursorTtlMs: readNumber('SIM_CURSOR_TTL_MS', DEFAULT_CURSOR_TTL_MS, (value) => Number.isInteger(value) && value >= 1),
     timeZone: readText('SIM_TIMEZONE') ?? readText('UPSTREAM_TIMEZONE') ?? 'UTC',
     first: { session: readText('SIM_SESSION'), token: readText('SIM_TOKEN'), tenantId: readText('SIM_TENANT') },
+    churn: parseChurnSpec(process.env.SIM_CHURN),
     second: { session: readText('SIM_SESSION_2'), token: readText('SIM_TOKEN_2'), tenantId: readText('SIM_TENANT_2') },
   };
 }

@@ -15,6 +15,7 @@ import {
   type MatchedWrite,
   type Tenant,
 } from './contracts.js';
+import { createChurn, readChurnRequest, type Churn, type ChurnSpec } from './churn.js';
 import { CursorService, DEFAULT_CURSOR_TTL_MS } from './cursor.js';
 import { deriveTenants, generateEstate, type TenantOverrides } from './estate.js';
 import { assertTimeZone, encodeJson } from './format.js';
@@ -55,6 +56,8 @@ export interface SimulatorOptions {
   journalLimit: number;
   /** Source of randomness for fault injection. @default Math.random */
   random: () => number;
+  /** `SIM_CHURN`: changes per second the estate makes by itself, and in which tenants. @default off */
+  churn: ChurnSpec;
 }
 
 export interface TenantCredentials {
@@ -106,6 +109,8 @@ export interface Simulator {
   readonly credentials: SimulatorCredentials;
   readonly store: SimulatorStore;
   readonly jobs: JobRunner;
+  /** The estate's own changes (`SIM_CHURN`, `POST /__sim/churn`). */
+  readonly churn: Churn;
   /** Listens (port 0: any free port) and resolves to `url`. */
   start(port?: number, host?: string): Promise<string>;
   stop(): Promise<void>;
@@ -137,6 +142,7 @@ const DEFAULTS: SimulatorOptions = {
   second: {},
   journalLimit: 1000,
   random: Math.random,
+  churn: { rate: 0, tenants: 'all' },
 };
 
 const SVC_PREFIX = '/svc/v1/';
@@ -160,6 +166,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   const tenants = deriveTenants(options.seed, options.first, options.second);
   generateEstate(store, options.seed, { hosts: options.hosts, vms: options.vms }, tenants);
   const [first, second] = tenants as [Tenant, Tenant];
+  const churn = createChurn(store, options.seed, options.churn);
   const credentials: SimulatorCredentials = {
     session: first.session,
     token: first.token,
@@ -390,6 +397,20 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
           sendJson(response, 200, { ...config });
         },
       ],
+      '/__sim/churn': [
+        'POST',
+        () => {
+          const { body, error } = parseBody(raw);
+          if (error !== null || !isObject(body)) {
+            sendText(response, 400, error ?? 'The body must be a JSON object');
+            return;
+          }
+          const { apply, spec } = readChurnRequest(body);
+          if (spec !== null) churn.setSpec(spec);
+          const changes = apply === null ? [] : churn.apply(apply);
+          sendJson(response, 200, { changes, ...churn.spec() });
+        },
+      ],
     };
     const control = controls[requestUrl.pathname];
     if (control === undefined) {
@@ -426,6 +447,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     credentials,
     store,
     jobs,
+    churn,
     async start(port = 0, host = '127.0.0.1') {
       if (server !== null) return url;
       const created = createServer({ keepAlive: true }, (request, response) => {
@@ -455,6 +477,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     async stop() {
       const running = server;
       server = null;
+      churn.stop();
       await jobs.close();
       if (running === null) return;
       await new Promise<void>((resolve) => {
