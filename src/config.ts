@@ -105,6 +105,12 @@ export interface GatewayConfig {
   readonly logLevel: string;
   /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
   readonly jobLeaseMs: number;
+  /**
+   * Interval of the upstream change feed behind `@live` queries: each (credential scope,
+   * collection) a live query reads is polled once per interval, whatever the number of live
+   * queries. @default 2000
+   */
+  readonly livePollMs: number;
   /** On SIGTERM: how long in-flight requests may take before their connections are cut. @default 25000 */
   readonly shutdownTimeoutMs: number;
   /**
@@ -181,6 +187,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   shareUpstreamGets: true,
   logLevel: 'info',
   jobLeaseMs: 15_000,
+  livePollMs: 2000,
   shutdownTimeoutMs: 25_000,
   cursorSecret: undefined,
   cursorTtlMs: 900_000,
@@ -258,6 +265,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     shareUpstreamGets: readBoolean(env, 'SHARE_UPSTREAM_GETS', defaultConfig.shareUpstreamGets),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
+    livePollMs: readInteger(env, 'LIVE_POLL_MS', defaultConfig.livePollMs, 100, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),
     cursorSecret: readSecret(env, 'CURSOR_SECRET', 16),
     cursorTtlMs: readInteger(env, 'CURSOR_TTL_MS', defaultConfig.cursorTtlMs, 1_000, 86_400_000),

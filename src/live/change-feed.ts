@@ -1,0 +1,269 @@
+/**
+ * The upstream change feed behind `@live` queries: for each (credential scope, collection) some
+ * live query reads, one poll per `LIVE_POLL_MS` however many live queries read it, under the
+ * credentials of that scope's own callers. Records created or changed since the last poll are
+ * handed to the live queries of that scope (`LiveInvalidation.invalidate(..., 'feed')`); a count
+ * that does not add up (a removal) invalidates the whole collection for that scope.
+ *
+ * A poll is one read of the collection newest `lastOpDate` first (one page, with the count); only
+ * when more records changed since the watermark than the page holds does it read them all with
+ * `lastOpDate>=…` (`feed-sources.ts`). What counts as changed is `feed-watermark.ts`'s.
+ *
+ * Polling of a pair starts with its first live query and stops with its last. An upstream error
+ * backs the pair off (doubling up to `MAX_BACKOFF_MS`) and is logged; the live queries keep their
+ * last answers. A scope whose credential the upstream rejects stops polling until its live queries
+ * have all ended. With Redis, one replica polls a pair and the others hear what it finds
+ * (`feed-replicas.ts`).
+ */
+import type { Logger } from 'pino';
+import { UpstreamRequestError } from '../upstream/errors.js';
+import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from '../upstream/session.js';
+import type { UpstreamClient } from '../upstream/types.js';
+import type { FeedMetrics } from './feed-metrics.js';
+import { createLocalFeedReplicas, type FeedReplicas } from './feed-replicas.js';
+import { feedSourceOf, type FeedRecord, type FeedSource } from './feed-sources.js';
+import { ChangeTracker, createTimestampFormatter } from './feed-watermark.js';
+import type { LiveChange, LiveCollection, LiveCredentials, LiveInvalidation, LiveScope } from './invalidation.js';
+
+export interface ChangeFeedOptions {
+  /** Where changes go, and where interest in (scope, collection) pairs comes from. */
+  invalidation: LiveInvalidation;
+  upstream: UpstreamClient;
+  /** Interval between two polls of a pair (`LIVE_POLL_MS`). */
+  pollMs: number;
+  /** Zone of the upstream's timestamp text (`UPSTREAM_TIMEZONE`), to write `lastOpDate>=…`. */
+  timeZone: string;
+  logger: Logger;
+  /** The other replicas (Redis); default: this process alone. */
+  replicas?: FeedReplicas | undefined;
+  metrics?: FeedMetrics | undefined;
+  /** Records of the newest-first page each poll reads. @default 100 */
+  pageSize?: number | undefined;
+}
+
+export interface ChangeFeed {
+  /** Pairs this replica polls now. */
+  pollers(): number;
+  /** Stops every poller (releasing its lease) and stops listening. */
+  stop(): Promise<void>;
+}
+
+/** Longest pause between polls of a pair whose polls keep failing. */
+export const MAX_BACKOFF_MS = 60_000;
+
+/** The error a poll raises when its scope sent no credential of the collection's family. */
+class MissingFeedCredential extends Error {
+  override name = 'MissingFeedCredential';
+  constructor(readonly family: CredentialFamily) {
+    super(`no ${family} credential in this scope`);
+  }
+}
+
+interface Scope {
+  readonly key: string;
+  credentials: LiveCredentials;
+  /** The upstream rejected its credential: no polling until its live queries all end. */
+  rejected: boolean;
+  readonly pairs: Map<LiveCollection, Pair>;
+}
+
+interface Pair {
+  readonly scope: Scope;
+  readonly source: FeedSource;
+  /** Live queries of the scope reading the collection. */
+  interest: number;
+  /** Null while someone else polls (or before the first poll). */
+  tracker: ChangeTracker | null;
+  holding: boolean;
+  failures: number;
+  timer: NodeJS.Timeout | null;
+  readonly abort: AbortController;
+  stopped: boolean;
+}
+
+export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
+  const { invalidation, upstream, pollMs, logger, metrics } = options;
+  const replicas = options.replicas ?? createLocalFeedReplicas();
+  const pageSize = options.pageSize ?? 100;
+  const formatTimestamp = createTimestampFormatter(options.timeZone);
+  const scopes = new Map<string, Scope>();
+  let holding = 0;
+  let sequence = 0;
+  let stopping = false;
+
+  const offInterest = invalidation.onInterest((scope, collection, delta) => changeInterest(scope, collection, delta));
+  const offRemote = replicas.onRemoteChange(({ scopeKey, change }) => invalidation.invalidate(scopeKey, change, 'feed'));
+
+  function changeInterest(live: LiveScope, collection: LiveCollection, delta: 1 | -1): void {
+    if (stopping) return;
+    const source = feedSourceOf(collection);
+    if (source === undefined) return;
+    let scope = scopes.get(live.key);
+    if (scope === undefined) {
+      if (delta < 0) return;
+      scope = { key: live.key, credentials: live.credentials, rejected: false, pairs: new Map() };
+      scopes.set(live.key, scope);
+    }
+    scope.credentials = live.credentials;
+    let pair = scope.pairs.get(collection);
+    if (pair === undefined) {
+      if (delta < 0) return;
+      pair = { scope, source, interest: 0, tracker: null, holding: false, failures: 0, timer: null, abort: new AbortController(), stopped: false };
+      scope.pairs.set(collection, pair);
+    }
+    pair.interest += delta;
+    if (pair.interest <= 0) {
+      void stopPair(pair);
+      scope.pairs.delete(collection);
+      if (scope.pairs.size === 0) scopes.delete(scope.key);
+    } else if (pair.timer === null && !scope.rejected && pair.interest === 1 && delta > 0) {
+      schedule(pair, 0);
+    }
+  }
+
+  function schedule(pair: Pair, delayMs: number): void {
+    if (pair.stopped || stopping) return;
+    pair.timer = setTimeout(() => void poll(pair), delayMs);
+    pair.timer.unref();
+  }
+
+  async function stopPair(pair: Pair): Promise<void> {
+    pair.stopped = true;
+    if (pair.timer !== null) clearTimeout(pair.timer);
+    pair.timer = null;
+    pair.abort.abort();
+    if (pair.holding) {
+      pair.holding = false;
+      holding--;
+      metrics?.pollers.dec();
+      await replicas.release(pair.scope.key, pair.source.collection);
+    }
+  }
+
+  function sessionOf(pair: Pair): UpstreamSession {
+    const { resource, cursor } = pair.scope.credentials;
+    sequence++;
+    return createUpstreamSession(upstream, {
+      resource,
+      cursor,
+      requestId: `live-feed-${sequence}`,
+      signal: pair.abort.signal,
+      clientAddress: undefined,
+      missingCredential: (family) => new MissingFeedCredential(family),
+    });
+  }
+
+  async function poll(pair: Pair): Promise<void> {
+    pair.timer = null;
+    if (pair.stopped) return;
+    const { scope, source } = pair;
+    try {
+      if (!(await takeLease(pair))) {
+        schedule(pair, pollMs);
+        return;
+      }
+      await readChanges(pair, sessionOf(pair));
+      pair.failures = 0;
+      schedule(pair, pollMs);
+    } catch (error) {
+      if (pair.stopped) return;
+      const code = error instanceof UpstreamRequestError ? error.code : error instanceof MissingFeedCredential ? 'MISSING_CREDENTIAL' : 'INTERNAL';
+      metrics?.pollErrors.inc({ collection: source.collection, code });
+      if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
+        logger.warn({ scope: scope.key.slice(0, 12), collection: source.collection, code }, 'the upstream rejected a live scope’s credential: its change feed stops until its live queries end');
+        await rejectScope(scope);
+        return;
+      }
+      if (code === 'MISSING_CREDENTIAL') {
+        // Its live queries fail on their own (UNAUTHENTICATED); polling could never succeed.
+        await stopPair(pair);
+        return;
+      }
+      pair.failures++;
+      const backoffMs = Math.min(pollMs * 2 ** pair.failures, MAX_BACKOFF_MS);
+      logger.warn({ err: error, collection: source.collection, failures: pair.failures, retryInMs: backoffMs }, 'change feed poll failed; live answers stay as they are until it succeeds');
+      schedule(pair, backoffMs);
+    }
+  }
+
+  /** Holds (or renews) the pair's lease; on taking it over, goes on from the watermark left behind. */
+  async function takeLease(pair: Pair): Promise<boolean> {
+    const { scope, source } = pair;
+    const held = await replicas.hold(scope.key, source.collection);
+    if (pair.stopped) return false;
+    if (!held) {
+      if (pair.holding) {
+        pair.holding = false;
+        holding--;
+        metrics?.pollers.dec();
+      }
+      pair.tracker = null;
+      return false;
+    }
+    if (!pair.holding) {
+      pair.holding = true;
+      holding++;
+      metrics?.pollers.inc();
+      const state = await replicas.loadState(scope.key, source.collection);
+      pair.tracker = new ChangeTracker(state ?? undefined);
+    }
+    return !pair.stopped;
+  }
+
+  async function readChanges(pair: Pair, session: UpstreamSession): Promise<void> {
+    const { scope, source } = pair;
+    const tracker = pair.tracker ?? new ChangeTracker();
+    pair.tracker = tracker;
+    metrics?.pollRequests.inc({ collection: source.collection });
+    const page = await source.newest(session, pageSize);
+    if (pair.stopped) return;
+    if (!tracker.started()) {
+      tracker.baseline(page.records, page.total, Date.now());
+    } else {
+      const records = await coverWindow(pair, session, tracker, page.records, page.more);
+      if (pair.stopped) return;
+      const { changed, countChanged } = tracker.take(records, page.total);
+      if (changed.length > 0) emit(scope, { collection: source.collection, uuids: changed }, 'records');
+      if (countChanged) emit(scope, { collection: source.collection }, 'collection');
+    }
+    const state = tracker.state();
+    if (state !== null) await replicas.saveState(scope.key, source.collection, state);
+  }
+
+  /** The newest page, plus every other record of the window when the page ends inside it. */
+  async function coverWindow(pair: Pair, session: UpstreamSession, tracker: ChangeTracker, records: readonly FeedRecord[], more: boolean): Promise<readonly FeedRecord[]> {
+    const start = tracker.windowStart();
+    const oldest = records.at(-1)?.lastOpDate;
+    if (!more || start === null || oldest === null || oldest === undefined || oldest < start) return records;
+    metrics?.pollRequests.inc({ collection: pair.source.collection });
+    const rest = await pair.source.changedSince(session, formatTimestamp(start));
+    const byUuid = new Map<string, FeedRecord>();
+    for (const record of [...records, ...rest]) byUuid.set(record.uuid, record);
+    return [...byUuid.values()];
+  }
+
+  function emit(scope: Scope, change: LiveChange, kind: 'records' | 'collection'): void {
+    metrics?.changes.inc({ collection: change.collection, kind });
+    invalidation.invalidate(scope.key, change, 'feed');
+    replicas.publish(scope.key, change);
+  }
+
+  /** Stops the scope's pollers; its pairs stay, counting interest, until its live queries end. */
+  async function rejectScope(scope: Scope): Promise<void> {
+    scope.rejected = true;
+    await Promise.all([...scope.pairs.values()].map((pair) => stopPair(pair)));
+  }
+
+  return {
+    pollers: () => holding,
+    async stop() {
+      stopping = true;
+      offInterest();
+      offRemote();
+      const pairs = [...scopes.values()].flatMap((scope) => [...scope.pairs.values()]);
+      scopes.clear();
+      await Promise.all(pairs.map((pair) => stopPair(pair)));
+      await replicas.close();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * How the change feed's replicas act as one (`REDIS_URL`): one poller per (scope, collection)
+ * across them, and what it finds reaching every replica's live queries.
+ *
+ * - The poller of a pair holds a lease, `SET gateway:live:lease:<scope>:<collection> <replica> NX
+ *   PX`, renewed at each poll. A replica whose live queries read the pair but that does not hold
+ *   the lease tries again every interval: it takes over when the holder releases the lease (its
+ *   last live query of the pair ended) or stops renewing it (it stopped or lost Redis), within
+ *   `leaseMs`.
+ * - The holder leaves its watermark (newest `lastOpDate` and count, no record, no credential) next
+ *   to the lease, so the replica taking over goes on from there instead of missing what changed
+ *   between the two.
+ * - Changes go out on one pub/sub channel, `{scopeKey, collection, uuids}`: every replica hands
+ *   them to its own live queries of that scope (or ignores them when it has none).
+ *
+ * Keys and messages name the scope by its key (a digest): credentials never reach Redis, and a
+ * replica polls only with credentials its own live callers sent.
+ *
+ * Without Redis the one process is every replica: it always holds the lease.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RedisConnection } from '../redis.js';
+import type { LiveChange } from './invalidation.js';
+import type { WatermarkState } from './feed-watermark.js';
+
+/** A change found by another replica's poller. */
+export interface RemoteChange {
+  readonly scopeKey: string;
+  readonly change: LiveChange;
+}
+
+export interface FeedReplicas {
+  /** Takes or renews the poller lease of a pair; true when this replica polls it. */
+  hold(scopeKey: string, collection: string): Promise<boolean>;
+  /** Gives the lease up (when this replica held it), so another replica takes over at once. */
+  release(scopeKey: string, collection: string): Promise<void>;
+  /** The watermark the pair's last poller left, if recent. */
+  loadState(scopeKey: string, collection: string): Promise<WatermarkState | null>;
+  saveState(scopeKey: string, collection: string, state: WatermarkState): Promise<void>;
+  /** Sends a change to the other replicas. */
+  publish(scopeKey: string, change: LiveChange): void;
+  /** Calls `listener` with each change another replica publishes; returns the unsubscribe function. */
+  onRemoteChange(listener: (remote: RemoteChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** A single process: it holds every lease, and there is no one to tell. */
+export function createLocalFeedReplicas(): FeedReplicas {
+  return {
+    hold: async () => true,
+    release: async () => {},
+    loadState: async () => null,
+    saveState: async () => {},
+    publish: () => {},
+    onRemoteChange: () => () => {},
+    close: async () => {},
+  };
+}
+
+export interface RedisFeedReplicasOptions {
+  connection: RedisConnection;
+  /** How long a lease lasts unrenewed: a stopped poller's pair is taken over after this. */
+  leaseMs: number;
+  /** How long a watermark left behind is worth going on from. */
+  stateTtlMs: number;
+  logger: Logger;
+}
+
+const CHANNEL = 'gateway:live:changes';
+
+const leaseKey = (scopeKey: string, collection: string): string => `gateway:live:lease:${scopeKey}:${collection}`;
+const stateKey = (scopeKey: string, collection: string): string => `gateway:live:watermark:${scopeKey}:${collection}`;
+
+/** KEYS: lease. ARGV: replica, ttl ms. Takes a free lease or renews our own; 1 when held. */
+const HOLD_SCRIPT = `
+local holder = redis.call('GET', KEYS[1])
+if holder == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
+
+/** KEYS: lease. ARGV: replica. Deletes the lease only when we hold it. */
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+interface ChangeMessage {
+  from: string;
+  scopeKey: string;
+  collection: string;
+  uuids?: readonly string[] | undefined;
+}
+
+export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): FeedReplicas {
+  const { connection, leaseMs, stateTtlMs, logger } = options;
+  const replica = randomUUID();
+  const listeners = new Set<(remote: RemoteChange) => void>();
+  let subscribed: Promise<unknown> | null = null;
+
+  const onMessage = (channel: string, text: string): void => {
+    if (channel !== CHANNEL) return;
+    const message = readMessage(text);
+    if (message === null || message.from === replica) return;
+    const change: LiveChange = message.uuids === undefined ? { collection: message.collection } : { collection: message.collection, uuids: message.uuids };
+    for (const listener of listeners) listener({ scopeKey: message.scopeKey, change });
+  };
+
+  function subscribe(): void {
+    if (subscribed !== null) return;
+    connection.subscriber.on('message', onMessage);
+    subscribed = connection.subscriber.subscribe(CHANNEL).catch((error: unknown) => {
+      logger.warn({ err: error }, 'subscribing to the change feed channel failed; changes other replicas see do not reach this one');
+    });
+  }
+
+  return {
+    async hold(scopeKey, collection) {
+      try {
+        return (await connection.commands.eval(HOLD_SCRIPT, 1, leaseKey(scopeKey, collection), replica, String(leaseMs))) === 1;
+      } catch (error) {
+        // Without Redis the replicas cannot agree: better each polls than none does.
+        logger.warn({ err: error, collection }, 'change feed lease unavailable (Redis); polling from this replica');
+        return true;
+      }
+    },
+    async release(scopeKey, collection) {
+      try {
+        await connection.commands.eval(RELEASE_SCRIPT, 1, leaseKey(scopeKey, collection), replica);
+      } catch (error) {
+        logger.debug({ err: error, collection }, 'releasing a change feed lease failed; it expires by itself');
+      }
+    },
+    async loadState(scopeKey, collection) {
+      try {
+        const text = await connection.commands.get(stateKey(scopeKey, collection));
+        return text === null ? null : readState(text);
+      } catch {
+        return null;
+      }
+    },
+    async saveState(scopeKey, collection, state) {
+      try {
+        await connection.commands.set(stateKey(scopeKey, collection), JSON.stringify(state), 'PX', stateTtlMs);
+      } catch (error) {
+        logger.debug({ err: error, collection }, 'saving a change feed watermark failed');
+      }
+    },
+    publish(scopeKey, change) {
+      const message: ChangeMessage = { from: replica, scopeKey, collection: change.collection, uuids: change.uuids };
+      connection.commands.publish(CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
+        logger.warn({ err: error, collection: change.collection }, 'publishing a change on Redis failed; live queries on other replicas miss it');
+      });
+    },
+    onRemoteChange(listener) {
+      subscribe();
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      listeners.clear();
+      if (subscribed === null) return;
+      connection.subscriber.off('message', onMessage);
+      // While Redis is down an UNSUBSCRIBE would wait for it to return; the subscription dies with the connection anyway.
+      if (connection.isReady()) await connection.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
+    },
+  };
+}
+
+function readMessage(text: string): ChangeMessage | null {
+  try {
+    const value = JSON.parse(text) as Partial<ChangeMessage>;
+    if (typeof value.from !== 'string' || typeof value.scopeKey !== 'string' || typeof value.collection !== 'string') return null;
+    if (value.uuids !== undefined && !(Array.isArray(value.uuids) && value.uuids.every((uuid) => typeof uuid === 'string'))) return null;
+    return { from: value.from, scopeKey: value.scopeKey, collection: value.collection, uuids: value.uuids };
+  } catch {
+    return null;
+  }
+}
+
+function readState(text: string): WatermarkState | null {
+  try {
+    const value = JSON.parse(text) as Partial<WatermarkState>;
+    return typeof value.newest === 'number' && typeof value.total === 'number' ? { newest: value.newest, total: value.total } : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Where the change feed reads each collection live queries may read: the upstream family that
+ * serves its records (`src/upstream/families.ts`), asked two things:
+ * - the newest records first, one page, with the collection's `total` (the poll of every interval:
+ *   one request that carries both the records changed lately and the count that reveals removals);
+ * - every record changed at or after an instant, `lastOpDate>=…` (`filter=lastOpDate:ge:…` on the
+ *   cursor family, `q=lastOpDate>=…` on the resource family), when more changed than one page holds.
+ *
+ * Records embedded in others (a VM's NICs, a host's bonds) have no collection of their own: they
+ * change with their parent's `lastOpDate`, or not visibly at all, and the feed cannot poll them.
+ */
+import { cursorFamilyOf, queryFamilyOf } from '../upstream/families.js';
+import type { Instant } from '../upstream/define-record.js';
+import {
+  cbtTask,
+  directory,
+  fiberChannelLun,
+  hbaDevice,
+  host,
+  snsApplicationEndpoint,
+  snsApplicationPlatform,
+  snsEmailAddress,
+  vmInstance,
+  volume,
+  volumeSnapshotGroup,
+} from '../upstream/records.js';
+import type { CredentialFamily, UpstreamSession } from '../upstream/session.js';
+import type { CursorResourceType, QueryCollection } from '../upstream/types.js';
+import type { LiveCollection } from './invalidation.js';
+
+/** What the feed reads of a record: its identity and its two timestamps, plus the rest to fingerprint. */
+export interface FeedRecord {
+  readonly uuid: string;
+  readonly createDate?: Instant | null;
+  readonly lastOpDate?: Instant | null;
+}
+
+/** One page of a collection, newest `lastOpDate` first. */
+export interface NewestPage {
+  readonly records: readonly FeedRecord[];
+  /** Records in the whole collection. */
+  readonly total: number;
+  /** More records follow the page. */
+  readonly more: boolean;
+}
+
+export interface FeedSource {
+  /** The record name live queries use for it (`vmInstance`). */
+  readonly collection: LiveCollection;
+  /** The credential its reads need. */
+  readonly credential: CredentialFamily;
+  /** The first `pageSize` records by `lastOpDate`, newest first, and the collection's total. */
+  newest(session: UpstreamSession, pageSize: number): Promise<NewestPage>;
+  /** Every record whose `lastOpDate` is at or after `since` (the upstream's timestamp text). */
+  changedSince(session: UpstreamSession, since: string): Promise<readonly FeedRecord[]>;
+}
+
+function cursorSource(collection: LiveCollection, resourceType: CursorResourceType): FeedSource {
+  const family = cursorFamilyOf(resourceType);
+  return {
+    collection,
+    credential: family.credential,
+    async newest(session, pageSize) {
+      const page = await session.cursorQuery({ resourceType, sort: 'lastOpDate', order: 'desc', pageSize });
+      return { records: page.items, total: page.total, more: page.hasMore };
+    },
+    changedSince: (session, since) => family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }]),
+  };
+}
+
+function querySource(collection: LiveCollection, name: QueryCollection): FeedSource {
+  const family = queryFamilyOf(name);
+  return {
+    collection,
+    credential: family.credential,
+    async newest(session, pageSize) {
+      const result = await session.query(name, { sort: { field: 'lastOpDate', direction: 'desc' }, limit: pageSize, replyWithCount: true });
+      const total = result.total ?? result.inventories.length;
+      return { records: result.inventories, total, more: total > result.inventories.length };
+    },
+    changedSince: (session, since) => family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }]),
+  };
+}
+
+const SOURCES: ReadonlyMap<LiveCollection, FeedSource> = new Map(
+  [
+    cursorSource(host.name, 'host'),
+    cursorSource(vmInstance.name, 'vm'),
+    cursorSource(volume.name, 'volume'),
+    cursorSource(snsApplicationPlatform.name, 'sns-application-platform'),
+    cursorSource(snsApplicationEndpoint.name, 'sns-application-endpoint'),
+    cursorSource(directory.name, 'directory'),
+    querySource(hbaDevice.name, 'hbaDevices'),
+    querySource(fiberChannelLun.name, 'fiberChannelLuns'),
+    querySource(cbtTask.name, 'cbtTasks'),
+    querySource(volumeSnapshotGroup.name, 'volumeSnapshotGroups'),
+    querySource(snsEmailAddress.name, 'snsEmailAddresses'),
+  ].map((source) => [source.collection, source]),
+);
+
+/** The feed's reader of a collection; undefined for a record the upstream serves no collection of. */
+export function feedSourceOf(collection: LiveCollection): FeedSource | undefined {
+  return SOURCES.get(collection);
+}
+
+/** Every collection the feed can poll. */
+export const FEED_COLLECTIONS: readonly LiveCollection[] = [...SOURCES.keys()];
