@@ -37,6 +37,7 @@ import { useHealth } from './plugins/use-health.js';
 import { useJit } from './plugins/use-jit.js';
 import { createOperationCoalescing } from './plugins/use-operation-coalescing.js';
 import { useJobWebhook } from './plugins/use-job-webhook.js';
+import { useLiveQuery } from './plugins/use-live-query.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { useMetricsRoute } from './plugins/use-metrics-route.js';
 import { useMutationLimit } from './plugins/use-mutation-limit.js';
@@ -58,6 +59,8 @@ import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { schema } from './schema/index.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
+import { schemaCollections } from './live/collections.js';
+import { createLiveQueries } from './live/live-queries.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
@@ -131,12 +134,25 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const coalescing = config.coalesceQueries
     ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
     : undefined;
+  // `@live` queries: what invalidates them (finished jobs here, the change feed) goes through `live`.
+  const live = createLiveQueries({
+    perSocket: config.liveMaxPerSocket,
+    perCredential: config.liveMaxPerCredential,
+    minIntervalMs: config.liveMinIntervalMs,
+    onOpen: (open) => metrics.liveQueriesOpen.set(open),
+    onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
+    onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
+  });
+  const liveCollections = schemaCollections(schema);
   const forgetWrittenRecords = (job: JobRecord): void => {
     coalescing?.writeFinished(job.owner);
     // Reads already under way may have been answered before the write: later ones start afresh.
     upstream.closeReadsInFlight();
     const touched = touchedBy(job, schema);
-    if (touched) invalidateWrite(touched);
+    if (!touched) return;
+    invalidateWrite(touched);
+    // Last: the live queries' runs find the in-flight reads closed and no coalesced execution to join.
+    for (const change of liveCollections.changesOf(touched)) live.invalidateOwner(job.owner, change, 'job');
   };
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
@@ -229,6 +245,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // After graphql-jit and before the cost gate: each caller is admitted, charged and reported
       // on its own, only the execution is shared (by callers the response cache did not answer).
       ...(coalescing ? [coalescing.plugin] : []),
+      // Between coalescing and the cost gate: each run of a live query is charged, and may share an
+      // execution in flight of its own credential (see use-live-query.ts).
+      useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged }),
       // Around the response cache: an answer served from the cache is neither charged nor refused,
       // and the cost of the execution that filled it is not kept with it.
       queryCost.gate,

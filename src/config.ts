@@ -101,6 +101,12 @@ export interface GatewayConfig {
   readonly coalesceQueries: boolean;
   /** Identical upstream GETs in flight under the same credential share one HTTP exchange, across requests. @default true */
   readonly shareUpstreamGets: boolean;
+  /** Least time (ms) between two runs of one live query (`@live`); invalidations meanwhile make one run. @default 1000 */
+  readonly liveMinIntervalMs: number;
+  /** Live queries open at once on one WebSocket. @default 100 */
+  readonly liveMaxPerSocket: number;
+  /** Live queries open at once under one credential, over all its WebSockets and HTTP streams on this replica. @default 1000 */
+  readonly liveMaxPerCredential: number;
   /** pino log level. @default 'info' */
   readonly logLevel: string;
   /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
@@ -185,6 +191,9 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   decodeSelectedFields: true,
   coalesceQueries: true,
   shareUpstreamGets: true,
+  liveMinIntervalMs: 1_000,
+  liveMaxPerSocket: 100,
+  liveMaxPerCredential: 1_000,
   logLevel: 'info',
   jobLeaseMs: 15_000,
   livePollMs: 2000,
@@ -263,6 +272,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     decodeSelectedFields: readBoolean(env, 'DECODE_SELECTED_FIELDS', defaultConfig.decodeSelectedFields),
     coalesceQueries: readBoolean(env, 'COALESCE_QUERIES', defaultConfig.coalesceQueries),
     shareUpstreamGets: readBoolean(env, 'SHARE_UPSTREAM_GETS', defaultConfig.shareUpstreamGets),
+    liveMinIntervalMs: readInteger(env, 'LIVE_MIN_INTERVAL_MS', defaultConfig.liveMinIntervalMs, 0, 3_600_000),
+    liveMaxPerSocket: readInteger(env, 'LIVE_MAX_PER_SOCKET', defaultConfig.liveMaxPerSocket, 1, 1_000_000),
+    liveMaxPerCredential: readInteger(env, 'LIVE_MAX_PER_CREDENTIAL', defaultConfig.liveMaxPerCredential, 1, 10_000_000),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
     livePollMs: readInteger(env, 'LIVE_POLL_MS', defaultConfig.livePollMs, 100, 3_600_000),

@@ -28,6 +28,12 @@ export interface GatewayMetrics {
   readonly operationsShed: Counter;
   /** Queries that could share an execution, by whether they started one or joined one in flight. */
   readonly coalescedQueries: Counter<'execution'>;
+  /** Live queries (`@live`) open on this replica. */
+  readonly liveQueriesOpen: Gauge;
+  /** Runs of live queries after their first answer, by what invalidated them (`job`, `feed`). */
+  readonly liveReexecutions: Counter<'cause'>;
+  /** Invalidations folded into a live query's run already due (throttle and bursts). */
+  readonly liveInvalidationsCoalesced: Counter;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -110,6 +116,22 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     help: 'Shared subscription executions running on this replica: WebSocket subscribers of the same events (same document, variables and credentials) share one.',
     registers,
   });
+  const liveQueriesOpen = new Gauge({
+    name: 'gateway_live_queries_open',
+    help: 'Live queries (@live) open on this replica (graphql-ws, SSE and multipart).',
+    registers,
+  });
+  const liveReexecutions = new Counter({
+    name: 'gateway_live_reexecutions_total',
+    help: 'Runs of live queries after their first answer, by what invalidated them: job (a finished write), feed (the upstream change feed).',
+    labelNames: ['cause'] as const,
+    registers,
+  });
+  const liveInvalidationsCoalesced = new Counter({
+    name: 'gateway_live_invalidations_coalesced_total',
+    help: 'Invalidations of a live query folded into a run already due (LIVE_MIN_INTERVAL_MS and bursts): runs saved.',
+    registers,
+  });
   const jobs = new Counter({
     name: 'gateway_jobs_total',
     help: 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.',
@@ -145,6 +167,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     upstreamRequestsShared,
     loaderBatchSize,
     openSubscriptions,
+    liveQueriesOpen,
+    liveReexecutions,
+    liveInvalidationsCoalesced,
     subscriptionExecutions,
     jobs,
     webhookDeliveries,

@@ -12,7 +12,8 @@
  * Rejections happen before execution: a rejected operation makes no upstream request. An answer
  * served from the response cache is neither charged nor refused (see `QueryCost`). A shared
  * subscription execution (`shared-subscriptions.ts`) is not charged itself: each of its
- * subscribers is, through `admitSubscriber`, before it joins.
+ * subscribers is, through `admitSubscriber`, before it joins. A live query (`@live`) pays for each
+ * of its runs, through `runCharged`.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -29,6 +30,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { CostBudget, type ThrottleStatus } from './cost-budget.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
+import { isLiveExecution } from './use-live-query.js';
 import { credentialsIdentity } from '../upstream/credentials.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
 
@@ -102,6 +104,13 @@ export interface QueryCost {
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
   /** The key of the caller's budget (a digest of its credentials as the upstream reads them). */
   budgetKeyOf(context: GatewayContext): string;
+  /**
+   * Runs one execution of a live query (`use-live-query.ts`) as the gate and the report run a
+   * query: refused (the refusal answered, `refused: true`, nothing run), or charged its requested
+   * cost, run, and refunded what it did not read, with `extensions.cost`. The gate lets live
+   * queries through, so that each run pays for itself.
+   */
+  runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }>;
 }
 
 export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
@@ -158,9 +167,29 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     return admitted !== null && !('input' in admitted) ? admitted : null;
   }
 
+  /** Refunds what an execution did not use; its `extensions.cost`. */
+  function settle(admitted: Admitted, data: ExecutionResult['data']): CostExtension {
+    let actual = actualCost(admitted.input, data, model);
+    if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(data ?? {}).length;
+    actual = Math.min(actual, admitted.cost);
+    const throttle = budget === null ? undefined : budget.refund(admitted.key, admitted.cost - actual);
+    const cost: CostExtension = { requestedQueryCost: admitted.cost, actualQueryCost: actual };
+    if (throttle !== undefined) cost.throttleStatus = throttle;
+    return cost;
+  }
+
+  async function runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }> {
+    const admitted = admit(args);
+    if (admitted === null) return { result: await execute(args), refused: false };
+    if (!('input' in admitted)) return { result: admitted, refused: true };
+    const result = await execute(args);
+    return { result: { ...result, extensions: { ...result.extensions, cost: settle(admitted, result.data) } }, refused: false };
+  }
+
   const gate: Plugin<GatewayContext> = {
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((args) => {
+        if (isLiveExecution(args.contextValue)) return executeFn(args);
         const admitted = admit(args);
         if (admitted === null) return executeFn(args);
         if (!('input' in admitted)) return admitted;
@@ -185,18 +214,12 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
           charged.delete(args.contextValue as object);
           // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
           if (Symbol.asyncIterator in result) return;
-          let actual = actualCost(admitted.input, result.data, model);
-          if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(result.data ?? {}).length;
-          actual = Math.min(actual, admitted.cost);
-          const throttle = budget === null ? undefined : budget.refund(admitted.key, admitted.cost - actual);
-          const cost: CostExtension = { requestedQueryCost: admitted.cost, actualQueryCost: actual };
-          if (throttle !== undefined) cost.throttleStatus = throttle;
-          setResult({ ...result, extensions: { ...result.extensions, cost } });
+          setResult({ ...result, extensions: { ...result.extensions, cost: settle(admitted, result.data) } });
         },
       };
     },
   };
-  return { gate, report, admitSubscriber, budgetKeyOf };
+  return { gate, report, admitSubscriber, budgetKeyOf, runCharged };
 }
 
 function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {

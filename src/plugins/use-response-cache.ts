@@ -24,6 +24,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import { readCredentials } from '../context.js';
 import { credentialsIdentity } from '../upstream/credentials.js';
+import { mayBeLiveRequest } from './use-live-query.js';
 
 /**
  * Time to live (ms) by type or schema coordinate. An answer lives as long as the shortest TTL of
@@ -112,7 +113,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   // Without a credential every field fails UNAUTHENTICATED; not caching those keeps "one session
   // per credential" free of a shared anonymous session. The WebSocket path builds its requests
   // without headers, so subscriptions and WS operations bypass the cache too.
-  const enabled = (request: Request): boolean => credentialSession(request.headers) !== null;
+  // A live query (`@live`) is neither served from nor kept in the cache: each of its answers is a fresh run.
+  const enabled = (request: Request): boolean => !mayBeLiveRequest(request) && credentialSession(request.headers) !== null;
   const cachePlugin = useYogaResponseCache({
     cache: executions.cache,
     ttl: ttlMs,

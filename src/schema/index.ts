@@ -5,6 +5,8 @@
  * jobs, `node`); every other entry here is one upstream resource: a file when it tells one short
  * story, a folder (`vm-instance/`: its types, queries, mutations and loaders) when it outgrew one.
  */
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { specifiedDirectives } from 'graphql';
 import { builder } from '../builder.js';
 import './kit/scalars.js';
 import './kit/errors.js';
@@ -22,4 +24,5 @@ import './sns/index.js';
 import './directory.js';
 import './primary-storage.js';
 
-export const schema = builder.toSchema({ sortSchema: true });
+// `@live` is declared so that GraphiQL, codegen and validation know it (`useLiveQuery` runs it).
+export const schema = builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });

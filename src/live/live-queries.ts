@@ -1,0 +1,228 @@
+/**
+ * `createLiveQueries`: the open live queries of this replica, by credential scope and by the
+ * collections they read. It admits a live query under the caps (per graphql-ws socket, per
+ * credential scope), tells the change feed which (scope, collection) pairs are read
+ * (`onInterest`), and turns invalidations into re-executions: only the live queries of the
+ * invalidated scope that read the invalidated collection run again, each at most once per
+ * `minIntervalMs`, a burst of invalidations coalesced into one run.
+ *
+ * The scheduling gives at-least-once-after-change: an invalidation that arrives while a run is
+ * under way (whose reads may predate the change) makes one more run once it ends.
+ */
+import { GraphQLError } from 'graphql';
+import { ownerOf } from '../upstream/credentials.js';
+import type { LiveCause, LiveChange, LiveCollection, LiveInterestListener, LiveInvalidation, LiveScope } from './invalidation.js';
+
+export interface LiveQueriesOptions {
+  /** Live queries open at once on one graphql-ws socket. */
+  perSocket: number;
+  /** Live queries open at once under one credential scope on this replica. */
+  perCredential: number;
+  /** Least time (ms) between the starts of two runs of one live query. */
+  minIntervalMs: number;
+  /** The number of live queries open changed. */
+  onOpen?: ((open: number) => void) | undefined;
+  /** A live query runs again. */
+  onReexecution?: ((cause: LiveCause) => void) | undefined;
+  /** An invalidation was folded into a run already scheduled. */
+  onCoalesced?: (() => void) | undefined;
+}
+
+/** What a live query is, to the registry. */
+export interface LiveQuerySpec {
+  readonly scope: LiveScope;
+  /** The collections its answer reads (record names). */
+  readonly collections: readonly LiveCollection[];
+  /** The graphql-ws socket it runs on (any object that stays the same for the socket); none over SSE. */
+  readonly socket?: object | undefined;
+  /** Least time (ms) between its runs, when it asks for more than `minIntervalMs` (`@live(throttle:)`). */
+  readonly throttleMs?: number | undefined;
+  /** Runs it again; the next run starts only once the promise settles. */
+  readonly run: (cause: LiveCause) => Promise<void>;
+}
+
+/** An admitted live query: its first run is under way until `firstRunDone`. */
+export interface LiveQueryHandle {
+  /** The first answer is out: invalidations that came meanwhile now make a run. */
+  firstRunDone(): void;
+  /** It ended: no more runs, its places and interest are given back. */
+  close(): void;
+}
+
+export interface LiveQueries extends LiveInvalidation {
+  /** Admits a live query (its first run starts now), or answers the error that refuses it. */
+  open(spec: LiveQuerySpec): LiveQueryHandle | GraphQLError;
+  /**
+   * A finished job of the credential whose job owner digest is `owner` changed `change`: the
+   * live queries of every scope with that resource credential run again.
+   */
+  invalidateOwner(owner: string, change: LiveChange, cause: LiveCause): void;
+  /** Live queries open now. */
+  readonly size: number;
+}
+
+/** One open live query and its run schedule. */
+interface Entry {
+  readonly spec: LiveQuerySpec;
+  readonly intervalMs: number;
+  running: boolean;
+  closed: boolean;
+  lastStart: number;
+  /** The cause of the run due next; null when none is due. */
+  pending: LiveCause | null;
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface ScopeState {
+  readonly scope: LiveScope;
+  readonly entries: Set<Entry>;
+  readonly byCollection: Map<LiveCollection, Set<Entry>>;
+}
+
+export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
+  const scopes = new Map<string, ScopeState>();
+  /** Scope keys by the job owner digest of their resource credential. */
+  const scopesByOwner = new Map<string, Set<string>>();
+  const perSocket = new WeakMap<object, number>();
+  const listeners = new Set<LiveInterestListener>();
+  let open = 0;
+
+  function tellInterest(scope: LiveScope, collections: readonly LiveCollection[], delta: 1 | -1): void {
+    for (const listener of listeners) for (const collection of collections) listener(scope, collection, delta);
+  }
+
+  function schedule(entry: Entry): void {
+    if (entry.closed || entry.running || entry.timer !== undefined || entry.pending === null) return;
+    const delay = Math.max(0, entry.lastStart + entry.intervalMs - Date.now());
+    entry.timer = setTimeout(() => fire(entry), delay);
+    entry.timer.unref();
+  }
+
+  function fire(entry: Entry): void {
+    entry.timer = undefined;
+    const cause = entry.pending;
+    if (entry.closed || cause === null) return;
+    entry.pending = null;
+    entry.running = true;
+    entry.lastStart = Date.now();
+    options.onReexecution?.(cause);
+    void entry.spec
+      .run(cause)
+      .catch(() => undefined)
+      .finally(() => {
+        entry.running = false;
+        schedule(entry);
+      });
+  }
+
+  function wake(entry: Entry, cause: LiveCause): void {
+    if (entry.closed) return;
+    if (entry.pending !== null) {
+      options.onCoalesced?.();
+      return;
+    }
+    entry.pending = cause;
+    schedule(entry);
+  }
+
+  function stateOf(scope: LiveScope): ScopeState {
+    let state = scopes.get(scope.key);
+    if (!state) {
+      state = { scope, entries: new Set(), byCollection: new Map() };
+      scopes.set(scope.key, state);
+      const owner = scope.credentials.resource ? ownerOf(scope.credentials.resource) : undefined;
+      if (owner !== undefined) {
+        let keys = scopesByOwner.get(owner);
+        if (!keys) scopesByOwner.set(owner, (keys = new Set()));
+        keys.add(scope.key);
+      }
+    }
+    return state;
+  }
+
+  function forgetScope(state: ScopeState): void {
+    scopes.delete(state.scope.key);
+    const resource = state.scope.credentials.resource;
+    if (!resource) return;
+    const owner = ownerOf(resource);
+    const keys = scopesByOwner.get(owner);
+    keys?.delete(state.scope.key);
+    if (keys?.size === 0) scopesByOwner.delete(owner);
+  }
+
+  function invalidate(scopeKey: string, change: LiveChange, cause: LiveCause): void {
+    const entries = scopes.get(scopeKey)?.byCollection.get(change.collection);
+    if (entries) for (const entry of entries) wake(entry, cause);
+  }
+
+  return {
+    open(spec) {
+      const state = scopes.get(spec.scope.key);
+      const ofCredential = state?.entries.size ?? 0;
+      if (ofCredential >= options.perCredential) {
+        return tooMany(`Your credential already has ${ofCredential} live queries open, the most allowed; end one first.`, 'credential', options.perCredential);
+      }
+      const ofSocket = spec.socket ? (perSocket.get(spec.socket) ?? 0) : 0;
+      if (spec.socket && ofSocket >= options.perSocket) {
+        return tooMany(`This connection already has ${ofSocket} live queries open, the most allowed; end one first.`, 'socket', options.perSocket);
+      }
+      const entry: Entry = {
+        spec,
+        intervalMs: Math.max(options.minIntervalMs, spec.throttleMs ?? 0),
+        running: true,
+        closed: false,
+        lastStart: Date.now(),
+        pending: null,
+        timer: undefined,
+      };
+      const scope = stateOf(spec.scope);
+      scope.entries.add(entry);
+      for (const collection of spec.collections) {
+        let entries = scope.byCollection.get(collection);
+        if (!entries) scope.byCollection.set(collection, (entries = new Set()));
+        entries.add(entry);
+      }
+      if (spec.socket) perSocket.set(spec.socket, ofSocket + 1);
+      options.onOpen?.(++open);
+      tellInterest(spec.scope, spec.collections, 1);
+      return {
+        firstRunDone() {
+          entry.running = false;
+          schedule(entry);
+        },
+        close() {
+          if (entry.closed) return;
+          entry.closed = true;
+          clearTimeout(entry.timer);
+          scope.entries.delete(entry);
+          for (const collection of spec.collections) {
+            const entries = scope.byCollection.get(collection);
+            entries?.delete(entry);
+            if (entries?.size === 0) scope.byCollection.delete(collection);
+          }
+          if (scope.entries.size === 0) forgetScope(scope);
+          if (spec.socket) perSocket.set(spec.socket, (perSocket.get(spec.socket) ?? 1) - 1);
+          options.onOpen?.(--open);
+          tellInterest(spec.scope, spec.collections, -1);
+        },
+      };
+    },
+    invalidate,
+    invalidateOwner(owner, change, cause) {
+      for (const key of scopesByOwner.get(owner) ?? []) invalidate(key, change, cause);
+    },
+    onInterest(listener) {
+      listeners.add(listener);
+      for (const { scope, entries } of scopes.values()) for (const entry of entries) for (const collection of entry.spec.collections) listener(scope, collection, 1);
+      return () => void listeners.delete(listener);
+    },
+    get size() {
+      return open;
+    },
+  };
+}
+
+/** The refusal of a live query past a cap: `TOO_MANY_LIVE_QUERIES`, with the cap and what it counts. */
+function tooMany(message: string, per: 'socket' | 'credential', limit: number): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'TOO_MANY_LIVE_QUERIES', per, limit } });
+}
