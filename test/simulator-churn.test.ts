@@ -79,6 +79,14 @@ describe('SIM_CHURN', () => {
     expect(changed.items[0]!.status).not.toBe(before.get(changes[0]!.uuid));
   });
 
+  it('changes the record it is told to', async () => {
+    const sim = await start();
+    const vm = [...sim.store.vms.list(sim.credentials.tenantId)].find((candidate) => candidate.state === 'Running')!;
+    const { changes } = (await (await churn(sim, { kind: 'vmState', uuid: vm.uuid })).json()) as { changes: { uuid: string }[] };
+    expect(changes.map((change) => change.uuid)).toEqual([vm.uuid]);
+    expect(sim.store.vms.get(sim.credentials.tenantId, vm.uuid)!.state).toBe('Stopped');
+  });
+
   it('creations and removals change the total; a removed VM is answered no more, nor its volumes', async () => {
     const sim = await start();
     const { total } = await cursorQuery(sim, 'resourceType=vm&pageSize=1');
@@ -131,5 +139,10 @@ describe('SIM_CHURN', () => {
     expect((await churn(sim, { tenant: 'third' })).status).toBe(400);
     expect((await churn(sim, { count: 1e9 })).status).toBe(400);
     expect((await churn(sim, { rate: -1 })).status).toBe(400);
+    expect((await churn(sim, { kind: 'vmState', uuid: '../../etc' })).status).toBe(400);
+    // Another tenant's VM is not the first tenant's to change.
+    const theirs = sim.store.vms.list(sim.credentials.second.tenantId).next().value!;
+    expect(((await (await churn(sim, { kind: 'vmDelete', uuid: theirs.uuid })).json()) as { changes: unknown[] }).changes).toEqual([]);
+    expect(sim.store.vms.get(sim.credentials.second.tenantId, theirs.uuid)).toBeDefined();
   });
 });

@@ -30,6 +30,15 @@ export interface ChurnSpec {
   tenants: ChurnTenants;
 }
 
+/** Changes asked for on demand (`POST /__sim/churn`). */
+export interface ChurnRequest {
+  tenant: 'first' | 'second';
+  kind?: ChurnKind | undefined;
+  count?: number | undefined;
+  /** The record to change (a VM; a host for `hostStatus`); not for `vmCreate`. */
+  uuid?: string | undefined;
+}
+
 /** One change as it happened. */
 export interface ChurnChange {
   kind: ChurnKind;
@@ -44,8 +53,11 @@ export interface Churn {
   spec(): ChurnSpec;
   /** Changes the rate (and tenants) at once; rate 0 stops the timer. */
   setSpec(spec: ChurnSpec): void;
-  /** Makes `count` changes now in one tenant (of `kind`, else mixed as the timer mixes them). */
-  apply(options: { tenant: 'first' | 'second'; kind?: ChurnKind | undefined; count?: number | undefined }): ChurnChange[];
+  /**
+   * Makes `count` changes now in one tenant (of `kind`, else mixed as the timer mixes them), to
+   * the record `uuid` names when given (a VM, or a host for `hostStatus`).
+   */
+  apply(options: ChurnRequest): ChurnChange[];
   /** Stops the timer. */
   stop(): void;
 }
@@ -92,8 +104,8 @@ export function createChurn(store: SimulatorStore, seed: number, initial: ChurnS
     return roll < 0.85 ? 'vmCreate' : 'vmDelete';
   }
 
-  function changeVmState(tenant: Tenant, now: Date): ChurnChange | null {
-    const vm = pick([...store.vms.list(tenant.id)].filter((candidate) => candidate.state !== 'Destroyed'));
+  function changeVmState(tenant: Tenant, now: Date, uuid: string | undefined): ChurnChange | null {
+    const vm = uuid === undefined ? pick([...store.vms.list(tenant.id)].filter((candidate) => candidate.state !== 'Destroyed')) : store.vms.get(tenant.id, uuid);
     if (vm === undefined) return null;
     if (vm.state === 'Running') {
       store.vms.update(vm, { state: 'Stopped', hostUuid: null, lastHostUuid: vm.hostUuid ?? vm.lastHostUuid, lastOpDate: now });
@@ -104,8 +116,8 @@ export function createChurn(store: SimulatorStore, seed: number, initial: ChurnS
     return { kind: 'vmState', record: 'vmInstance', uuid: vm.uuid, tenantId: tenant.id };
   }
 
-  function flipHostStatus(tenant: Tenant, now: Date): ChurnChange | null {
-    const host: Host | undefined = pick([...store.hosts.list(tenant.id)]);
+  function flipHostStatus(tenant: Tenant, now: Date, uuid: string | undefined): ChurnChange | null {
+    const host: Host | undefined = uuid === undefined ? pick([...store.hosts.list(tenant.id)]) : store.hosts.get(tenant.id, uuid);
     if (host === undefined) return null;
     store.hosts.update(host, { status: host.status === 'Connected' ? 'Disconnected' : 'Connected', lastOpDate: now });
     return { kind: 'hostStatus', record: 'host', uuid: host.uuid, tenantId: tenant.id };
@@ -150,8 +162,8 @@ export function createChurn(store: SimulatorStore, seed: number, initial: ChurnS
   }
 
   /** Removes a VM and what hangs off it (volumes, snapshot groups, CBT tasks). */
-  function deleteVm(tenant: Tenant): ChurnChange | null {
-    const vm = pick([...store.vms.list(tenant.id)]);
+  function deleteVm(tenant: Tenant, uuid: string | undefined): ChurnChange | null {
+    const vm = uuid === undefined ? pick([...store.vms.list(tenant.id)]) : store.vms.get(tenant.id, uuid);
     if (vm === undefined) return null;
     for (const volume of store.volumes.by('vmInstanceUuid', vm.uuid, tenant.id)) store.volumes.delete(volume.uuid);
     for (const group of store.snapshotGroups.by('vmInstanceUuid', vm.uuid, tenant.id)) store.snapshotGroups.delete(group.uuid);
@@ -160,25 +172,25 @@ export function createChurn(store: SimulatorStore, seed: number, initial: ChurnS
     return { kind: 'vmDelete', record: 'vmInstance', uuid: vm.uuid, tenantId: tenant.id };
   }
 
-  function change(tenant: Tenant, kind: ChurnKind): ChurnChange | null {
+  function change(tenant: Tenant, kind: ChurnKind, uuid: string | undefined): ChurnChange | null {
     const now = new Date();
     switch (kind) {
       case 'vmState':
-        return changeVmState(tenant, now);
+        return changeVmState(tenant, now, uuid);
       case 'hostStatus':
-        return flipHostStatus(tenant, now);
+        return flipHostStatus(tenant, now, uuid);
       case 'vmCreate':
         return createVm(tenant, now);
       case 'vmDelete':
-        return deleteVm(tenant);
+        return deleteVm(tenant, uuid);
     }
   }
 
-  function apply(options: { tenant: 'first' | 'second'; kind?: ChurnKind | undefined; count?: number | undefined }): ChurnChange[] {
+  function apply(options: ChurnRequest): ChurnChange[] {
     const tenant = tenantOf(options.tenant);
     const changes: ChurnChange[] = [];
     for (let index = 0; index < (options.count ?? 1); index++) {
-      const made = change(tenant, options.kind ?? chooseKind());
+      const made = change(tenant, options.kind ?? chooseKind(), options.uuid);
       if (made !== null) changes.push(made);
     }
     return changes;
@@ -220,12 +232,10 @@ export function createChurn(store: SimulatorStore, seed: number, initial: ChurnS
   };
 }
 
-/** Reads the body of `POST /__sim/churn`: `{tenant?, kind?, count?}` and/or `{rate, tenants?}`. */
-export function readChurnRequest(body: Record<string, unknown>): {
-  apply: { tenant: 'first' | 'second'; kind?: ChurnKind | undefined; count: number } | null;
-  spec: ChurnSpec | null;
-} {
-  const { tenant = 'first', kind, count, rate, tenants = 'all' } = body;
+/** Reads the body of `POST /__sim/churn`: `{tenant?, kind?, count?, uuid?}` and/or `{rate, tenants?}`. */
+export function readChurnRequest(body: Record<string, unknown>): { apply: ChurnRequest | null; spec: ChurnSpec | null } {
+  const { tenant = 'first', kind, count, rate, tenants = 'all', uuid } = body;
+  if (uuid !== undefined && (typeof uuid !== 'string' || !/^[0-9a-f]{32}$/.test(uuid))) throw new SimBadRequest('uuid must be 32 lowercase hex characters');
   if (tenant !== 'first' && tenant !== 'second') throw new SimBadRequest('tenant must be "first" or "second"');
   if (kind !== undefined && !CHURN_KINDS.includes(kind as ChurnKind)) throw new SimBadRequest(`kind must be one of ${CHURN_KINDS.join(', ')}`);
   if (count !== undefined && (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 1000)) {
@@ -236,6 +246,6 @@ export function readChurnRequest(body: Record<string, unknown>): {
   }
   if (tenants !== 'first' && tenants !== 'second' && tenants !== 'all') throw new SimBadRequest('tenants must be "first", "second" or "all"');
   const spec: ChurnSpec | null = rate === undefined ? null : { rate, tenants };
-  const wantsChanges = kind !== undefined || count !== undefined || spec === null;
-  return { apply: wantsChanges ? { tenant, kind: kind as ChurnKind | undefined, count: (count as number | undefined) ?? 1 } : null, spec };
+  const wantsChanges = kind !== undefined || count !== undefined || uuid !== undefined || spec === null;
+  return { apply: wantsChanges ? { tenant, kind: kind as ChurnKind | undefined, count: (count as number | undefined) ?? 1, uuid: uuid as string | undefined } : null, spec };
 }
