@@ -61,6 +61,9 @@ import { schema } from './schema/index.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
 import { createLiveQueries } from './live/live-queries.js';
+import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
+import { createFeedMetrics } from './live/feed-metrics.js';
+import { createRedisFeedReplicas } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
@@ -144,6 +147,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
   });
   const liveCollections = schemaCollections(schema);
+  const feedMetrics = createFeedMetrics(metrics.registry);
+  let feed: ChangeFeed | undefined;
   const forgetWrittenRecords = (job: JobRecord): void => {
     coalescing?.writeFinished(job.owner);
     // Reads already under way may have been answered before the write: later ones start afresh.
@@ -317,6 +322,20 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // ...and on every replica, whose caches may hold the records the job changed. Followed
       // once the backend is connected, so no job finished elsewhere slips past a fresh replica.
       followFinishedJobs(backend.pubsub, forgetWrittenRecords, logger, drained.signal);
+      // The upstream change feed: polls what open live queries read, under their callers' credentials.
+      if (config.livePollMs > 0) {
+        feed = createChangeFeed({
+          invalidation: live,
+          upstream,
+          pollMs: config.livePollMs,
+          timeZone: config.upstreamTimezone,
+          logger,
+          metrics: feedMetrics,
+          replicas: backend.redis
+            ? createRedisFeedReplicas({ connection: backend.redis, leaseMs: Math.max(3 * config.livePollMs, 1000), stateTtlMs: Math.max(10 * config.livePollMs, 60_000), logger })
+            : undefined,
+        });
+      }
       const url = await http.listen(config.port, config.host);
       logger.info({ url: `${url}${GRAPHQL_PATH}` }, 'gateway listening');
       return url;
@@ -325,6 +344,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       stopping.abort();
       // In-flight requests finish; WebSocket clients and SSE streams are told to go elsewhere.
       await http.close(config.shutdownTimeoutMs);
+      await feed?.stop();
       admission.close();
       drained.abort();
       cursors.close();

@@ -114,7 +114,7 @@ export interface GatewayConfig {
   /**
    * Interval of the upstream change feed behind `@live` queries: each (credential scope,
    * collection) a live query reads is polled once per interval, whatever the number of live
-   * queries. @default 2000
+   * queries; 0 turns the feed off (live queries then follow finished jobs only). @default 2000
    */
   readonly livePollMs: number;
   /** On SIGTERM: how long in-flight requests may take before their connections are cut. @default 25000 */
@@ -277,7 +277,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     liveMaxPerCredential: readInteger(env, 'LIVE_MAX_PER_CREDENTIAL', defaultConfig.liveMaxPerCredential, 1, 10_000_000),
     logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
     jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
-    livePollMs: readInteger(env, 'LIVE_POLL_MS', defaultConfig.livePollMs, 100, 3_600_000),
+    livePollMs: readInteger(env, 'LIVE_POLL_MS', defaultConfig.livePollMs, 0, 3_600_000),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),
     cursorSecret: readSecret(env, 'CURSOR_SECRET', 16),
     cursorTtlMs: readInteger(env, 'CURSOR_TTL_MS', defaultConfig.cursorTtlMs, 1_000, 86_400_000),

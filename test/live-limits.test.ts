@@ -54,7 +54,7 @@ describe('live query limits', () => {
   });
 
   it('coalesces a burst of invalidations into one run, no sooner than LIVE_MIN_INTERVAL_MS after the last', async () => {
-    harness = await startHarness({ config: { liveMinIntervalMs: 2_000 } });
+    harness = await startHarness({ config: { liveMinIntervalMs: 2_000, livePollMs: 0 } });
     const dashboard = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
     open.push(dashboard as Collected<never>);
     await dashboard.waitFor(1);

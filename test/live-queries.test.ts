@@ -45,7 +45,7 @@ describe('@live queries', () => {
   const open: Collected<never>[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ config: { liveMinIntervalMs: 0, liveMaxPerSocket: 3, liveMaxPerCredential: 5 } });
+    harness = await startHarness({ config: { liveMinIntervalMs: 0, liveMaxPerSocket: 3, liveMaxPerCredential: 5, livePollMs: 0 } });
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((collected) => collected.close()));
