@@ -397,6 +397,17 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
           sendJson(response, 200, { ...config });
         },
       ],
+      '/__sim/sessions': [
+        'POST',
+        () => {
+          const { body, error } = parseBody(raw);
+          if (error !== null || !isObject(body)) {
+            sendText(response, 400, error ?? 'The body must be a JSON object');
+            return;
+          }
+          sendJson(response, 200, { credentials: addSessions(body) });
+        },
+      ],
       '/__sim/churn': [
         'POST',
         () => {
@@ -420,6 +431,26 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     } else {
       control[1]();
     }
+  }
+
+  /**
+   * `POST /__sim/sessions` `{count, tenant}`: `count` more sessions and bearer tokens of the first
+   * (or second) tenant, as many logins of one account would hold: each a credential of its own.
+   */
+  function addSessions(body: Record<string, unknown>): TenantCredentials[] {
+    const { count = 1, tenant: which = 'first' } = body;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 10_000) throw new SimBadRequest('count must be an integer from 1 to 10000');
+    if (which !== 'first' && which !== 'second') throw new SimBadRequest('tenant must be "first" or "second"');
+    const tenant = which === 'first' ? first : second;
+    const added: TenantCredentials[] = [];
+    for (let index = 0; index < count; index++) {
+      const session = randomBytes(16).toString('hex');
+      const token = `simtok-${randomBytes(20).toString('hex')}`;
+      store.extraSessions.set(session, tenant);
+      store.extraTokens.set(token, tenant);
+      added.push({ session, token, tenantId: tenant.id });
+    }
+    return added;
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -204,12 +204,16 @@ export class SimulatorStore {
     return this.tablesByKind[kind];
   }
 
+  /** Further sessions and bearer tokens of the tenants (`POST /__sim/sessions`): several logins of one account. */
+  readonly extraSessions = new Map<string, Tenant>();
+  readonly extraTokens = new Map<string, Tenant>();
+
   tenantBySession(session: string): Tenant | undefined {
-    return this.tenants.find((tenant) => tenant.session === session);
+    return this.tenants.find((tenant) => tenant.session === session) ?? this.extraSessions.get(session);
   }
 
   tenantByToken(token: string): Tenant | undefined {
-    return this.tenants.find((tenant) => tenant.token === token);
+    return this.tenants.find((tenant) => tenant.token === token) ?? this.extraTokens.get(token);
   }
 
   tenantById(id: string): Tenant | undefined {
