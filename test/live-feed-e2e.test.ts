@@ -97,6 +97,30 @@ describe('live queries kept fresh by the upstream change feed', () => {
     });
   }
 
+  it('a dashboard of VMs and their hosts runs once for changes of both in one interval, not once per collection', async () => {
+    const { simulator } = harness;
+    const query = 'query VmsAndHosts @live { vmInstances(first: 50) { nodes { uuid state host { uuid status } } } }';
+    type VmsAndHosts = { vmInstances: { nodes: { uuid: string; state: string; host: { uuid: string; status: string } | null }[] } };
+    const live = await subscribeWs<VmsAndHosts>(harness.url, query, {}, harness.headers);
+    open.push(live as unknown as Live);
+    await live.waitFor(1);
+    await morePolls(simulator, simulator.credentials.token, 4);
+    const answers = live.results.length;
+    const nodes = live.results.at(-1)!.data!.vmInstances.nodes;
+    const vm = nodes.find((node) => node.state === 'Running' && node.host !== null)!;
+    const host = nodes.find((node) => node.host !== null && node.host.uuid !== vm.host!.uuid)!.host!;
+    // Both at once, so no poll falls between them.
+    simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm.uuid });
+    simulator.churn.apply({ tenant: 'first', kind: 'hostStatus', uuid: host.uuid });
+    const shows = () => {
+      const latest = live.results.at(-1)?.data?.vmInstances.nodes ?? [];
+      return latest.find((node) => node.uuid === vm.uuid)?.state === 'Stopped' && latest.some((node) => node.host?.uuid === host.uuid && node.host.status !== host.status);
+    };
+    await eventually(shows, 'both changes in a live answer', 600, 25);
+    await morePolls(simulator, simulator.credentials.token, 4);
+    expect(live.results.length - answers).toBe(1);
+  });
+
   it("two tenants: churn on one updates its own dashboards and never re-runs the other's", async () => {
     const { simulator } = harness;
     const first = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);

@@ -65,6 +65,10 @@ interface Scope {
   /** The upstream rejected its credential: no polling until its live queries all end. */
   rejected: boolean;
   readonly pairs: Map<LiveCollection, Pair>;
+  /** The next tick, when one is planned. */
+  timer: NodeJS.Timeout | null;
+  /** A tick is reading the upstream. */
+  ticking: boolean;
 }
 
 interface Pair {
@@ -76,10 +80,14 @@ interface Pair {
   tracker: ChangeTracker | null;
   holding: boolean;
   failures: number;
-  timer: NodeJS.Timeout | null;
+  /** When the pair is next due (epoch ms). */
+  dueAt: number;
   readonly abort: AbortController;
   stopped: boolean;
 }
+
+/** What one pair's poll ended with. */
+type PollOutcome = { changes: readonly LiveChange[] } | { rejected: true };
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { invalidation, upstream, pollMs, logger, metrics } = options;
@@ -92,7 +100,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   let stopping = false;
 
   const offInterest = invalidation.onInterest((scope, collection, delta) => changeInterest(scope, collection, delta));
-  const offRemote = replicas.onRemoteChange(({ scopeKey, change }) => invalidation.invalidate(scopeKey, change, 'feed'));
+  const offRemote = replicas.onRemoteChange(({ scopeKey, changes }) => {
+    for (const change of changes) invalidation.invalidate(scopeKey, change, 'feed');
+  });
 
   function changeInterest(live: LiveScope, collection: LiveCollection, delta: 1 | -1): void {
     if (stopping) return;
@@ -101,36 +111,69 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     let scope = scopes.get(live.key);
     if (scope === undefined) {
       if (delta < 0) return;
-      scope = { key: live.key, credentials: live.credentials, rejected: false, pairs: new Map() };
+      scope = { key: live.key, credentials: live.credentials, rejected: false, pairs: new Map(), timer: null, ticking: false };
       scopes.set(live.key, scope);
     }
     scope.credentials = live.credentials;
     let pair = scope.pairs.get(collection);
     if (pair === undefined) {
       if (delta < 0) return;
-      pair = { scope, source, interest: 0, tracker: null, holding: false, failures: 0, timer: null, abort: new AbortController(), stopped: false };
+      pair = { scope, source, interest: 0, tracker: null, holding: false, failures: 0, dueAt: Date.now(), abort: new AbortController(), stopped: false };
       scope.pairs.set(collection, pair);
+      if (!scope.rejected) planTick(scope);
     }
     pair.interest += delta;
-    if (pair.interest <= 0) {
-      void stopPair(pair);
-      scope.pairs.delete(collection);
-      if (scope.pairs.size === 0) scopes.delete(scope.key);
-    } else if (pair.timer === null && !scope.rejected && pair.interest === 1 && delta > 0) {
-      schedule(pair, 0);
+    if (pair.interest > 0) return;
+    void stopPair(pair);
+    scope.pairs.delete(collection);
+    if (scope.pairs.size === 0) {
+      if (scope.timer !== null) clearTimeout(scope.timer);
+      scope.timer = null;
+      scopes.delete(scope.key);
     }
   }
 
-  function schedule(pair: Pair, delayMs: number): void {
-    if (pair.stopped || stopping) return;
-    pair.timer = setTimeout(() => void poll(pair), delayMs);
-    pair.timer.unref();
+  /** Plans the scope's next tick for its earliest due pair (a tick under way plans its own successor). */
+  function planTick(scope: Scope): void {
+    if (stopping || scope.ticking || scope.rejected) return;
+    if (scope.timer !== null) clearTimeout(scope.timer);
+    scope.timer = null;
+    const live = [...scope.pairs.values()].filter((pair) => !pair.stopped);
+    if (live.length === 0) return;
+    const dueAt = Math.min(...live.map((pair) => pair.dueAt));
+    scope.timer = setTimeout(() => void tick(scope), Math.max(0, dueAt - Date.now()));
+    scope.timer.unref();
+  }
+
+  /**
+   * Polls every due pair of a scope at once and hands their changes on together: a live query
+   * reading several of them (VMs and hosts) then runs once for the lot, not once per collection.
+   */
+  async function tick(scope: Scope): Promise<void> {
+    scope.timer = null;
+    scope.ticking = true;
+    const startedAt = Date.now();
+    const due = [...scope.pairs.values()].filter((pair) => !pair.stopped && pair.dueAt <= startedAt);
+    let outcomes: PollOutcome[];
+    try {
+      outcomes = await Promise.all(due.map((pair) => poll(pair, startedAt)));
+    } finally {
+      scope.ticking = false;
+    }
+    if (outcomes.some((outcome) => 'rejected' in outcome)) {
+      await rejectScope(scope);
+      return;
+    }
+    const changes = outcomes.flatMap((outcome) => ('changes' in outcome ? outcome.changes : []));
+    if (changes.length > 0 && scopes.get(scope.key) === scope) {
+      for (const change of changes) invalidation.invalidate(scope.key, change, 'feed');
+      replicas.publish(scope.key, changes);
+    }
+    planTick(scope);
   }
 
   async function stopPair(pair: Pair): Promise<void> {
     pair.stopped = true;
-    if (pair.timer !== null) clearTimeout(pair.timer);
-    pair.timer = null;
     pair.abort.abort();
     if (pair.holding) {
       pair.holding = false;
@@ -153,36 +196,34 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     });
   }
 
-  async function poll(pair: Pair): Promise<void> {
-    pair.timer = null;
-    if (pair.stopped) return;
-    const { scope, source } = pair;
+  /** One pair's poll at a tick: its changes, or the news that the upstream rejected the scope. */
+  async function poll(pair: Pair, tickAt: number): Promise<PollOutcome> {
+    const { source } = pair;
     try {
-      if (!(await takeLease(pair))) {
-        schedule(pair, pollMs);
-        return;
-      }
-      await readChanges(pair, sessionOf(pair));
+      // On the tick's grid, so that the scope's pairs stay due together.
+      pair.dueAt = tickAt + pollMs;
+      if (!(await takeLease(pair))) return { changes: [] };
+      const changes = await readChanges(pair, sessionOf(pair));
       pair.failures = 0;
-      schedule(pair, pollMs);
+      return { changes };
     } catch (error) {
-      if (pair.stopped) return;
+      if (pair.stopped) return { changes: [] };
       const code = error instanceof UpstreamRequestError ? error.code : error instanceof MissingFeedCredential ? 'MISSING_CREDENTIAL' : 'INTERNAL';
       metrics?.pollErrors.inc({ collection: source.collection, code });
       if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
-        logger.warn({ scope: scope.key.slice(0, 12), collection: source.collection, code }, 'the upstream rejected a live scope’s credential: its change feed stops until its live queries end');
-        await rejectScope(scope);
-        return;
+        logger.warn({ scope: pair.scope.key.slice(0, 12), collection: source.collection, code }, 'the upstream rejected a live scope’s credential: its change feed stops until its live queries end');
+        return { rejected: true };
       }
       if (code === 'MISSING_CREDENTIAL') {
         // Its live queries fail on their own (UNAUTHENTICATED); polling could never succeed.
         await stopPair(pair);
-        return;
+        return { changes: [] };
       }
       pair.failures++;
       const backoffMs = Math.min(pollMs * 2 ** pair.failures, MAX_BACKOFF_MS);
+      pair.dueAt = Date.now() + backoffMs;
       logger.warn({ err: error, collection: source.collection, failures: pair.failures, retryInMs: backoffMs }, 'change feed poll failed; live answers stay as they are until it succeeds');
-      schedule(pair, backoffMs);
+      return { changes: [] };
     }
   }
 
@@ -210,24 +251,32 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     return !pair.stopped;
   }
 
-  async function readChanges(pair: Pair, session: UpstreamSession): Promise<void> {
+  async function readChanges(pair: Pair, session: UpstreamSession): Promise<LiveChange[]> {
     const { scope, source } = pair;
     const tracker = pair.tracker ?? new ChangeTracker();
     pair.tracker = tracker;
     metrics?.pollRequests.inc({ collection: source.collection });
     const page = await source.newest(session, pageSize);
-    if (pair.stopped) return;
+    if (pair.stopped) return [];
+    const changes: LiveChange[] = [];
     if (!tracker.started()) {
       tracker.baseline(page.records, page.total, Date.now());
     } else {
       const records = await coverWindow(pair, session, tracker, page.records, page.more);
-      if (pair.stopped) return;
+      if (pair.stopped) return [];
       const { changed, countChanged } = tracker.take(records, page.total);
-      if (changed.length > 0) emit(scope, { collection: source.collection, uuids: changed }, 'records');
-      if (countChanged) emit(scope, { collection: source.collection }, 'collection');
+      if (changed.length > 0) {
+        metrics?.changes.inc({ collection: source.collection, kind: 'records' });
+        changes.push({ collection: source.collection, uuids: changed });
+      }
+      if (countChanged) {
+        metrics?.changes.inc({ collection: source.collection, kind: 'collection' });
+        changes.push({ collection: source.collection });
+      }
     }
     const state = tracker.state();
     if (state !== null) await replicas.saveState(scope.key, source.collection, state);
+    return changes;
   }
 
   /** The newest page, plus every other record of the window when the page ends inside it. */
@@ -242,15 +291,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     return [...byUuid.values()];
   }
 
-  function emit(scope: Scope, change: LiveChange, kind: 'records' | 'collection'): void {
-    metrics?.changes.inc({ collection: change.collection, kind });
-    invalidation.invalidate(scope.key, change, 'feed');
-    replicas.publish(scope.key, change);
-  }
-
   /** Stops the scope's pollers; its pairs stay, counting interest, until its live queries end. */
   async function rejectScope(scope: Scope): Promise<void> {
     scope.rejected = true;
+    if (scope.timer !== null) clearTimeout(scope.timer);
+    scope.timer = null;
     await Promise.all([...scope.pairs.values()].map((pair) => stopPair(pair)));
   }
 
@@ -260,9 +305,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       stopping = true;
       offInterest();
       offRemote();
-      const pairs = [...scopes.values()].flatMap((scope) => [...scope.pairs.values()]);
+      const all = [...scopes.values()];
       scopes.clear();
-      await Promise.all(pairs.map((pair) => stopPair(pair)));
+      for (const scope of all) if (scope.timer !== null) clearTimeout(scope.timer);
+      await Promise.all(all.flatMap((scope) => [...scope.pairs.values()]).map((pair) => stopPair(pair)));
       await replicas.close();
     },
   };

@@ -24,10 +24,10 @@ import type { RedisConnection } from '../redis.js';
 import type { LiveChange } from './invalidation.js';
 import type { WatermarkState } from './feed-watermark.js';
 
-/** A change found by another replica's poller. */
+/** Changes of one scope found by another replica's poller at one tick. */
 export interface RemoteChange {
   readonly scopeKey: string;
-  readonly change: LiveChange;
+  readonly changes: readonly LiveChange[];
 }
 
 export interface FeedReplicas {
@@ -38,8 +38,8 @@ export interface FeedReplicas {
   /** The watermark the pair's last poller left, if recent. */
   loadState(scopeKey: string, collection: string): Promise<WatermarkState | null>;
   saveState(scopeKey: string, collection: string, state: WatermarkState): Promise<void>;
-  /** Sends a change to the other replicas. */
-  publish(scopeKey: string, change: LiveChange): void;
+  /** Sends a tick's changes of a scope to the other replicas, in one message. */
+  publish(scopeKey: string, changes: readonly LiveChange[]): void;
   /** Calls `listener` with each change another replica publishes; returns the unsubscribe function. */
   onRemoteChange(listener: (remote: RemoteChange) => void): () => void;
   close(): Promise<void>;
@@ -93,8 +93,7 @@ return 0`;
 interface ChangeMessage {
   from: string;
   scopeKey: string;
-  collection: string;
-  uuids?: readonly string[] | undefined;
+  changes: { collection: string; uuids?: readonly string[] | undefined }[];
 }
 
 export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): FeedReplicas {
@@ -107,8 +106,7 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
     if (channel !== CHANNEL) return;
     const message = readMessage(text);
     if (message === null || message.from === replica) return;
-    const change: LiveChange = message.uuids === undefined ? { collection: message.collection } : { collection: message.collection, uuids: message.uuids };
-    for (const listener of listeners) listener({ scopeKey: message.scopeKey, change });
+    for (const listener of listeners) listener({ scopeKey: message.scopeKey, changes: message.changes });
   };
 
   function subscribe(): void {
@@ -151,10 +149,10 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
         logger.debug({ err: error, collection }, 'saving a change feed watermark failed');
       }
     },
-    publish(scopeKey, change) {
-      const message: ChangeMessage = { from: replica, scopeKey, collection: change.collection, uuids: change.uuids };
+    publish(scopeKey, changes) {
+      const message: ChangeMessage = { from: replica, scopeKey, changes: changes.map(({ collection, uuids }) => ({ collection, uuids })) };
       connection.commands.publish(CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
-        logger.warn({ err: error, collection: change.collection }, 'publishing a change on Redis failed; live queries on other replicas miss it');
+        logger.warn({ err: error }, 'publishing changes on Redis failed; live queries on other replicas miss them');
       });
     },
     onRemoteChange(listener) {
@@ -175,9 +173,17 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
 function readMessage(text: string): ChangeMessage | null {
   try {
     const value = JSON.parse(text) as Partial<ChangeMessage>;
-    if (typeof value.from !== 'string' || typeof value.scopeKey !== 'string' || typeof value.collection !== 'string') return null;
-    if (value.uuids !== undefined && !(Array.isArray(value.uuids) && value.uuids.every((uuid) => typeof uuid === 'string'))) return null;
-    return { from: value.from, scopeKey: value.scopeKey, collection: value.collection, uuids: value.uuids };
+    if (typeof value.from !== 'string' || typeof value.scopeKey !== 'string' || !Array.isArray(value.changes)) return null;
+    const changes: ChangeMessage['changes'] = [];
+    for (const change of value.changes as unknown[]) {
+      if (typeof change !== 'object' || change === null) return null;
+      const { collection, uuids } = change as { collection?: unknown; uuids?: unknown };
+      if (typeof collection !== 'string') return null;
+      if (uuids === undefined) changes.push({ collection });
+      else if (Array.isArray(uuids) && uuids.every((uuid) => typeof uuid === 'string')) changes.push({ collection, uuids: uuids as string[] });
+      else return null;
+    }
+    return { from: value.from, scopeKey: value.scopeKey, changes };
   } catch {
     return null;
   }
