@@ -36,7 +36,7 @@ interface MemorySample {
 const SUBSCRIPTION = 'subscription { jobEvents { id operation status finishedAt } }';
 
 /** Asks the gateway (started with `heap-probe.ts`) to collect garbage and report its memory. */
-async function sampleMemory(gateway: Spawned, heapFile: string): Promise<MemorySample> {
+export async function sampleMemory(gateway: Spawned, heapFile: string): Promise<MemorySample> {
   const before = await readFile(heapFile, 'utf8').catch(() => '');
   process.kill(gateway.pid, 'SIGUSR2');
   for (let attempt = 0; attempt < 100; attempt++) {

@@ -111,7 +111,15 @@ export async function cpuMilliseconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-export async function startSimulator(options: { vms: number; hosts: number; latencyMs: number; asyncDelayMs?: number; nodeArgs?: string[] }): Promise<SimulatorProcess> {
+export async function startSimulator(options: {
+  vms: number;
+  hosts: number;
+  latencyMs: number;
+  asyncDelayMs?: number;
+  nodeArgs?: string[];
+  /** Extra environment, e.g. `SIM_CHURN`. */
+  env?: Record<string, string>;
+}): Promise<SimulatorProcess> {
   const { child, announced } = await spawnAnnounced(
     'src/simulator/main.ts',
     {
@@ -120,6 +128,7 @@ export async function startSimulator(options: { vms: number; hosts: number; late
       SIM_HOSTS: String(options.hosts),
       SIM_LATENCY_MS: String(options.latencyMs),
       SIM_ASYNC_DELAY_MS: String(options.asyncDelayMs ?? 5),
+      ...options.env,
     },
     (line) => {
       if (!line.startsWith('{')) return null;

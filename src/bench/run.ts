@@ -7,7 +7,9 @@
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
  * run: 10), `BENCH_PAIRS` (scenario 2: gateway/direct pairs of runs per concurrency, 3),
  * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3),
- * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6`).
+ * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7`); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
+ * `BENCH_LIVE_CREDENTIALS` (`1,10,100`), `BENCH_LIVE_ROUNDS` (10), `BENCH_LIVE_CHURN` (the
+ * simulator's `SIM_CHURN`: `2@first`), `LIVE_POLL_MS` (2000).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { distinctDashboardBodies } from './dashboard.js';
 import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
 import { numberFromEnv } from './knobs.js';
+import { measureLive, type LiveRow } from './live.js';
 import { percentile } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
@@ -31,7 +34,12 @@ const settings = {
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
   warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
-  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6').split(',').map((text) => Number(text.trim())),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7').split(',').map((text) => Number(text.trim())),
+  liveDashboards: numberFromEnv('BENCH_LIVE_DASHBOARDS', 1000),
+  liveCredentials: (process.env.BENCH_LIVE_CREDENTIALS ?? '1,10,100').split(',').map((text) => Number(text.trim())),
+  liveRounds: numberFromEnv('BENCH_LIVE_ROUNDS', 10),
+  liveChurn: process.env.BENCH_LIVE_CHURN ?? '2@first',
+  livePollMs: numberFromEnv('LIVE_POLL_MS', 2000),
 };
 const runs = (scenario: number) => settings.scenarios.includes(scenario);
 
@@ -51,6 +59,8 @@ interface Report {
   identical?: OverheadResult;
   /** Scenario 6: 50 clients, each its own filter of the dashboard. */
   distinct?: OverheadResult;
+  /** Scenario 7: live dashboards over 1, 10 and 100 credentials, the estate churning. */
+  live?: LiveRow[];
   durationSec: number;
 }
 
@@ -153,6 +163,23 @@ async function main(): Promise<void> {
       });
     }
 
+    let live: LiveRow[] | undefined;
+    if (runs(7)) {
+      // Its own simulator: this one changes by itself, which the other scenarios must not see.
+      const churning = await startSimulator({ vms: settings.vms, hosts: settings.hosts, latencyMs: settings.latencyMs, env: { SIM_CHURN: settings.liveChurn } });
+      stopLater.push(churning);
+      live = await measureLive({
+        simulator: churning,
+        credentialCounts: settings.liveCredentials,
+        dashboards: settings.liveDashboards,
+        rounds: settings.liveRounds,
+        pollMs: settings.livePollMs,
+        heapFile: join(heapDir, 'live.json'),
+        log,
+      });
+      await churning.stop();
+    }
+
     const report: Report = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, loadBefore, loadAfter: loadavg() },
@@ -164,6 +191,7 @@ async function main(): Promise<void> {
       broadcastFloor,
       identical,
       distinct,
+      live,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -347,6 +375,31 @@ function manyClientsRows(scenario: string, result: OverheadResult, targets: { th
   return rows;
 }
 
+function scenario7Rows(live: readonly LiveRow[]): string[][] {
+  const rows: string[][] = [];
+  const perCredential = live.map((row) => row.pollsPerInterval / row.credentials);
+  const constant = Math.max(...perCredential) - Math.min(...perCredential) < 0.5;
+  for (const row of live) {
+    const spread = `${row.dashboards.toLocaleString('en-US')} live dashboards, ${row.credentials} credential${row.credentials === 1 ? '' : 's'}`;
+    rows.push([
+      `7. upstream requests per ${row.pollMs} ms interval, ${spread}`,
+      `change feed ${row.pollsPerInterval.toFixed(1)} (${(row.pollsPerInterval / row.credentials).toFixed(2)} per credential); all, runs included, ${row.upstreamPerInterval.toFixed(1)}; ${row.reexecutionsPerInterval.toFixed(0)} re-executions per interval`,
+      'feed: constant per credential',
+      verdict(constant),
+    ]);
+    rows.push([`7. gateway CPU per re-execution, ${spread}`, ms(row.cpuMsPerReexecution), '-', '-']);
+    const within = row.p99Ms <= row.pollMs + 100 && row.misses === 0;
+    rows.push([
+      `7. change → client p50 / p99, ${spread}`,
+      `${ms(row.p50Ms)} / ${ms(row.p99Ms)} (max ${ms(row.maxMs)}; ${row.samples.toLocaleString('en-US')} answers, ${row.misses} missed, ${row.errors} with errors)`,
+      `p99 ≤ ${row.pollMs + 100} ms`,
+      verdict(within),
+    ]);
+    rows.push([`7. memory per live query (RSS / heap), ${spread}`, `${kb(row.rssPerLiveQuery)} / ${kb(row.heapPerLiveQuery)}`, '-', '-']);
+  }
+  return rows;
+}
+
 /** The Markdown table README's Performance section shows (the rows of the scenarios that ran). */
 export function renderTable(report: Report): string {
   const rows: string[][] = [
@@ -356,6 +409,7 @@ export function renderTable(report: Report): string {
     ...(report.mobile ? scenario4Rows(report.mobile) : []),
     ...(report.identical ? manyClientsRows('5. identical dashboard, one credential', report.identical, { throughput: 5 }) : []),
     ...(report.distinct ? manyClientsRows('6. distinct dashboards (a filter and order each)', report.distinct, { throughput: 0.95, p50: 1.1 }) : []),
+    ...(report.live ? scenario7Rows(report.live) : []),
   ];
   const header = ['scenario', 'measured', 'target', 'verdict'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
