@@ -60,6 +60,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { schema } from './schema/index.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
+import type { LiveInvalidation } from './live/invalidation.js';
 import { createLiveQueries } from './live/live-queries.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createUpstreamClient } from './upstream/client.js';
@@ -70,6 +71,8 @@ export interface App {
   readonly server: Server;
   /** The gateway's base URL once started, e.g. `http://127.0.0.1:4000`. */
   readonly url: string;
+  /** The open `@live` queries: what the upstream change feed invalidates and follows the interest of. */
+  readonly live: LiveInvalidation;
   start(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -308,6 +311,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   return {
     yoga,
     server: http.server,
+    live,
     get url() {
       return http.url;
     },
