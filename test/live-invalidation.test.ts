@@ -43,7 +43,7 @@ describe('live invalidation seam', () => {
     });
 
   beforeAll(async () => {
-    harness = await startHarness({ config: { liveMinIntervalMs: 0 } });
+    harness = await startHarness({ config: { liveMinIntervalMs: 0, upstreamBreakerThreshold: 1_000 } });
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((collected) => collected.close()));
@@ -103,6 +103,25 @@ describe('live invalidation seam', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(theirs.results).toHaveLength(1);
     expect(await metric(harness, 'gateway_live_reexecutions_total', '{cause="feed"}')).toBe(2);
+  });
+
+  it('an upstream failing mid-live: the run\'s answer carries the error, the live query stays open and recovers', async () => {
+    const dashboard = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
+    open.push(dashboard as Collected<never>);
+    await dashboard.waitFor(1);
+    harness.simulator.configure({ faultRate: 1 });
+    try {
+      harness.app.live.invalidate(firstScope(), { collection: 'vmInstance' }, 'feed');
+      await dashboard.waitFor(2);
+    } finally {
+      harness.simulator.configure({ faultRate: 0 });
+    }
+    expect(dashboard.results[1]!.data?.vmInstances ?? null).toBeNull();
+    expect(dashboard.results[1]!.errors?.[0]?.extensions?.code).toMatch(/^UPSTREAM_/);
+    harness.app.live.invalidate(firstScope(), { collection: 'vmInstance' }, 'feed');
+    await dashboard.waitFor(3);
+    expect(dashboard.results[2]!.errors).toBeUndefined();
+    expect(dashboard.results[2]!.data!.vmInstances.nodes).toHaveLength(50);
   });
 
   it('answers a live query without credentials once, and keeps nothing open', async () => {

@@ -95,6 +95,23 @@ describe('@live queries', () => {
     });
   }
 
+  it('is never answered from, nor kept in, the response cache: the same live query opened again reads the upstream, and stays live', async () => {
+    const earlier = await subscribeSse<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
+    await earlier.waitFor(1);
+    await earlier.close();
+    await until(async () => (await metric(harness, 'gateway_live_queries_open')) === 0, 'the first live query to close');
+
+    harness.resetStats();
+    const dashboard = await subscribeSse<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
+    open.push(dashboard as Collected<never>);
+    await dashboard.waitFor(1);
+    expect(harness.upstreamRequests()).toBeGreaterThan(0);
+    const vm = vmIn(dashboard.results[0]);
+    const driver = driverIn(dashboard.results[0], vm.uuid) === 'E1000' ? 'VIRTIO' : 'E1000';
+    await changeDriver(vm, driver);
+    await until(() => dashboard.results.some((result) => driverIn(result, vm.uuid) === driver), 'the new driver in a live answer');
+  });
+
   it('two tenants: a write of one re-runs only its own live queries, never the other\'s', async () => {
     const first = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
     const second = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.secondHeaders);
