@@ -145,6 +145,11 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     onOpen: (open) => metrics.liveQueriesOpen.set(open),
     onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
+    // The change feed saw a change: identical upstream reads already in flight may predate it, so
+    // the runs it wakes start their own (a finished job closed them already, in forgetWrittenRecords).
+    onInvalidate: (_scope, cause) => {
+      if (cause === 'feed') upstream.closeReadsInFlight();
+    },
   });
   const liveCollections = schemaCollections(schema);
   const forgetWrittenRecords = (job: JobRecord): void => {

@@ -140,3 +140,42 @@ describe('live invalidation seam', () => {
     expect(mutation.errors?.[0]?.message).toMatch(/live/);
   });
 });
+
+describe('live runs sharing an execution', () => {
+  it('a run woken by a change never joins an identical run that started before it', async () => {
+    const harness = await startHarness({ config: { liveMinIntervalMs: 1_000 } });
+    const scope = liveScopeKey({
+      resource: { authorization: harness.headers.authorization },
+      cursor: { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] },
+    });
+    // Two upstream reads, one after the other: the VMs, then their hosts.
+    const query = DASHBOARD.replace('state nics', 'state host { name } nics');
+    const idle = await subscribeWs<Dashboard>(harness.url, query, {}, harness.headers);
+    let slow: Collected<Dashboard> | undefined;
+    try {
+      await idle.waitFor(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // Opened a second later: after the next change, it runs a second after the idle one.
+      slow = await subscribeWs<Dashboard>(harness.url, query, {}, harness.headers);
+      await slow.waitFor(1);
+      harness.app.live.invalidate(scope, { collection: 'vmInstance' }, 'feed');
+      await idle.waitFor(2);
+      // The slow one's run now reads a slow upstream; once it has read the VMs and waits for the hosts...
+      harness.simulator.configure({ latencyMs: 600 });
+      harness.resetStats();
+      await until(() => harness.upstreamRequests() >= 2, 'the slow run to read the VMs and ask for their hosts');
+      // ...a VM changes: the idle one runs at once, while the slow run (which read the VM before) goes on.
+      const vm = idle.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!;
+      const record = [...harness.simulator.store.vms.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.uuid === vm.uuid)!;
+      harness.simulator.store.vms.update(record, { state: 'Stopped' });
+      harness.app.live.invalidate(scope, { collection: 'vmInstance', uuids: [vm.uuid] }, 'feed');
+      const stateIn = (live: Collected<Dashboard>): string | undefined => live.results.at(-1)?.data?.vmInstances.nodes.find((candidate) => candidate.uuid === vm.uuid)?.state;
+      await until(() => stateIn(idle) === 'Stopped' && stateIn(slow!) === 'Stopped', 'both live queries to show the change', 15_000);
+    } finally {
+      harness.simulator.configure({ latencyMs: 0 });
+      await slow?.close();
+      await idle.close();
+      await harness.close();
+    }
+  });
+});
