@@ -163,7 +163,8 @@ describe('live runs sharing an execution', () => {
       // The slow one's run now reads a slow upstream; once it has read the VMs and waits for the hosts...
       harness.simulator.configure({ latencyMs: 600 });
       harness.resetStats();
-      await until(() => harness.upstreamRequests() >= 2, 'the slow run to read the VMs and ask for their hosts');
+      const hostsAsked = (): boolean => harness.simulator.journal().some((entry) => entry.query.includes('resourceType=host') && decodeURIComponent(entry.query).includes('uuid:in:'));
+      await until(hostsAsked, 'the slow run to read the VMs and ask for their hosts');
       // ...a VM changes: the idle one runs at once, while the slow run (which read the VM before) goes on.
       const vm = idle.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!;
       const record = [...harness.simulator.store.vms.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.uuid === vm.uuid)!;
