@@ -28,6 +28,10 @@ export interface GatewayMetrics {
   readonly operationsShed: Counter;
   /** Queries that could share an execution, by whether they started one or joined one in flight. */
   readonly coalescedQueries: Counter<'execution'>;
+  /** Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS). */
+  readonly trustedDocuments: Gauge;
+  /** Manifest reloads, `loaded` or `refused` (the one in force kept). */
+  readonly trustedDocumentReloads: Counter<'result'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -136,6 +140,19 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers,
   });
 
+  const trustedDocuments = new Gauge({
+    name: 'gateway_trusted_documents',
+    help: 'Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS); only they run.',
+    registers,
+  });
+
+  const trustedDocumentReloads = new Counter({
+    name: 'gateway_trusted_document_reloads_total',
+    help: 'Trusted-document manifest reloads (SIGHUP), by result: loaded, or refused (the manifest in force kept; the log says why).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+
   return {
     registry,
     operations,
@@ -150,6 +167,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     webhookDeliveries,
     operationsShed,
     coalescedQueries,
+    trustedDocuments,
+    trustedDocumentReloads,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
