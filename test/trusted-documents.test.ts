@@ -230,7 +230,7 @@ describe('trusted documents in the { id: document } map of Relay and the client 
   });
 
   it('runs an operation by Relay\'s doc_id and by the client preset\'s documentId, in a POST body and as GET parameters', async () => {
-    const relay = await request(harness.url, { body: { doc_id: '3f1ab8c0e2', variables: {} }, headers: harness.headers });
+    const relay = await request(harness.url, { body: { doc_id: '3f1ab8c0e2', query: null, variables: {} }, headers: harness.headers });
     expect(relay.errors).toBeUndefined();
     expect(relay.data?.hosts).toBeDefined();
     const preset = await request(harness.url, { body: { documentId: '3f1ab8c0e2' }, headers: harness.headers });
