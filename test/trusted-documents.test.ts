@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -203,6 +204,34 @@ describe('trusted documents', () => {
     const refused = await subscribeSse(harness.url, JOB_COMPLETED, { id: job.id }, { authorization: harness.headers.authorization }).catch((error: Error) => error);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toContain('400');
+  });
+
+  it.each([false, true])('runs a trusted subscription through graphql-sse\'s client (single connection: %s) and refuses its text', async (singleConnection) => {
+    const { tenantId } = harness.simulator.credentials;
+    const host = [...harness.simulator.store.hosts.list(tenantId)].find((candidate) => candidate.status === 'Connected')!;
+    const suffix = singleConnection ? '27' : '26';
+    const done = await send({ ...byHash(UPDATE_NQN), variables: { input: { uuid: host.uuid, nqn: `nqn.2014-08.org.nvmexpress:uuid:000000${suffix}-0000-4000-8000-000000000000` } } });
+    const job = (done.data?.updateHostNqn as { job: { id: string } }).job;
+    const client = createSseClient({ url: `${harness.url}/graphql`, singleConnection, headers: () => ({ ...harness.headers }), retryAttempts: 0 });
+    const collect = async (payload: { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> }): Promise<unknown[]> => {
+      const results: unknown[] = [];
+      try {
+        for await (const result of client.iterate(payload)) results.push(result);
+      } catch (error) {
+        results.push({ thrown: String(error) });
+      }
+      return results;
+    };
+    try {
+      // graphql-sse's client, like graphql-ws, sends a `query` string: the id goes beside an empty one.
+      expect(await collect({ query: '', variables: { id: job.id }, extensions: byHash(JOB_COMPLETED).extensions })).toEqual([
+        { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED' } } },
+      ]);
+      // The client reports the refusal's status only (the body says PERSISTED_QUERY_ONLY, as above).
+      expect(await collect({ query: JOB_COMPLETED, variables: { id: job.id } })).toEqual([{ thrown: 'NetworkError: Server responded with 400: Bad Request' }]);
+    } finally {
+      client.dispose();
+    }
   });
 
   it('refuses an introspection text with GRAPHIQL off', async () => {
