@@ -53,6 +53,7 @@ import { createResponseCacheStore, createWriteInvalidation, useResponseCache } f
 import { useRootRedirect } from './plugins/use-root-redirect.js';
 import { useSseSingleConnection } from './plugins/use-sse-single-connection.js';
 import { createSubscriptionLimits } from './plugins/use-subscription-limits.js';
+import { createTrustedDocuments, type TrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { useVariableCoercion } from './plugins/use-variable-coercion.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
@@ -75,6 +76,11 @@ export interface App {
   readonly live: LiveInvalidation;
   start(): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * Reads the TRUSTED_DOCUMENTS manifest again (index.ts calls it on SIGHUP): true when the new one
+   * is in force; false when it cannot be used (logged, the one in force kept) or no manifest is set.
+   */
+  reloadTrustedDocuments(): boolean;
 }
 
 export interface AppDeps {
@@ -130,6 +136,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     perCredential: config.maxSubscriptionsPerCredential,
     credentialKeyOf: queryCost.budgetKeyOf,
   });
+
+  // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
+  const trusted = config.trustedDocuments === undefined ? undefined : createTrusted(config, config.trustedDocuments, metrics, logger);
 
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
   const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches(schema));
@@ -219,6 +228,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       useRootRedirect(GRAPHQL_PATH),
       // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
       admission.plugin,
+      // Before the parameters are checked: a request naming a trusted document by id has no query
+      // until it is resolved here, and any other document is refused before anything reads it.
+      ...(trusted ? [trusted.plugin] : []),
       // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
       useRequestValidation(),
       ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
@@ -245,8 +257,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       useReleaseLoadedRecords(),
       ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
       // Before the response cache: a hash-only request must have its query text by the time the
-      // cache computes its key.
-      usePersistedQueries(),
+      // cache computes its key. Not with trusted documents: nothing registers, the manifest decides.
+      ...(trusted ? [] : [usePersistedQueries()]),
       // Before the response cache and the cost: an operation whose variables do not coerce is
       // answered BAD_USER_INPUT before either looks at it.
       useVariableCoercion(),
@@ -254,7 +266,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // on its own, only the execution is shared (by callers the response cache did not answer).
       ...(coalescing ? [coalescing.plugin] : []),
       // Between coalescing and the cost gate: each run of a live query is charged, and may share an
-      // execution in flight of its own credential (see use-live-query.ts).
+      // execution in flight of its own credential woken by the same change (see use-live-query.ts).
       useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged }),
       // Around the response cache: an answer served from the cache is neither charged nor refused,
       // and the cost of the execution that filled it is not kept with it.
@@ -306,6 +318,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         onShed: () => metrics.operationsShed.inc(),
         sharedSubscriptions,
         subscriptionLimits,
+        resolvePayload: trusted?.resolveSubscribePayload,
       }),
     },
     logger,
@@ -341,7 +354,24 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       await backend.close();
       await upstream.close();
     },
+    reloadTrustedDocuments() {
+      return trusted?.reload() ?? false;
+    },
   };
+}
+
+function createTrusted(config: GatewayConfig, path: string, metrics: GatewayMetrics, logger: Logger): TrustedDocuments {
+  const trusted = createTrustedDocuments({
+    path,
+    schema,
+    logger,
+    // GraphiQL loads the schema with a text introspection query: it runs when GRAPHIQL is on.
+    allowIntrospectionText: config.graphiql,
+    onLoaded: (operations) => metrics.trustedDocuments.set(operations),
+    onReload: (loaded) => metrics.trustedDocumentReloads.inc({ result: loaded ? 'loaded' : 'refused' }),
+  });
+  logger.info({ path, operations: trusted.manifest.size }, 'trusted documents only: the manifest\'s operations run, nothing else');
+  return trusted;
 }
 
 function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {
