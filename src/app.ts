@@ -53,6 +53,7 @@ import { createResponseCacheStore, createWriteInvalidation, useResponseCache } f
 import { useRootRedirect } from './plugins/use-root-redirect.js';
 import { useSseSingleConnection } from './plugins/use-sse-single-connection.js';
 import { createSubscriptionLimits } from './plugins/use-subscription-limits.js';
+import { createTrustedDocuments, type TrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-logging.js';
 import { useVariableCoercion } from './plugins/use-variable-coercion.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
@@ -60,6 +61,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { schema } from './schema/index.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
+import type { LiveInvalidation } from './live/invalidation.js';
 import { createLiveQueries } from './live/live-queries.js';
 import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
 import { createFeedMetrics } from './live/feed-metrics.js';
@@ -73,8 +75,15 @@ export interface App {
   readonly server: Server;
   /** The gateway's base URL once started, e.g. `http://127.0.0.1:4000`. */
   readonly url: string;
+  /** The open `@live` queries: what the upstream change feed invalidates and follows the interest of. */
+  readonly live: LiveInvalidation;
   start(): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * Reads the TRUSTED_DOCUMENTS manifest again (index.ts calls it on SIGHUP): true when the new one
+   * is in force; false when it cannot be used (logged, the one in force kept) or no manifest is set.
+   */
+  reloadTrustedDocuments(): boolean;
 }
 
 export interface AppDeps {
@@ -131,6 +140,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     credentialKeyOf: queryCost.budgetKeyOf,
   });
 
+  // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
+  const trusted = config.trustedDocuments === undefined ? undefined : createTrusted(config, config.trustedDocuments, metrics, logger);
+
   const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
   const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches(schema));
   // Identical queries in flight share one execution, but not across a write of their credential.
@@ -145,6 +157,11 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     onOpen: (open) => metrics.liveQueriesOpen.set(open),
     onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
+    // The change feed saw a change: identical upstream reads already in flight may predate it, so
+    // the runs it wakes start their own (a finished job closed them already, in forgetWrittenRecords).
+    onInvalidate: (_scope, cause) => {
+      if (cause === 'feed') upstream.closeReadsInFlight();
+    },
   });
   const liveCollections = schemaCollections(schema);
   const feedMetrics = createFeedMetrics(metrics.registry);
@@ -216,6 +233,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       useRootRedirect(GRAPHQL_PATH),
       // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
       admission.plugin,
+      // Before the parameters are checked: a request naming a trusted document by id has no query
+      // until it is resolved here, and any other document is refused before anything reads it.
+      ...(trusted ? [trusted.plugin] : []),
       // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
       useRequestValidation(),
       ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
@@ -242,8 +262,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       useReleaseLoadedRecords(),
       ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
       // Before the response cache: a hash-only request must have its query text by the time the
-      // cache computes its key.
-      usePersistedQueries(),
+      // cache computes its key. Not with trusted documents: nothing registers, the manifest decides.
+      ...(trusted ? [] : [usePersistedQueries()]),
       // Before the response cache and the cost: an operation whose variables do not coerce is
       // answered BAD_USER_INPUT before either looks at it.
       useVariableCoercion(),
@@ -251,7 +271,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // on its own, only the execution is shared (by callers the response cache did not answer).
       ...(coalescing ? [coalescing.plugin] : []),
       // Between coalescing and the cost gate: each run of a live query is charged, and may share an
-      // execution in flight of its own credential (see use-live-query.ts).
+      // execution in flight of its own credential woken by the same change (see use-live-query.ts).
       useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged }),
       // Around the response cache: an answer served from the cache is neither charged nor refused,
       // and the cost of the execution that filled it is not kept with it.
@@ -303,6 +323,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         onShed: () => metrics.operationsShed.inc(),
         sharedSubscriptions,
         subscriptionLimits,
+        resolvePayload: trusted?.resolveSubscribePayload,
       }),
     },
     logger,
@@ -313,6 +334,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   return {
     yoga,
     server: http.server,
+    live,
     get url() {
       return http.url;
     },
@@ -352,7 +374,24 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       await backend.close();
       await upstream.close();
     },
+    reloadTrustedDocuments() {
+      return trusted?.reload() ?? false;
+    },
   };
+}
+
+function createTrusted(config: GatewayConfig, path: string, metrics: GatewayMetrics, logger: Logger): TrustedDocuments {
+  const trusted = createTrustedDocuments({
+    path,
+    schema,
+    logger,
+    // GraphiQL loads the schema with a text introspection query: it runs when GRAPHIQL is on.
+    allowIntrospectionText: config.graphiql,
+    onLoaded: (operations) => metrics.trustedDocuments.set(operations),
+    onReload: (loaded) => metrics.trustedDocumentReloads.inc({ result: loaded ? 'loaded' : 'refused' }),
+  });
+  logger.info({ path, operations: trusted.manifest.size }, 'trusted documents only: the manifest\'s operations run, nothing else');
+  return trusted;
 }
 
 function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {

@@ -32,6 +32,8 @@ export interface GatewayConfig {
   readonly jobTtlMs: number;
   /** Serve GraphiQL and allow introspection. @default true */
   readonly graphiql: boolean;
+  /** Path of a trusted-document manifest: when set, only its operations run (see use-trusted-documents.ts). @default undefined */
+  readonly trustedDocuments: string | undefined;
   /** Largest request body, in bytes; a bigger one is answered 413. @default 1048576 */
   readonly maxBodyBytes: number;
   /** Origins a browser may call from (CORS); `['*']` allows any; empty: same origin only. @default [] */
@@ -158,6 +160,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   jobPollAfterMs: 2_000,
   jobTtlMs: 3_600_000,
   graphiql: true,
+  trustedDocuments: undefined,
   maxBodyBytes: 1_048_576,
   corsOrigins: Object.freeze([]) as readonly string[],
   maxDepth: 12,
@@ -239,6 +242,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     jobPollAfterMs: readInteger(env, 'JOB_POLL_AFTER_MS', defaultConfig.jobPollAfterMs, 10, 600_000),
     jobTtlMs: readInteger(env, 'JOB_TTL_MS', defaultConfig.jobTtlMs, 1_000, 86_400_000),
     graphiql: readBoolean(env, 'GRAPHIQL', defaultConfig.graphiql),
+    trustedDocuments: readString(env, 'TRUSTED_DOCUMENTS'),
     maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1_024, 1_073_741_824),
     corsOrigins: readOrigins(env, 'CORS_ORIGINS') ?? defaultConfig.corsOrigins,
     maxDepth: readInteger(env, 'MAX_DEPTH', defaultConfig.maxDepth, 1, 1_000),

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
-import type { OperationResult, ServerOptions } from 'graphql-ws';
+import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
 import { OverloadedError, overloadedError, type AdmissionControl } from './plugins/use-admission.js';
@@ -31,6 +31,11 @@ export interface GraphqlWsYogaOptions {
   onShed: () => void;
   sharedSubscriptions: Pick<SharedSubscriptions, 'subscribe'>;
   subscriptionLimits: Pick<SubscriptionLimits, 'take' | 'release'>;
+  /**
+   * What HTTP's onParams plugins do to a request before it is parsed, for a subscribe payload:
+   * trusted documents put the manifest's text in place of an id, or refuse the operation.
+   */
+  resolvePayload?: ((payload: SubscribePayload) => SubscribePayload | GraphQLError) | undefined;
 }
 
 /** The graphql-ws server options that run each operation through `yoga`'s pipeline. */
@@ -54,7 +59,9 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
       }
     },
     subscribe: (args) => sharedSubscriptions.subscribe(args, (leader) => (leader.rootValue as Enveloped).subscribe(leader)),
-    onSubscribe: async (ctx, id, payload) => {
+    onSubscribe: async (ctx, id, received) => {
+      const payload = options.resolvePayload ? options.resolvePayload(received) : received;
+      if (payload instanceof GraphQLError) return [payload];
       const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
         connectionParams: ctx.connectionParams,
         req: ctx.extra.request,

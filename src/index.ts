@@ -1,7 +1,7 @@
 /**
  * `npm start`: reads the configuration, starts the embedded simulator when no UPSTREAM_URL is
  * set, then composes and starts the gateway on it; SIGTERM or SIGINT stops the gateway, then the
- * simulator.
+ * simulator. SIGHUP reads the TRUSTED_DOCUMENTS manifest again.
  */
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
@@ -9,11 +9,13 @@ import { startDemoUpstream } from './demo-upstream.js';
 import { createLogger } from './logging.js';
 import { exitOnSignals } from './shutdown.js';
 import { listenFailureMessage, startedMessage } from './start-messages.js';
+import { ManifestError } from './trusted-documents/manifest.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const demo = config.upstreamUrl === undefined ? await startDemoUpstream(logger) : undefined;
-const app = createApp(config, { logger, demo });
+const app = composeApp();
+if (config.trustedDocuments !== undefined) process.on('SIGHUP', () => app.reloadTrustedDocuments());
 exitOnSignals(
   {
     async stop() {
@@ -32,4 +34,14 @@ try {
   process.stderr.write(message);
   // The embedded simulator and the job backend may already run: nothing to drain, just leave.
   process.exit(1);
+}
+
+function composeApp(): ReturnType<typeof createApp> {
+  try {
+    return createApp(config, { logger, demo });
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    process.stderr.write(`The gateway cannot start: ${error.message}\n`);
+    process.exit(1);
+  }
 }

@@ -34,6 +34,10 @@ export interface GatewayMetrics {
   readonly liveReexecutions: Counter<'cause'>;
   /** Invalidations folded into a live query's run already due (throttle and bursts). */
   readonly liveInvalidationsCoalesced: Counter;
+  /** Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS). */
+  readonly trustedDocuments: Gauge;
+  /** Manifest reloads, `loaded` or `refused` (the one in force kept). */
+  readonly trustedDocumentReloads: Counter<'result'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -158,6 +162,19 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers,
   });
 
+  const trustedDocuments = new Gauge({
+    name: 'gateway_trusted_documents',
+    help: 'Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS); only they run.',
+    registers,
+  });
+
+  const trustedDocumentReloads = new Counter({
+    name: 'gateway_trusted_document_reloads_total',
+    help: 'Trusted-document manifest reloads (SIGHUP), by result: loaded, or refused (the manifest in force kept; the log says why).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+
   return {
     registry,
     operations,
@@ -175,6 +192,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     webhookDeliveries,
     operationsShed,
     coalescedQueries,
+    trustedDocuments,
+    trustedDocumentReloads,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],

@@ -75,6 +75,17 @@ describe('live query limits', () => {
     expect(await metric(harness, 'gateway_live_invalidations_coalesced_total')).toBeGreaterThanOrEqual(2);
   });
 
+  it('a client asking @live(throttle:) for more than LIVE_MIN_INTERVAL_MS gets its runs that far apart', async () => {
+    harness = await startHarness({ config: { liveMinIntervalMs: 0 } });
+    const dashboard = await subscribeWs<Dashboard>(harness.url, DASHBOARD.replace('@live', '@live(throttle: 1500)'), {}, harness.headers);
+    open.push(dashboard as Collected<never>);
+    await dashboard.waitFor(1);
+    const firstAt = Date.now();
+    await changeDrivers(harness, dashboard.results[0]!.data!, 1);
+    await dashboard.waitFor(2);
+    expect(Date.now() - firstAt).toBeGreaterThanOrEqual(1_000);
+  });
+
   it('charges each run to the caller\'s budget, and ends the live query with RATE_LIMITED when a run exceeds it', async () => {
     // What one run of the dashboard costs, measured on a gateway of its own.
     const probe = await startHarness();

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { startHarness, type Harness } from './support/harness.js';
 import { subscribeSse, subscribeWs, type Collected } from './support/subscriptions.js';
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
@@ -94,6 +95,67 @@ describe('@live queries', () => {
       expect(dashboard.results.at(-1)!.errors).toBeUndefined();
     });
   }
+
+  it('works over graphql-sse\'s single connection mode and over multipart HTTP too', async () => {
+    const sse = createSseClient({ url: `${harness.url}/graphql`, singleConnection: true, headers: () => ({ ...harness.headers }), retryAttempts: 0 });
+    const overSse: { data?: Dashboard | null }[] = [];
+    const stopSse = sse.subscribe<Dashboard>({ query: DASHBOARD }, { next: (result) => void overSse.push(result as never), error: () => undefined, complete: () => undefined });
+    const abort = new AbortController();
+    const overMultipart: { data?: Dashboard | null }[] = [];
+    const response = await fetch(`${harness.url}/graphql`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...harness.headers },
+      body: JSON.stringify({ query: DASHBOARD }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    const reading = (async () => {
+      let buffer = '';
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          const parts = buffer.split('\r\n---');
+          buffer = parts.pop()!;
+          for (const part of parts) {
+            const body = part.slice(part.indexOf('\r\n\r\n') + 4).trim();
+            if (body.startsWith('{')) overMultipart.push(JSON.parse(body) as never);
+          }
+        }
+      } catch {
+        // aborted below
+      }
+    })();
+    try {
+      await until(() => overSse.length === 1 && overMultipart.length === 1, 'the first answers');
+      const vm = vmIn(overSse[0]);
+      const driver = driverIn(overSse[0], vm.uuid) === 'E1000' ? 'VIRTIO' : 'E1000';
+      await changeDriver(vm, driver);
+      await until(() => driverIn(overSse.at(-1), vm.uuid) === driver && driverIn(overMultipart.at(-1), vm.uuid) === driver, 'the new driver in both');
+    } finally {
+      stopSse();
+      sse.dispose();
+      abort.abort();
+      await reading;
+    }
+  });
+
+  it('is never answered from, nor kept in, the response cache: the same live query opened again reads the upstream, and stays live', async () => {
+    const earlier = await subscribeSse<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
+    await earlier.waitFor(1);
+    await earlier.close();
+    await until(async () => (await metric(harness, 'gateway_live_queries_open')) === 0, 'the first live query to close');
+
+    harness.resetStats();
+    const dashboard = await subscribeSse<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);
+    open.push(dashboard as Collected<never>);
+    await dashboard.waitFor(1);
+    expect(harness.upstreamRequests()).toBeGreaterThan(0);
+    const vm = vmIn(dashboard.results[0]);
+    const driver = driverIn(dashboard.results[0], vm.uuid) === 'E1000' ? 'VIRTIO' : 'E1000';
+    await changeDriver(vm, driver);
+    await until(() => dashboard.results.some((result) => driverIn(result, vm.uuid) === driver), 'the new driver in a live answer');
+  });
 
   it('two tenants: a write of one re-runs only its own live queries, never the other\'s', async () => {
     const first = await subscribeWs<Dashboard>(harness.url, DASHBOARD, {}, harness.headers);

@@ -7,7 +7,7 @@
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
  * run: 10), `BENCH_PAIRS` (scenario 2: gateway/direct pairs of runs per concurrency, 3),
  * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3),
- * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7`); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
+ * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7,8`); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
  * `BENCH_LIVE_CREDENTIALS` (`1,10,100`), `BENCH_LIVE_ROUNDS` (10), `BENCH_LIVE_CHURN` (the
  * simulator's `SIM_CHURN`: `2@first`), `LIVE_POLL_MS` (2000).
  */
@@ -22,6 +22,7 @@ import { percentile } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
 import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
+import { measureTrusted, writeDashboardManifest, type TrustedResult } from './trusted.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
 
 const settings = {
@@ -34,7 +35,7 @@ const settings = {
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
   warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
-  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7').split(',').map((text) => Number(text.trim())),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').split(',').map((text) => Number(text.trim())),
   liveDashboards: numberFromEnv('BENCH_LIVE_DASHBOARDS', 1000),
   liveCredentials: (process.env.BENCH_LIVE_CREDENTIALS ?? '1,10,100').split(',').map((text) => Number(text.trim())),
   liveRounds: numberFromEnv('BENCH_LIVE_ROUNDS', 10),
@@ -43,7 +44,7 @@ const settings = {
 };
 const runs = (scenario: number) => settings.scenarios.includes(scenario);
 
-/** Clients of scenarios 5 and 6. */
+/** Clients of scenarios 5, 6 and 8. */
 const MANY_CLIENTS = 50;
 
 interface Report {
@@ -61,6 +62,8 @@ interface Report {
   distinct?: OverheadResult;
   /** Scenario 7: live dashboards over 1, 10 and 100 credentials, the estate churning. */
   live?: LiveRow[];
+  /** Scenario 8: 50 clients, trusted documents by id against plain POSTs of the text. */
+  trusted?: TrustedResult;
   durationSec: number;
 }
 
@@ -115,6 +118,26 @@ async function main(): Promise<void> {
       distinct = await measureOverhead({ ...against, concurrency: [MANY_CLIENTS], bodies });
     }
     await direct.stop();
+
+    let trusted: TrustedResult | undefined;
+    if (runs(8)) {
+      const manifest = join(heapDir, 'persisted-documents.json');
+      await writeDashboardManifest(manifest);
+      const locked = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0', TRUSTED_DOCUMENTS: manifest } });
+      stopLater.push(locked);
+      log(`scenario 8: ${MANY_CLIENTS} clients, trusted documents by id against plain POSTs of the text`);
+      trusted = await measureTrusted({
+        trusted: locked,
+        plain: uncached,
+        simulator,
+        headers: simulator.headers,
+        plainBodies: distinctDashboardBodies(MANY_CLIENTS),
+        connections: MANY_CLIENTS,
+        durationSec: settings.durationSec,
+        pairs: settings.pairs,
+      });
+      await locked.stop();
+    }
 
     let mobile: MobileResult | undefined;
     if (runs(4)) {
@@ -192,6 +215,7 @@ async function main(): Promise<void> {
       identical,
       distinct,
       live,
+      trusted,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -399,6 +423,22 @@ function scenario7Rows(live: readonly LiveRow[]): string[][] {
   return rows;
 }
 
+/** Scenario 8: trusted documents cost nothing measurable against the text (target: within 5%). */
+function scenario8Rows(t: TrustedResult): string[][] {
+  const clients = `${t.connections} clients`;
+  const every = (ratioOf: (pair: TrustedResult['pairs'][number]) => number): string => (t.pairs.length > 1 ? ` (pairs: ${t.pairs.map((pair) => ratio(ratioOf(pair))).join(', ')})` : '');
+  const [trustedCpu] = t.trusted.cpuMsPerRequest;
+  const [plainCpu] = t.plain.cpuMsPerRequest;
+  const failed = sum(t.pairs.map((pair) => pair.trusted.failures + pair.plain.failures));
+  return [
+    [`8. trusted documents by id / plain POST, throughput, ${clients}`, `${t.trusted.rps.toFixed(1)} / ${t.plain.rps.toFixed(1)} req/s = ${ratio(t.throughputRatio)}${every((pair) => pair.throughputRatio)}`, '≥ 0.95x', verdict(t.throughputRatio >= 0.95)],
+    [`8. trusted documents by id / plain POST, p50, ${clients}`, `${ms(t.trusted.p50Ms)} / ${ms(t.plain.p50Ms)} = ${ratio(t.p50Ratio)}${every((pair) => pair.p50Ratio)}`, '≤ 1.05x', verdict(t.p50Ratio <= 1.05)],
+    [`8. gateway CPU per dashboard, trusted / plain`, `${ms(trustedCpu!)} / ${ms(plainCpu!)} = ${ratio(trustedCpu! / plainCpu!)}`, '-', '-'],
+    [`8. request body, trusted / plain`, `${t.requestBytes.trusted} B / ${t.requestBytes.plain} B`, '-', '-'],
+    [`8. failed answers under load`, String(failed), '0', verdict(failed === 0)],
+  ];
+}
+
 /** The Markdown table README's Performance section shows (the rows of the scenarios that ran). */
 export function renderTable(report: Report): string {
   const rows: string[][] = [
@@ -409,6 +449,7 @@ export function renderTable(report: Report): string {
     ...(report.identical ? manyClientsRows('5. identical dashboard, one credential', report.identical, { throughput: 5 }) : []),
     ...(report.distinct ? manyClientsRows('6. distinct dashboards (a filter and order each)', report.distinct, { throughput: 0.95, p50: 1.1 }) : []),
     ...(report.live ? scenario7Rows(report.live) : []),
+    ...(report.trusted ? scenario8Rows(report.trusted) : []),
   ];
   const header = ['scenario', 'measured', 'target', 'verdict'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);

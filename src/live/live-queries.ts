@@ -26,6 +26,11 @@ export interface LiveQueriesOptions {
   onReexecution?: ((cause: LiveCause) => void) | undefined;
   /** An invalidation was folded into a run already scheduled. */
   onCoalesced?: (() => void) | undefined;
+  /**
+   * An invalidation reached live queries of `scope`, before any of them runs again: where reads
+   * in flight that may predate the change stop taking newcomers.
+   */
+  onInvalidate?: ((scope: LiveScope, cause: LiveCause) => void) | undefined;
 }
 
 /** What a live query is, to the registry. */
@@ -57,6 +62,12 @@ export interface LiveQueries extends LiveInvalidation {
    * live queries of every scope with that resource credential run again.
    */
   invalidateOwner(owner: string, change: LiveChange, cause: LiveCause): void;
+  /**
+   * How many invalidations have reached scope `scopeKey`'s live queries: runs of one generation may
+   * share an execution in flight (operation coalescing); a run never joins one of an earlier
+   * generation, which may have read before the change.
+   */
+  generationOf(scopeKey: string): number;
   /** Live queries open now. */
   readonly size: number;
 }
@@ -75,6 +86,7 @@ interface Entry {
 
 interface ScopeState {
   readonly scope: LiveScope;
+  generation: number;
   readonly entries: Set<Entry>;
   readonly byCollection: Map<LiveCollection, Set<Entry>>;
 }
@@ -128,7 +140,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   function stateOf(scope: LiveScope): ScopeState {
     let state = scopes.get(scope.key);
     if (!state) {
-      state = { scope, entries: new Set(), byCollection: new Map() };
+      state = { scope, generation: 0, entries: new Set(), byCollection: new Map() };
       scopes.set(scope.key, state);
       const owner = scope.credentials.resource ? ownerOf(scope.credentials.resource) : undefined;
       if (owner !== undefined) {
@@ -151,8 +163,12 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   }
 
   function invalidate(scopeKey: string, change: LiveChange, cause: LiveCause): void {
-    const entries = scopes.get(scopeKey)?.byCollection.get(change.collection);
-    if (entries) for (const entry of entries) wake(entry, cause);
+    const state = scopes.get(scopeKey);
+    const entries = state?.byCollection.get(change.collection);
+    if (!state || !entries) return;
+    state.generation += 1;
+    options.onInvalidate?.(state.scope, cause);
+    for (const entry of entries) wake(entry, cause);
   }
 
   return {
@@ -215,6 +231,9 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
       listeners.add(listener);
       for (const { scope, entries } of scopes.values()) for (const entry of entries) for (const collection of entry.spec.collections) listener(scope, collection, 1);
       return () => void listeners.delete(listener);
+    },
+    generationOf(scopeKey) {
+      return scopes.get(scopeKey)?.generation ?? 0;
     },
     get size() {
       return open;

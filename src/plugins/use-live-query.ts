@@ -15,8 +15,9 @@
  * - is charged to the caller's budget as a query is, requested cost up front, refunded what it
  *   did not read (`QueryCost.runCharged`): a refusal (`RATE_LIMITED`) is the live query's last answer;
  * - runs under the caller's own context, so with its own credentials only;
- * - may share an execution in flight with identical operations of the same credential (operation
- *   coalescing, which takes no newcomers across a write of that credential), never with another's.
+ * - may share an execution in flight with identical live queries of the same credential woken by
+ *   the same invalidation (operation coalescing, keyed with `liveRunGeneration`), never with one
+ *   that started before it, nor with another credential's.
  *
  * Goes after operation coalescing and before the cost gate in the plugin list: the gate lets live
  * executions through (each run pays for itself), and the response cache is disabled for them.
@@ -49,6 +50,18 @@ export function isLiveExecution(context: unknown): boolean {
   return typeof context === 'object' && context !== null && liveContexts.has(context);
 }
 
+/** The generation of the invalidations (`LiveQueries.generationOf`) each live query's run under way started at. */
+const runGenerations = new WeakMap<object, string>();
+
+/**
+ * What tells apart runs of live queries that must not share an execution in flight (operation
+ * coalescing adds it to its key): the scope's invalidation generation the run started at, so a
+ * run never joins one that started before the change that woke it. Undefined outside live runs.
+ */
+export function liveRunGeneration(context: unknown): string | undefined {
+  return typeof context === 'object' && context !== null ? runGenerations.get(context) : undefined;
+}
+
 /** Requests whose text may hold a live query: the response cache neither serves nor keeps them. */
 const liveRequests = new WeakSet<Request>();
 
@@ -69,6 +82,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
     const { credentials } = context;
     const scope = { key: liveScopeKey(credentials), credentials };
     const runOnce = async (): Promise<{ result: ExecutionResult; refused: boolean }> => {
+      runGenerations.set(context, String(live.generationOf(scope.key)));
       try {
         return await runCharged(args, async (runArgs) => (await execute(runArgs)) as ExecutionResult);
       } finally {

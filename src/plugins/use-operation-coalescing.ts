@@ -28,6 +28,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../context.js';
 import { credentialsIdentity, ownerOf } from '../upstream/credentials.js';
 import { SharedFlights, type FlightControl } from '../upstream/shared-flights.js';
+import { liveRunGeneration } from './use-live-query.js';
 
 export interface OperationCoalescingOptions {
   /** Called for every query that could share: `true` when it joined an execution in flight, `false` when it started one. */
@@ -131,7 +132,9 @@ function createCoalescingKeys(): (args: ExecutionArgs) => string | null {
       byOperation.set(name, text);
     }
     if (text === null) return null;
-    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, credentialsIdentity(credentials.resource, credentials.cursor)]);
+    // A live query's run shares only with runs woken by the same invalidation (use-live-query.ts).
+    const generation = liveRunGeneration(args.contextValue) ?? null;
+    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, credentialsIdentity(credentials.resource, credentials.cursor), generation]);
   };
 }
 
