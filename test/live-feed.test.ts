@@ -257,6 +257,21 @@ describe('the change feed', () => {
   });
 });
 
+describe('the change feed under made-up credentials', () => {
+  it('probes the upstream no more than one unverified-call budget allows, however many scopes ask', async () => {
+    const simulator = await startSimulator();
+    const recorder = new Recorder();
+    const { metrics } = startFeed(simulator, recorder);
+    const tokens = Array.from({ length: 40 }, (_, index) => `made-up-${index}`);
+    for (const token of tokens) recorder.interest(scopeOf({ ...simulator.credentials, token }), 'vmInstance', 1);
+    await eventually(async () => (await counted(metrics, 'pollErrors')) >= tokens.length, 'every scope tried once');
+    const probes = tokens.reduce((sum, token) => sum + pollsUnder(simulator, token), 0);
+    // The gate's burst (20) and what it refilled meanwhile (60 a minute), not one per scope.
+    expect(probes).toBeLessThanOrEqual(25);
+    expect(recorder.calls).toEqual([]);
+  });
+});
+
 describe('the change feed across replicas (Redis)', () => {
   let redis: RedisServer | undefined;
 

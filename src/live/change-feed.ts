@@ -9,6 +9,9 @@
  * when more records changed since the watermark than the page holds does it read them all with
  * `lastOpDate>=…` (`feed-sources.ts`). What counts as changed is `feed-watermark.ts`'s.
  *
+ * The collections of one scope are polled together, at one tick, and their changes handed on at
+ * once, so that a live query reading several runs once for them.
+ *
  * Polling of a pair starts with its first live query and stops with its last. An upstream error
  * backs the pair off (doubling up to `MAX_BACKOFF_MS`) and is logged; the live queries keep their
  * last answers. A scope whose credential the upstream rejects stops polling until its live queries
@@ -47,6 +50,13 @@ export interface ChangeFeed {
   /** Stops every poller (releasing its lease) and stops listening. */
   stop(): Promise<void>;
 }
+
+/**
+ * The client address the feed's polls are counted under by the credential gate: polls under a
+ * credential the upstream has not accepted yet share one unverified-call budget, so live queries
+ * opened under made-up credentials cannot make the feed probe the upstream beyond it.
+ */
+export const FEED_CLIENT_ADDRESS = 'change-feed';
 
 /** Longest pause between polls of a pair whose polls keep failing. */
 export const MAX_BACKOFF_MS = 60_000;
@@ -191,7 +201,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       cursor,
       requestId: `live-feed-${sequence}`,
       signal: pair.abort.signal,
-      clientAddress: undefined,
+      clientAddress: FEED_CLIENT_ADDRESS,
       missingCredential: (family) => new MissingFeedCredential(family),
     });
   }
