@@ -93,7 +93,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
     return new Repeater<ExecutionResult>(async (push, stop) => {
       let closeOnStop = (): void => undefined;
       const ended = stop.then(() => closeOnStop());
-      const push_ = async (result: ExecutionResult, refused: boolean): Promise<void> => {
+      const deliver = async (result: ExecutionResult, refused: boolean): Promise<void> => {
         if (refused) {
           await push(result);
           stop();
@@ -108,7 +108,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
         throttleMs,
         run: async () => {
           const { result, refused } = await runOnce();
-          await push_(result, refused);
+          await deliver(result, refused);
         },
       });
       if (!('close' in handle)) {
@@ -119,7 +119,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
       closeOnStop = () => handle.close();
       try {
         const { result, refused } = await runOnce();
-        await push_(result, refused);
+        await deliver(result, refused);
       } finally {
         handle.firstRunDone();
       }
