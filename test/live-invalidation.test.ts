@@ -43,7 +43,7 @@ describe('live invalidation seam', () => {
     });
 
   beforeAll(async () => {
-    harness = await startHarness({ config: { liveMinIntervalMs: 0, upstreamBreakerThreshold: 1_000 } });
+    harness = await startHarness({ config: { liveMinIntervalMs: 0, upstreamBreakerThreshold: 1_000, livePollMs: 0 } });
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((collected) => collected.close()));
@@ -143,7 +143,7 @@ describe('live invalidation seam', () => {
 
 describe('live runs sharing an execution', () => {
   it('a run woken by a change never joins an identical run that started before it', async () => {
-    const harness = await startHarness({ config: { liveMinIntervalMs: 1_000 } });
+    const harness = await startHarness({ config: { liveMinIntervalMs: 1_000, livePollMs: 0 } });
     const scope = liveScopeKey({
       resource: { authorization: harness.headers.authorization },
       cursor: { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] },
