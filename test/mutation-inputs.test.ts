@@ -6,7 +6,7 @@
 import { getNamedType, isInputObjectType, isNonNullType, isListType, type GraphQLInputField } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../src/schema/index.js';
-import { OPERATIONS, bodyParam, defineOperation, type ParamDeclaration, type WireKind } from '../src/upstream/operations/index.js';
+import { OPERATIONS, bodyParam, defineOperation, isDeclaredParam, type ParamDeclaration, type WireKind } from '../src/upstream/operations/index.js';
 
 const SCALAR_OF: Record<WireKind, string> = {
   uuid: 'Uuid',
@@ -34,7 +34,7 @@ function inputFieldsOf(operation: string): Record<string, GraphQLInputField> {
 describe('mutation inputs from the catalogue', () => {
   const writes = OPERATIONS.filter((operation) => operation.method !== 'GET');
   const declared = writes.flatMap((operation) =>
-    Object.entries(operation.params).flatMap(([name, spec]) => (typeof spec === 'object' ? [{ operation: operation.name, name, spec }] : [])),
+    Object.entries(operation.params).flatMap(([name, spec]) => (isDeclaredParam(spec) ? [{ operation: operation.name, name, spec }] : [])),
   );
 
   it('describes most write parameters in the catalogue, not in the schema', () => {
@@ -65,7 +65,7 @@ describe('mutation inputs from the catalogue', () => {
 
   it('refuses a declaration that sends a path parameter in the body', () => {
     expect(() =>
-      defineOperation('DeleteThing', 'DELETE things/{uuid}', { params: { uuid: bodyParam('uuid', 'The thing.') }, decode: () => ({}) }),
+      defineOperation('DeleteThing', 'DELETE things/{uuid}', { since: null, params: { uuid: bodyParam('uuid', 'The thing.') }, decode: () => ({}) }),
     ).toThrow(/uuid is declared in body/);
   });
 });

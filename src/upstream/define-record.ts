@@ -10,6 +10,7 @@
  * upstream holds (a uuid, a Java Long, a timestamp), and the schema kit says how GraphQL shows it.
  */
 import type { ErrorCodeRecord } from './records.js';
+import { describeSince, type Release } from './releases.js';
 import type { Wire } from './wire.js';
 
 /** 32 lowercase hexadecimal characters. */
@@ -31,8 +32,13 @@ export interface DecodeRuntime {
 
 /** What a field means to a reader: said where the field is declared, shown wherever it is exposed. */
 export interface FieldDoc {
-  /** What the field holds, and since which upstream version (`Name. Since 0.6.`). */
+  /** What the field holds; `since` adds the release to it (`Name. Since 0.6.`). */
   readonly description?: string;
+  /**
+   * The release that brought the field, as the spec says it; left out, the record's own
+   * (`defineRecord(..., { since })`), which descriptions do not repeat.
+   */
+  readonly since?: Release;
 }
 
 /**
@@ -85,6 +91,8 @@ export interface RecordDefinition<F extends Fields> {
   /** The record's key in a demand and in `RecordDecoder` (`vmInstance`). */
   readonly name: string;
   readonly fields: F;
+  /** The release that brought the record: that of each of its fields that names none. */
+  readonly since: Release | undefined;
   /** The field names in declaration order: the decoder's and the demand masks' one shape. */
   readonly keys: readonly (keyof F & string)[];
   /** Where a decode error points when the caller names no path. */
@@ -105,18 +113,25 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 export function defineRecord<const F extends Fields>(
   name: string,
   fields: F,
-  options: { defaultPath?: string; fromText?: keyof F & string } = {},
+  options: { defaultPath?: string; fromText?: keyof F & string; since?: Release } = {},
 ): RecordDefinition<F> {
   const keys = Object.keys(fields) as (keyof F & string)[];
   // The decoder is generated code: keys are spliced in as property names.
   for (const key of keys) if (!IDENTIFIER.test(key)) throw new Error(`${name}.${key}: a record field must be an identifier`);
-  return Object.freeze({ name, fields, keys, defaultPath: options.defaultPath ?? name, fromText: options.fromText });
+  return Object.freeze({ name, since: options.since, fields, keys, defaultPath: options.defaultPath ?? name, fromText: options.fromText });
+}
+
+/** The release that brought field `key` of a record: its own, else the record's; undefined when neither says. */
+export function fieldRelease(definition: AnyRecordDefinition, key: string): Release | undefined {
+  const spec = definition.fields[key] as FieldSpec<unknown> | undefined;
+  return spec?.since !== undefined ? spec.since : definition.since;
 }
 
 const spec = <T, K extends FieldKind>(kind: K, always: boolean, doc: FieldDoc, extra: Partial<FieldSpec<T, K>> = {}): FieldSpec<T, K> => ({
   kind,
   always,
-  ...(doc.description === undefined ? {} : { description: doc.description }),
+  ...(doc.description === undefined ? {} : { description: describeSince(doc.description, doc.since) }),
+  ...(doc.since === undefined ? {} : { since: doc.since }),
   ...extra,
 });
 
@@ -169,7 +184,8 @@ export const field = {
    * A list of embedded records; `passes` names the field of this record handed to each item (what
    * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`.
    */
-  records: <D extends AnyRecordDefinition>(record: D, passes?: string) => spec<RecordOf<D>[], 'records'>('records', false, {}, { record, passes }),
+  records: <D extends AnyRecordDefinition>(record: D, passes?: string, doc: FieldDoc = {}) =>
+    spec<RecordOf<D>[], 'records'>('records', false, doc, { record, passes }),
   /** Not on the wire: the value the parent record hands down (`records(def, passes)`); null without one. */
   fromParent: (doc: FieldDoc = {}) => spec<Uuid | null, 'fromParent'>('fromParent', true, doc),
   /**

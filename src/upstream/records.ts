@@ -61,40 +61,40 @@ export function normalizeInterfaceType(value: string | null): InterfaceType | nu
 const hwStatus = (doc: FieldDoc) => field.oneOf(HW_MONITOR_STATUSES, doc);
 
 export const host = defineRecord('host', {
-  uuid: field.uuid({ description: 'Identifier. Since 0.6.' }),
-  zoneUuid: field.uuidRef({ description: 'Data center (zone) the host belongs to. Since 0.6.' }),
-  clusterUuid: field.uuidRef({ description: 'Cluster the host belongs to. Since 0.6.' }),
-  name: field.text({ description: 'Name. Since 0.6.' }),
-  description: field.text({ description: 'Description. Since 0.6.' }),
-  managementIp: field.text({ description: 'Management IP address. Since 0.6.' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
-  state: field.text({ description: 'Resource state; `Enabled` is seen, other values are open. Since 0.6.' }),
-  status: field.text({ description: 'Connection status; `Connected` is seen, other values are open. Since 0.6.' }),
-  totalCpuCapacity: field.long({ description: 'Total CPU capacity. Since 0.6.' }),
-  availableCpuCapacity: field.long({ description: 'CPU capacity still available. Since 0.6.' }),
-  totalMemoryCapacity: field.long({ description: 'Total memory in bytes. Since 0.6.' }),
-  availableMemoryCapacity: field.long({ description: 'Memory still available, in bytes. Since 0.6.' }),
-  cpuSockets: field.int({ description: 'Physical CPU socket count. Since 0.6.' }),
-  cpuNum: field.int({ description: 'Logical CPU count. Since 0.6.' }),
-  ipmiAddress: field.text({ description: 'IPMI address. Since 0.6.' }),
-  ipmiUsername: field.text({ description: 'IPMI user name. Since 0.6.' }),
-  ipmiPowerStatus: field.text({ description: 'Power status reported over IPMI. Since 0.6.' }),
-  ipmiPort: field.int({ description: 'IPMI port. Since 0.6.' }),
-  architecture: field.text({ description: 'CPU architecture, e.g. `x86_64`. Since 0.6.' }),
-  nqn: field.text({ description: 'NVMe qualified name. Since 4.10.6.' }),
-  hostname: field.text({ description: 'Host name. Since 4.10.20.' }),
-  createDate: field.timestamp({ description: 'When the host was added. Since 0.6.' }),
-  lastOpDate: field.timestamp({ description: 'When the host record last changed. Since 0.6.' }),
-  cpuStatus: hwStatus({ description: 'CPU hardware monitor status. Since 4.10.0.' }),
-  memoryStatus: hwStatus({ description: 'Memory hardware monitor status. Since 4.10.0.' }),
-  diskStatus: hwStatus({ description: 'Disk hardware monitor status. Since 4.10.0.' }),
-  nicStatus: hwStatus({ description: 'NIC hardware monitor status. Since 4.10.0.' }),
-  gpuStatus: hwStatus({ description: 'GPU hardware monitor status. Since 4.10.0.' }),
-  powerSupplyStatus: hwStatus({ description: 'Power supply hardware monitor status. Since 4.10.0.' }),
-  fanStatus: hwStatus({ description: 'Fan hardware monitor status. Since 4.10.0.' }),
-  raidStatus: hwStatus({ description: 'RAID hardware monitor status. Since 4.10.0.' }),
-  temperatureStatus: hwStatus({ description: 'Temperature hardware monitor status. Since 4.10.0.' }),
-});
+  uuid: field.uuid({ description: 'Identifier.', since: '0.6' }),
+  zoneUuid: field.uuidRef({ description: 'Data center (zone) the host belongs to.', since: '0.6' }),
+  clusterUuid: field.uuidRef({ description: 'Cluster the host belongs to.', since: '0.6' }),
+  name: field.text({ description: 'Name.', since: '0.6' }),
+  description: field.text({ description: 'Description.', since: '0.6' }),
+  managementIp: field.text({ description: 'Management IP address.', since: '0.6' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
+  state: field.text({ description: 'Resource state; `Enabled` is seen, other values are open.', since: '0.6' }),
+  status: field.text({ description: 'Connection status; `Connected` is seen, other values are open.', since: '0.6' }),
+  totalCpuCapacity: field.long({ description: 'Total CPU capacity.', since: '0.6' }),
+  availableCpuCapacity: field.long({ description: 'CPU capacity still available.', since: '0.6' }),
+  totalMemoryCapacity: field.long({ description: 'Total memory in bytes.', since: '0.6' }),
+  availableMemoryCapacity: field.long({ description: 'Memory still available, in bytes.', since: '0.6' }),
+  cpuSockets: field.int({ description: 'Physical CPU socket count.', since: '0.6' }),
+  cpuNum: field.int({ description: 'Logical CPU count.', since: '0.6' }),
+  ipmiAddress: field.text({ description: 'IPMI address.', since: '0.6' }),
+  ipmiUsername: field.text({ description: 'IPMI user name.', since: '0.6' }),
+  ipmiPowerStatus: field.text({ description: 'Power status reported over IPMI.', since: '0.6' }),
+  ipmiPort: field.int({ description: 'IPMI port.', since: '0.6' }),
+  architecture: field.text({ description: 'CPU architecture, e.g. `x86_64`.', since: '0.6' }),
+  nqn: field.text({ description: 'NVMe qualified name.', since: '4.10.6' }),
+  hostname: field.text({ description: 'Host name.', since: '4.10.20' }),
+  createDate: field.timestamp({ description: 'When the host was added.', since: '0.6' }),
+  lastOpDate: field.timestamp({ description: 'When the host record last changed.', since: '0.6' }),
+  cpuStatus: hwStatus({ description: 'CPU hardware monitor status.', since: '4.10.0' }),
+  memoryStatus: hwStatus({ description: 'Memory hardware monitor status.', since: '4.10.0' }),
+  diskStatus: hwStatus({ description: 'Disk hardware monitor status.', since: '4.10.0' }),
+  nicStatus: hwStatus({ description: 'NIC hardware monitor status.', since: '4.10.0' }),
+  gpuStatus: hwStatus({ description: 'GPU hardware monitor status.', since: '4.10.0' }),
+  powerSupplyStatus: hwStatus({ description: 'Power supply hardware monitor status.', since: '4.10.0' }),
+  fanStatus: hwStatus({ description: 'Fan hardware monitor status.', since: '4.10.0' }),
+  raidStatus: hwStatus({ description: 'RAID hardware monitor status.', since: '4.10.0' }),
+  temperatureStatus: hwStatus({ description: 'Temperature hardware monitor status.', since: '4.10.0' }),
+}, { since: '0.6' });
 export type HostRecord = RecordOf<typeof host>;
 
 /**
@@ -117,12 +117,12 @@ export const hostNic = defineRecord(
     ipAddresses: field.strings({ description: 'IP addresses on the NIC.' }),
     createDate: field.timestamp({ description: 'Creation time.' }),
     lastOpDate: field.timestamp({ description: 'Last update time.' }),
-    gateway: field.text({ description: 'Gateway (bond inventory slave record). Since 4.7.0.' }),
-    callBackIp: field.text({ description: 'Callback IP (bond inventory slave record). Since 4.7.0.' }),
-    offloadStatus: field.text({ description: 'Offload status (bond inventory slave record). Since 4.7.0.' }),
-    description: field.text({ description: 'Description (bond inventory slave record). Since 4.7.0.' }),
+    gateway: field.text({ description: 'Gateway (bond inventory slave record).', since: '4.7.0' }),
+    callBackIp: field.text({ description: 'Callback IP (bond inventory slave record).', since: '4.7.0' }),
+    offloadStatus: field.text({ description: 'Offload status (bond inventory slave record).', since: '4.7.0' }),
+    description: field.text({ description: 'Description (bond inventory slave record).', since: '4.7.0' }),
   },
-  { defaultPath: 'nic' },
+  { defaultPath: 'nic', since: '3.5.0' },
 );
 export type HostNicRecord = RecordOf<typeof hostNic>;
 
@@ -133,24 +133,24 @@ export const hostBonding = defineRecord(
     uuid: field.uuid({ description: 'Identifier.' }),
     hostUuid: field.uuidRef({ description: 'Host the bond is on.' }),
     bondingName: field.text({ description: 'Bond name, e.g. `bond0`.' }),
-    bondingType: field.text({ description: 'Bond usage state: `noBridge` or `bridgeSlave`. Since 4.7.0.' }),
-    speed: field.long({ description: 'Bond speed. Since 4.7.0.' }),
+    bondingType: field.text({ description: 'Bond usage state: `noBridge` or `bridgeSlave`.', since: '4.7.0' }),
+    speed: field.long({ description: 'Bond speed.', since: '4.7.0' }),
     miimon: field.long({ description: 'MII link monitoring interval.' }),
     mode: field.text({ description: 'Bonding mode, e.g. `802.3ad`.' }),
     xmitHashPolicy: field.text({ description: 'Transmit hash policy.' }),
     miiStatus: field.text({ description: 'MII status, e.g. `up`.' }),
     mac: field.text({ description: 'MAC address of the bond.' }),
-    gateway: field.text({ description: 'Gateway. Since 4.7.0.' }),
-    callBackIp: field.text({ description: 'Callback IP. Since 4.7.0.' }),
-    type: field.text({ description: 'Bond type. Since 4.7.0.' }),
-    description: field.text({ description: 'Description. Since 4.7.0.' }),
+    gateway: field.text({ description: 'Gateway.', since: '4.7.0' }),
+    callBackIp: field.text({ description: 'Callback IP.', since: '4.7.0' }),
+    type: field.text({ description: 'Bond type.', since: '4.7.0' }),
+    description: field.text({ description: 'Description.', since: '4.7.0' }),
     ipAddresses: field.strings({ description: 'IP addresses on the bond.' }),
     allSlavesActive: field.bool({ description: 'Whether every slave NIC is active.' }),
     createDate: field.timestamp({ description: 'Creation time.' }),
     lastOpDate: field.timestamp({ description: 'Last update time.' }),
     slaves: field.records(hostNic),
   },
-  { defaultPath: 'bonding' },
+  { defaultPath: 'bonding', since: '3.5.0' },
 );
 export type HostBondingRecord = RecordOf<typeof hostBonding>;
 
@@ -158,147 +158,147 @@ export type HostBondingRecord = RecordOf<typeof hostBonding>;
 export const hostNetworkFacts = defineRecord(
   'hostNetworkFacts',
   { bondings: field.records(hostBonding), nics: field.records(hostNic) },
-  { defaultPath: 'networkFacts' },
+  { defaultPath: 'networkFacts', since: '3.5.0' },
 );
 export type HostNetworkFactsRecord = RecordOf<typeof hostNetworkFacts>;
 
 /** FC HBA device (since 5.3.0). The spec types every field String; timestamps are still decoded. */
 export const hbaDevice = defineRecord('hbaDevice', {
-  uuid: field.uuid({ description: 'Identifier. Since 5.3.0.' }),
-  name: field.text({ description: 'Port name, e.g. `host1`. Since 5.3.0.' }),
-  hostUuid: field.uuidRef({ description: 'Host the HBA is installed in. Since 5.3.0.' }),
-  portName: field.text({ description: 'World wide port name (WWPN) of the port. Since 5.3.0.' }),
-  portState: field.text({ description: 'Port state; `Online` is seen, other values are open. Since 5.3.0.' }),
-  hbaType: field.text({ description: 'HBA type, e.g. `FC`. Since 5.3.0.' }),
-  speed: field.text({ description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`). Since 5.3.0.' }),
-  supportedSpeeds: field.text({ description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`). Since 5.3.0.' }),
-  symbolicName: field.text({ description: 'Symbolic name: adapter model, firmware and driver versions. Since 5.3.0.' }),
-  supportedClasses: field.text({ description: 'Fibre-channel classes of service supported, e.g. `Class 3`. Since 5.3.0.' }),
-  createDate: field.timestamp({ description: 'When the port was discovered. Since 5.3.0.' }),
-  lastOpDate: field.timestamp({ description: 'When the port record last changed. Since 5.3.0.' }),
-});
+  uuid: field.uuid({ description: 'Identifier.', since: '5.3.0' }),
+  name: field.text({ description: 'Port name, e.g. `host1`.', since: '5.3.0' }),
+  hostUuid: field.uuidRef({ description: 'Host the HBA is installed in.', since: '5.3.0' }),
+  portName: field.text({ description: 'World wide port name (WWPN) of the port.', since: '5.3.0' }),
+  portState: field.text({ description: 'Port state; `Online` is seen, other values are open.', since: '5.3.0' }),
+  hbaType: field.text({ description: 'HBA type, e.g. `FC`.', since: '5.3.0' }),
+  speed: field.text({ description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`).', since: '5.3.0' }),
+  supportedSpeeds: field.text({ description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`).', since: '5.3.0' }),
+  symbolicName: field.text({ description: 'Symbolic name: adapter model, firmware and driver versions.', since: '5.3.0' }),
+  supportedClasses: field.text({ description: 'Fibre-channel classes of service supported, e.g. `Class 3`.', since: '5.3.0' }),
+  createDate: field.timestamp({ description: 'When the port was discovered.', since: '5.3.0' }),
+  lastOpDate: field.timestamp({ description: 'When the port record last changed.', since: '5.3.0' }),
+}, { since: '5.3.0' });
 export type HbaDeviceRecord = RecordOf<typeof hbaDevice>;
 
 export const scsiLunHostRef = defineRecord('scsiLunHostRef', {
-  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN. Since 3.1.0.' }),
-  hostUuid: field.requiredUuidRef({ description: 'The host that sees the LUN. Since 3.1.0.' }),
-  createDate: field.timestamp({ description: 'When the mapping was made. Since 3.1.0.' }),
-  lastOpDate: field.timestamp({ description: 'When the mapping last changed. Since 3.1.0.' }),
-});
+  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN.', since: '3.1.0' }),
+  hostUuid: field.requiredUuidRef({ description: 'The host that sees the LUN.', since: '3.1.0' }),
+  createDate: field.timestamp({ description: 'When the mapping was made.', since: '3.1.0' }),
+  lastOpDate: field.timestamp({ description: 'When the mapping last changed.', since: '3.1.0' }),
+}, { since: '3.1.0' });
 export type ScsiLunHostRefRecord = RecordOf<typeof scsiLunHostRef>;
 
 export const scsiLunVmInstanceRef = defineRecord('scsiLunVmInstanceRef', {
-  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN. Since 3.1.0.' }),
-  vmInstanceUuid: field.requiredUuidRef({ description: 'The VM using the LUN. Since 3.1.0.' }),
-  createDate: field.timestamp({ description: 'When the mapping was made. Since 3.1.0.' }),
-});
+  scsiLunUuid: field.requiredUuidRef({ description: 'The LUN.', since: '3.1.0' }),
+  vmInstanceUuid: field.requiredUuidRef({ description: 'The VM using the LUN.', since: '3.1.0' }),
+  createDate: field.timestamp({ description: 'When the mapping was made.', since: '3.1.0' }),
+}, { since: '3.1.0' });
 export type ScsiLunVmInstanceRefRecord = RecordOf<typeof scsiLunVmInstanceRef>;
 
 /** Fibre-channel LUN (since 3.1.0). */
 export const fiberChannelLun = defineRecord('fiberChannelLun', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.1.0.' }),
-  name: field.text({ description: 'Name. Since 3.1.0.' }),
-  fiberChannelStorageUuid: field.uuidRef({ description: 'The FC SAN storage the LUN belongs to. Since 3.1.0.' }),
-  wwid: field.text({ description: 'World wide identifier of the disk. Since 3.1.0.' }),
-  wwn: field.text({ description: 'World wide name of the disk. Since 3.1.0.' }),
-  serial: field.text({ description: 'Serial number of the disk. Since 3.1.0.' }),
-  vendor: field.text({ description: 'Disk vendor. Since 3.1.0.' }),
-  model: field.text({ description: 'Disk model. Since 3.1.0.' }),
-  type: field.text({ description: 'Disk type, e.g. `disk`. Since 3.1.0.' }),
-  path: field.text({ description: 'Disk path on the hosts. Since 3.1.0.' }),
-  size: field.long({ description: 'Disk size in bytes. Since 3.1.0.' }),
-  state: field.text({ description: 'Enabled status, e.g. `Enabled`; other values are open. Since 3.1.0.' }),
-  createDate: field.timestamp({ description: 'When the LUN was discovered. Since 3.1.0.' }),
-  lastOpDate: field.timestamp({ description: 'When the LUN record last changed. Since 3.1.0.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '3.1.0' }),
+  name: field.text({ description: 'Name.', since: '3.1.0' }),
+  fiberChannelStorageUuid: field.uuidRef({ description: 'The FC SAN storage the LUN belongs to.', since: '3.1.0' }),
+  wwid: field.text({ description: 'World wide identifier of the disk.', since: '3.1.0' }),
+  wwn: field.text({ description: 'World wide name of the disk.', since: '3.1.0' }),
+  serial: field.text({ description: 'Serial number of the disk.', since: '3.1.0' }),
+  vendor: field.text({ description: 'Disk vendor.', since: '3.1.0' }),
+  model: field.text({ description: 'Disk model.', since: '3.1.0' }),
+  type: field.text({ description: 'Disk type, e.g. `disk`.', since: '3.1.0' }),
+  path: field.text({ description: 'Disk path on the hosts.', since: '3.1.0' }),
+  size: field.long({ description: 'Disk size in bytes.', since: '3.1.0' }),
+  state: field.text({ description: 'Enabled status, e.g. `Enabled`; other values are open.', since: '3.1.0' }),
+  createDate: field.timestamp({ description: 'When the LUN was discovered.', since: '3.1.0' }),
+  lastOpDate: field.timestamp({ description: 'When the LUN record last changed.', since: '3.1.0' }),
   scsiLunHostRefs: field.records(scsiLunHostRef),
   scsiLunVmInstanceRefs: field.records(scsiLunVmInstanceRef),
-});
+}, { since: '3.1.0' });
 export type FiberChannelLunRecord = RecordOf<typeof fiberChannelLun>;
 
 export const cbtTask = defineRecord('cbtTask', {
-  uuid: field.uuid({ description: 'Identifier. Since 4.10.10.' }),
-  name: field.text({ description: 'Name. Since 4.10.10.' }),
-  description: field.text({ description: 'Description. Since 4.10.10.' }),
-  createDate: field.timestamp({ description: 'When the task was created. Since 4.10.10.' }),
-  lastOpDate: field.timestamp({ description: 'When the task last changed. Since 4.10.10.' }),
-  status: field.oneOf(CBT_TASK_STATUSES, { description: 'Lifecycle status. Since 4.10.10.' }),
-});
+  uuid: field.uuid({ description: 'Identifier.', since: '4.10.10' }),
+  name: field.text({ description: 'Name.', since: '4.10.10' }),
+  description: field.text({ description: 'Description.', since: '4.10.10' }),
+  createDate: field.timestamp({ description: 'When the task was created.', since: '4.10.10' }),
+  lastOpDate: field.timestamp({ description: 'When the task last changed.', since: '4.10.10' }),
+  status: field.oneOf(CBT_TASK_STATUSES, { description: 'Lifecycle status.', since: '4.10.10' }),
+}, { since: '4.10.10' });
 export type CbtTaskRecord = RecordOf<typeof cbtTask>;
 
 export const volumeSnapshotRef = defineRecord('volumeSnapshotRef', {
   /** The reference's identity: always decoded. */
-  volumeSnapshotUuid: field.requiredUuidRef({ description: 'The volume snapshot. Since 3.6.0.' }),
-  volumeSnapshotGroupUuid: field.uuidRef({ description: 'Group the snapshot belongs to. Since 3.6.0.' }),
-  volumeUuid: field.uuidRef({ description: 'Volume the snapshot was taken of. Since 3.6.0.' }),
-  volumeName: field.text({ description: 'Name of the volume when the snapshot was taken. Since 3.6.0.' }),
-  volumeType: field.text({ description: 'Type of the volume: `Root` or `Data`. Since 3.6.0.' }),
-  volumeSnapshotInstallPath: field.text({ description: 'Path of the snapshot on its storage. Since 3.6.0.' }),
-  volumeSnapshotName: field.text({ description: 'Name of the snapshot. Since 3.6.0.' }),
-  deviceId: field.int({ description: 'Device order of the volume when the snapshot was taken. Since 3.6.0.' }),
-  snapshotDeleted: field.bool({ description: 'Whether the snapshot has since been deleted. Since 3.6.0.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 3.6.0.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.6.0.' }),
-});
+  volumeSnapshotUuid: field.requiredUuidRef({ description: 'The volume snapshot.', since: '3.6.0' }),
+  volumeSnapshotGroupUuid: field.uuidRef({ description: 'Group the snapshot belongs to.', since: '3.6.0' }),
+  volumeUuid: field.uuidRef({ description: 'Volume the snapshot was taken of.', since: '3.6.0' }),
+  volumeName: field.text({ description: 'Name of the volume when the snapshot was taken.', since: '3.6.0' }),
+  volumeType: field.text({ description: 'Type of the volume: `Root` or `Data`.', since: '3.6.0' }),
+  volumeSnapshotInstallPath: field.text({ description: 'Path of the snapshot on its storage.', since: '3.6.0' }),
+  volumeSnapshotName: field.text({ description: 'Name of the snapshot.', since: '3.6.0' }),
+  deviceId: field.int({ description: 'Device order of the volume when the snapshot was taken.', since: '3.6.0' }),
+  snapshotDeleted: field.bool({ description: 'Whether the snapshot has since been deleted.', since: '3.6.0' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '3.6.0' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.6.0' }),
+}, { since: '3.6.0' });
 export type VolumeSnapshotRefRecord = RecordOf<typeof volumeSnapshotRef>;
 
 /** VolumeSnapshotGroupInventory (since 3.6.0). */
 export const volumeSnapshotGroup = defineRecord('volumeSnapshotGroup', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.6.0.' }),
-  name: field.text({ description: 'Name. Since 3.6.0.' }),
-  description: field.text({ description: 'Description. Since 3.6.0.' }),
-  snapshotCount: field.int({ description: 'How many snapshots the group holds. Since 3.6.0.' }),
-  vmInstanceUuid: field.uuidRef({ description: 'VM whose volumes were snapshotted. Since 3.6.0.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 3.6.0.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.6.0.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '3.6.0' }),
+  name: field.text({ description: 'Name.', since: '3.6.0' }),
+  description: field.text({ description: 'Description.', since: '3.6.0' }),
+  snapshotCount: field.int({ description: 'How many snapshots the group holds.', since: '3.6.0' }),
+  vmInstanceUuid: field.uuidRef({ description: 'VM whose volumes were snapshotted.', since: '3.6.0' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '3.6.0' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.6.0' }),
   volumeSnapshotRefs: field.records(volumeSnapshotRef),
-});
+}, { since: '3.6.0' });
 export type VolumeSnapshotGroupRecord = RecordOf<typeof volumeSnapshotGroup>;
 
 export const usedIp = defineRecord('usedIp', {
-  uuid: field.uuid({ description: 'Identifier. Since 4.10.0.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '4.10.0' }),
   /** The VM of the NIC the address is allocated to: not on the wire, taken from the NIC or its VM. */
   vmInstanceUuid: field.fromParent(),
-  ipRangeUuid: field.uuidRef({ description: 'IP range the address comes from. Since 4.10.0.' }),
-  l3NetworkUuid: field.uuidRef({ description: 'L3 network of the address. Since 4.10.0.' }),
-  ip: field.text({ description: 'IP address. Since 4.10.0.' }),
-  netmask: field.text({ description: 'Netmask. Since 4.10.0.' }),
-  gateway: field.text({ description: 'Gateway. Since 4.10.0.' }),
-  usedFor: field.text({ description: 'What the address is used for. Since 4.10.0.' }),
-  vmNicUuid: field.uuidRef({ description: 'NIC the address is allocated to. Since 4.10.0.' }),
-  ipVersion: field.int({ description: 'IP version: 4 or 6. Since 4.10.0.' }),
-  ipInLong: field.long({ description: 'The IPv4 address as a number; null for IPv6. Since 4.10.0.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 4.10.0.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 4.10.0.' }),
-});
+  ipRangeUuid: field.uuidRef({ description: 'IP range the address comes from.', since: '4.10.0' }),
+  l3NetworkUuid: field.uuidRef({ description: 'L3 network of the address.', since: '4.10.0' }),
+  ip: field.text({ description: 'IP address.', since: '4.10.0' }),
+  netmask: field.text({ description: 'Netmask.', since: '4.10.0' }),
+  gateway: field.text({ description: 'Gateway.', since: '4.10.0' }),
+  usedFor: field.text({ description: 'What the address is used for.', since: '4.10.0' }),
+  vmNicUuid: field.uuidRef({ description: 'NIC the address is allocated to.', since: '4.10.0' }),
+  ipVersion: field.int({ description: 'IP version: 4 or 6.', since: '4.10.0' }),
+  ipInLong: field.long({ description: 'The IPv4 address as a number; null for IPv6.', since: '4.10.0' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '4.10.0' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '4.10.0' }),
+}, { since: '4.10.0' });
 export type UsedIpRecord = RecordOf<typeof usedIp>;
 
 /** A vmNics item and VmNicInventory. */
 export const vmNic = defineRecord('vmNic', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.9.0.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '3.9.0' }),
   /** Its own when the wire has it, else the VM it came embedded in. */
-  vmInstanceUuid: field.ownOrParent({ description: 'VM the NIC belongs to. Since 3.9.0.' }),
-  l3NetworkUuid: field.uuidRef({ description: 'L3 network the NIC is on. Since 3.9.0.' }),
-  ip: field.text({ description: 'IP address. Since 3.9.0.' }),
-  mac: field.text({ description: 'MAC address. Since 3.9.0.' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 4.7.13.' }),
-  netmask: field.text({ description: 'Netmask. Since 3.9.0.' }),
-  gateway: field.text({ description: 'Gateway. Since 3.9.0.' }),
-  metaData: field.text({ description: 'Metadata text. Since 3.9.0.' }),
+  vmInstanceUuid: field.ownOrParent({ description: 'VM the NIC belongs to.', since: '3.9.0' }),
+  l3NetworkUuid: field.uuidRef({ description: 'L3 network the NIC is on.', since: '3.9.0' }),
+  ip: field.text({ description: 'IP address.', since: '3.9.0' }),
+  mac: field.text({ description: 'MAC address.', since: '3.9.0' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '4.7.13' }),
+  netmask: field.text({ description: 'Netmask.', since: '3.9.0' }),
+  gateway: field.text({ description: 'Gateway.', since: '3.9.0' }),
+  metaData: field.text({ description: 'Metadata text.', since: '3.9.0' }),
   /** Lower-cased; null for a value outside the spec's set. */
   driverType: field.oneOf(NIC_DRIVERS, {
     anyCase: true,
-    description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`. Since 4.7.13.',
+    description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`.', since: '4.7.13',
   }),
-  internalName: field.text({ description: 'Name of the device inside the hypervisor. Since 4.7.13.' }),
-  type: field.text({ description: 'NIC type, e.g. `VNIC`. Since 4.7.13.' }),
-  state: field.text({ description: 'NIC state; `enable` is seen, other values are open. Since 4.7.13.' }),
-  ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6. Since 3.9.0.' }),
-  deviceId: field.int({ description: 'Device order of the NIC in the VM. Since 3.9.0.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 3.9.0.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.9.0.' }),
+  internalName: field.text({ description: 'Name of the device inside the hypervisor.', since: '4.7.13' }),
+  type: field.text({ description: 'NIC type, e.g. `VNIC`.', since: '4.7.13' }),
+  state: field.text({ description: 'NIC state; `enable` is seen, other values are open.', since: '4.7.13' }),
+  ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6.', since: '3.9.0' }),
+  deviceId: field.int({ description: 'Device order of the NIC in the VM.', since: '3.9.0' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '3.9.0' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.9.0' }),
   usedIps: field.records(usedIp, 'vmInstanceUuid'),
-  usedIpUuid: field.uuidRef({ description: 'The used-IP record of `ip`, when the upstream returns it. Since 3.9.0.' }),
-});
+  usedIpUuid: field.uuidRef({ description: 'The used-IP record of `ip`, when the upstream returns it.', since: '3.9.0' }),
+}, { since: '3.9.0' });
 export type VmNicRecord = RecordOf<typeof vmNic>;
 
 /**
@@ -306,127 +306,128 @@ export type VmNicRecord = RecordOf<typeof vmNic>;
  * (which carries a subset: its other fields are null).
  */
 export const volume = defineRecord('volume', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.17.13.' }),
-  name: field.text({ description: 'Name. Since 3.17.13.' }),
-  description: field.text({ description: 'Description. Since 3.17.13.' }),
-  primaryStorageUuid: field.uuidRef({ description: 'Primary storage holding the volume. Since 3.17.13.' }),
-  vmInstanceUuid: field.uuidRef({ description: 'VM the volume is attached to; null when detached. Since 3.17.13.' }),
-  diskOfferingUuid: field.uuidRef({ description: 'Disk offering the volume was created from. Since 3.17.13.' }),
-  rootImageUuid: field.uuidRef({ description: 'Image a root volume was created from. Since 3.17.13.' }),
-  installPath: field.text({ description: 'Path of the volume on its primary storage. Since 3.17.13.' }),
-  type: field.text({ description: 'Volume type: `Root` or `Data`. Since 3.17.13.' }),
-  format: field.text({ description: 'Disk format, e.g. `qcow2`. Since 3.17.13.' }),
-  state: field.text({ description: 'Volume state; `Enabled` is seen, other values are open. Since 3.17.13.' }),
-  status: field.text({ description: 'Volume status; `Ready` is seen, other values are open. Since 3.17.13.' }),
-  volumeQos: field.text({ description: 'QoS settings of the volume. Since 3.17.13.' }),
-  lastVmInstanceUuid: field.uuidRef({ description: 'VM the volume was last attached to. Since 3.17.13.' }),
-  size: field.long({ description: 'Virtual size in bytes. Since 3.17.13.' }),
-  actualSize: field.long({ description: 'Space actually used on the primary storage, in bytes. Since 3.17.13.' }),
-  deviceId: field.int({ description: 'Device order in the VM (0 is the boot volume); null when detached. Since 3.17.13.' }),
-  isShareable: field.bool({ description: 'Whether several VMs may attach the volume. Since 3.17.13.' }),
-  lastDetachDate: field.timestamp({ description: 'When the volume was last detached. Since 3.17.13.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 3.17.13.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.17.13.' }),
-  encrypted: field.bool({ description: 'Whether the volume is encrypted. Since 5.1.0.' }),
-});
+  uuid: field.uuid({ description: 'Identifier.', since: '3.17.13' }),
+  name: field.text({ description: 'Name.', since: '3.17.13' }),
+  description: field.text({ description: 'Description.', since: '3.17.13' }),
+  primaryStorageUuid: field.uuidRef({ description: 'Primary storage holding the volume.', since: '3.17.13' }),
+  vmInstanceUuid: field.uuidRef({ description: 'VM the volume is attached to; null when detached.', since: '3.17.13' }),
+  diskOfferingUuid: field.uuidRef({ description: 'Disk offering the volume was created from.', since: '3.17.13' }),
+  rootImageUuid: field.uuidRef({ description: 'Image a root volume was created from.', since: '3.17.13' }),
+  installPath: field.text({ description: 'Path of the volume on its primary storage.', since: '3.17.13' }),
+  type: field.text({ description: 'Volume type: `Root` or `Data`.', since: '3.17.13' }),
+  format: field.text({ description: 'Disk format, e.g. `qcow2`.', since: '3.17.13' }),
+  state: field.text({ description: 'Volume state; `Enabled` is seen, other values are open.', since: '3.17.13' }),
+  status: field.text({ description: 'Volume status; `Ready` is seen, other values are open.', since: '3.17.13' }),
+  volumeQos: field.text({ description: 'QoS settings of the volume.', since: '3.17.13' }),
+  lastVmInstanceUuid: field.uuidRef({ description: 'VM the volume was last attached to.', since: '3.17.13' }),
+  size: field.long({ description: 'Virtual size in bytes.', since: '3.17.13' }),
+  actualSize: field.long({ description: 'Space actually used on the primary storage, in bytes.', since: '3.17.13' }),
+  deviceId: field.int({ description: 'Device order in the VM (0 is the boot volume); null when detached.', since: '3.17.13' }),
+  isShareable: field.bool({ description: 'Whether several VMs may attach the volume.', since: '3.17.13' }),
+  lastDetachDate: field.timestamp({ description: 'When the volume was last detached.', since: '3.17.13' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '3.17.13' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.17.13' }),
+  encrypted: field.bool({ description: 'Whether the volume is encrypted.', since: '5.1.0' }),
+}, { since: '3.17.13' });
 export type VolumeRecord = RecordOf<typeof volume>;
 
 export const vmCdRom = defineRecord('vmCdRom', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.17.13.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '3.17.13' }),
   /** Its own when the wire has it, else the VM it came embedded in. */
-  vmInstanceUuid: field.ownOrParent({ description: 'VM the drive belongs to. Since 3.17.13.' }),
-  isoUuid: field.uuidRef({ description: 'ISO image in the drive; null when empty. Since 3.17.13.' }),
-  isoInstallPath: field.text({ description: 'Install path of the ISO image. Since 3.17.13.' }),
-  name: field.text({ description: 'Name. Since 3.17.13.' }),
-  description: field.text({ description: 'Description. Since 3.17.13.' }),
-  deviceId: field.int({ description: 'Device order of the drive in the VM. Since 3.17.13.' }),
-  createDate: field.timestamp({ description: 'Creation time. Since 3.17.13.' }),
-  lastOpDate: field.timestamp({ description: 'Last update time. Since 3.17.13.' }),
-});
+  vmInstanceUuid: field.ownOrParent({ description: 'VM the drive belongs to.', since: '3.17.13' }),
+  isoUuid: field.uuidRef({ description: 'ISO image in the drive; null when empty.', since: '3.17.13' }),
+  isoInstallPath: field.text({ description: 'Install path of the ISO image.', since: '3.17.13' }),
+  name: field.text({ description: 'Name.', since: '3.17.13' }),
+  description: field.text({ description: 'Description.', since: '3.17.13' }),
+  deviceId: field.int({ description: 'Device order of the drive in the VM.', since: '3.17.13' }),
+  createDate: field.timestamp({ description: 'Creation time.', since: '3.17.13' }),
+  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.17.13' }),
+}, { since: '3.17.13' });
 export type VmCdRomRecord = RecordOf<typeof vmCdRom>;
 
 export const vmInstance = defineRecord('vmInstance', {
-  uuid: field.uuid({ description: 'Identifier. Since 0.6.' }),
-  name: field.text({ description: 'Name. Since 0.6.' }),
-  description: field.text({ description: 'Description. Since 0.6.' }),
-  zoneUuid: field.uuidRef({ description: 'Zone (data center) of the VM. Since 0.6.' }),
-  clusterUuid: field.uuidRef({ description: 'Cluster of the VM. Since 0.6.' }),
-  imageUuid: field.uuidRef({ description: 'Image the VM was created from. Since 0.6.' }),
-  hostUuid: field.uuidRef({ description: 'Host the VM runs on now; null when it is not placed. Since 0.6.' }),
-  lastHostUuid: field.uuidRef({ description: 'Host the VM last ran on. Since 0.6.' }),
-  instanceOfferingUuid: field.uuidRef({ description: 'Instance offering (CPU/memory template) of the VM. Since 0.6.' }),
-  rootVolumeUuid: field.uuidRef({ description: 'Root (boot) volume. Since 0.6.' }),
-  defaultL3NetworkUuid: field.uuidRef({ description: 'Default L3 network. Since 0.6.' }),
-  platform: field.text({ description: 'Guest platform: `Windows`, `Linux` or `Other`. Since 0.6.' }),
-  architecture: field.text({ description: 'CPU architecture: `x86_64`, `aarch64` or `Other`. Since 0.6.' }),
-  type: field.text({ description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`). Since 0.6.' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`. Since 0.6.' }),
-  memorySize: field.long({ description: 'Memory size in bytes. Since 0.6.' }),
-  cpuNum: field.int({ description: 'CPU count. Since 0.6.' }),
-  cpuSpeed: field.long({ description: 'CPU speed. Since 0.6.' }),
-  allocatorStrategy: field.text({ description: 'Host allocation strategy. Since 0.6.' }),
-  createDate: field.timestamp({ description: 'When the VM was created. Since 0.6.' }),
-  lastOpDate: field.timestamp({ description: 'When the VM record last changed. Since 0.6.' }),
-  state: field.text({ description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open. Since 0.6.' }),
-  guestOsType: field.text({ description: 'Guest OS type, e.g. `CentOS 7`. Since 3.11.2.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '0.6' }),
+  name: field.text({ description: 'Name.', since: '0.6' }),
+  description: field.text({ description: 'Description.', since: '0.6' }),
+  zoneUuid: field.uuidRef({ description: 'Zone (data center) of the VM.', since: '0.6' }),
+  clusterUuid: field.uuidRef({ description: 'Cluster of the VM.', since: '0.6' }),
+  imageUuid: field.uuidRef({ description: 'Image the VM was created from.', since: '0.6' }),
+  hostUuid: field.uuidRef({ description: 'Host the VM runs on now; null when it is not placed.', since: '0.6' }),
+  lastHostUuid: field.uuidRef({ description: 'Host the VM last ran on.', since: '0.6' }),
+  instanceOfferingUuid: field.uuidRef({ description: 'Instance offering (CPU/memory template) of the VM.', since: '0.6' }),
+  rootVolumeUuid: field.uuidRef({ description: 'Root (boot) volume.', since: '0.6' }),
+  defaultL3NetworkUuid: field.uuidRef({ description: 'Default L3 network.', since: '0.6' }),
+  platform: field.text({ description: 'Guest platform: `Windows`, `Linux` or `Other`.', since: '0.6' }),
+  architecture: field.text({ description: 'CPU architecture: `x86_64`, `aarch64` or `Other`.', since: '0.6' }),
+  type: field.text({ description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`).', since: '0.6' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
+  memorySize: field.long({ description: 'Memory size in bytes.', since: '0.6' }),
+  cpuNum: field.int({ description: 'CPU count.', since: '0.6' }),
+  cpuSpeed: field.long({ description: 'CPU speed.', since: '0.6' }),
+  allocatorStrategy: field.text({ description: 'Host allocation strategy.', since: '0.6' }),
+  createDate: field.timestamp({ description: 'When the VM was created.', since: '0.6' }),
+  lastOpDate: field.timestamp({ description: 'When the VM record last changed.', since: '0.6' }),
+  state: field.text({ description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open.', since: '0.6' }),
+  guestOsType: field.text({ description: 'Guest OS type, e.g. `CentOS 7`.', since: '3.11.2' }),
   vmNics: field.records(vmNic, 'uuid'),
   allVolumes: field.records(volume),
   vmCdRoms: field.records(vmCdRom, 'uuid'),
-});
+}, { since: '0.6' });
 export type VmInstanceRecord = RecordOf<typeof vmInstance>;
 
 /** SNSApplicationPlatformInventory (since 2.3). */
 export const snsApplicationPlatform = defineRecord('snsApplicationPlatform', {
-  uuid: field.uuid({ description: 'Identifier. Since 2.3.' }),
-  name: field.text({ description: 'Name. Since 2.3.' }),
-  description: field.text({ description: 'Description. Since 2.3.' }),
-  type: field.text({ description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open. Since 2.3.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '2.3' }),
+  name: field.text({ description: 'Name.', since: '2.3' }),
+  description: field.text({ description: 'Description.', since: '2.3' }),
+  type: field.text({ description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open.', since: '2.3' }),
   state: field.text({
     description:
-      'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open. Since 2.3.',
+      'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open.',
+    since: '2.3',
   }),
-  createDate: field.timestamp({ description: 'When the platform was created. Since 2.3.' }),
-  lastOpDate: field.timestamp({ description: 'When the platform last changed. Since 2.3.' }),
-});
+  createDate: field.timestamp({ description: 'When the platform was created.', since: '2.3' }),
+  lastOpDate: field.timestamp({ description: 'When the platform last changed.', since: '2.3' }),
+}, { since: '2.3' });
 export type SnsApplicationPlatformRecord = RecordOf<typeof snsApplicationPlatform>;
 
 /** Tolerated: a bare phone number instead of `{"phoneNumber"}`. */
 export const snsSmsReceiver = defineRecord(
   'snsSmsReceiver',
-  { phoneNumber: field.requiredText({ description: 'Phone number texted by the endpoint. Since 3.7.0.' }) },
-  { fromText: 'phoneNumber' },
+  { phoneNumber: field.requiredText({ description: 'Phone number texted by the endpoint.', since: '3.7.0' }) },
+  { fromText: 'phoneNumber', since: '3.7.0' },
 );
 export type SnsSmsReceiverRecord = RecordOf<typeof snsSmsReceiver>;
 
 /** SNSApplicationEndpointInventory (since 5.0.0); `type` is HTTP, Email or SMS. */
 export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
-  uuid: field.uuid({ description: 'Identifier. Since 5.0.0.' }),
-  name: field.text({ description: 'Name. Since 5.0.0.' }),
-  description: field.text({ description: 'Description. Since 5.0.0.' }),
+  uuid: field.uuid({ description: 'Identifier.', since: '5.0.0' }),
+  name: field.text({ description: 'Name.', since: '5.0.0' }),
+  description: field.text({ description: 'Description.', since: '5.0.0' }),
   type: field.text(),
-  platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to. Since 5.0.0.' }),
-  state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open. Since 5.0.0.' }),
-  createDate: field.timestamp({ description: 'When the endpoint was created. Since 5.0.0.' }),
-  lastOpDate: field.timestamp({ description: 'When the endpoint last changed. Since 5.0.0.' }),
+  platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to.', since: '5.0.0' }),
+  state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open.', since: '5.0.0' }),
+  createDate: field.timestamp({ description: 'When the endpoint was created.', since: '5.0.0' }),
+  lastOpDate: field.timestamp({ description: 'When the endpoint last changed.', since: '5.0.0' }),
   /** HTTP endpoints only (simulator's generic-family record; not in the spec's inventory). */
-  url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.' }),
+  url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types.', since: '4.2.0' }),
   /** HTTP endpoints only: the basic-auth user name (simulator's generic-family record). */
   username: field.text({
-    description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types. Since 4.2.0.',
+    description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types.', since: '4.2.0',
   }),
   /** SMS endpoints only: the receivers' phone numbers. */
   receivers: field.records(snsSmsReceiver),
-});
+}, { since: '5.0.0' });
 export type SnsApplicationEndpointRecord = RecordOf<typeof snsApplicationEndpoint>;
 
 /** SNS email address record (since 3.7.0). */
 export const snsEmailAddress = defineRecord('snsEmailAddress', {
-  uuid: field.uuid({ description: 'Identifier. Since 3.7.0.' }),
-  emailAddress: field.text({ description: 'The email address. Since 3.7.0.' }),
-  endpointUuid: field.uuidRef({ description: 'The Email endpoint the address belongs to. Since 3.7.0.' }),
-  createDate: field.timestamp({ description: 'When the address was added. Since 3.7.0.' }),
-  lastOpDate: field.timestamp({ description: 'When the address last changed. Since 3.7.0.' }),
-});
+  uuid: field.uuid({ description: 'Identifier.', since: '3.7.0' }),
+  emailAddress: field.text({ description: 'The email address.', since: '3.7.0' }),
+  endpointUuid: field.uuidRef({ description: 'The Email endpoint the address belongs to.', since: '3.7.0' }),
+  createDate: field.timestamp({ description: 'When the address was added.', since: '3.7.0' }),
+  lastOpDate: field.timestamp({ description: 'When the address last changed.', since: '3.7.0' }),
+}, { since: '3.7.0' });
 export type SnsEmailAddressRecord = RecordOf<typeof snsEmailAddress>;
 
 /** Directory record of the generic family (the spec shows only DeleteDirectory). */
@@ -439,19 +440,19 @@ export const directory = defineRecord('directory', {
   type: field.text(),
   createDate: field.timestamp(),
   lastOpDate: field.timestamp(),
-});
+}, { since: '4.6.0' });
 export type DirectoryRecord = RecordOf<typeof directory>;
 
 /** GetPrimaryStorageCapacity result (since 0.6). */
 export const primaryStorageCapacity = defineRecord(
   'primaryStorageCapacity',
   {
-    totalCapacity: field.requiredLong({ description: 'Total capacity. Since 0.6.' }),
-    availableCapacity: field.requiredLong({ description: 'Capacity still available for allocation. Since 0.6.' }),
-    totalPhysicalCapacity: field.requiredLong({ description: 'Total physical capacity. Since 0.6.' }),
-    availablePhysicalCapacity: field.requiredLong({ description: 'Physical capacity still free. Since 0.6.' }),
+    totalCapacity: field.requiredLong({ description: 'Total capacity.', since: '0.6' }),
+    availableCapacity: field.requiredLong({ description: 'Capacity still available for allocation.', since: '0.6' }),
+    totalPhysicalCapacity: field.requiredLong({ description: 'Total physical capacity.', since: '0.6' }),
+    availablePhysicalCapacity: field.requiredLong({ description: 'Physical capacity still free.', since: '0.6' }),
   },
-  { defaultPath: 'capacity' },
+  { defaultPath: 'capacity', since: '0.6' },
 );
 export type PrimaryStorageCapacityRecord = RecordOf<typeof primaryStorageCapacity>;
 
@@ -467,7 +468,7 @@ export const snapshotGroupDeletionResult = defineRecord(
       o.error === undefined || o.error === null ? null : runtime.errorCode(o.error, `${path}.error`),
     ),
   },
-  { defaultPath: 'result' },
+  { defaultPath: 'result', since: '3.6.0' },
 );
 export type SnapshotGroupDeletionResultRecord = RecordOf<typeof snapshotGroupDeletionResult>;
 

@@ -12,7 +12,7 @@ import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type 
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { JobOutcome, JobRecord } from '../../jobs/store.js';
-import type { DeclaredValues, ParamDeclaration, ParamsOf, ResultOf, WriteOperation } from '../../upstream/operations/index.js';
+import { isDeclaredParam, type DeclaredValues, type ParamDeclaration, type ParamsOf, type ResultOf, type WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
 import { JobRef, MutationPayloadUnion, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
 
@@ -232,11 +232,11 @@ function parameterFields(t: InputBuilder, operation: WriteOperation, mutation: s
   const fields: InputFieldMap = {};
   for (const name of paramNamesOf(operation)) {
     const spec = operation.params[name];
-    const declared = typeof spec === 'object';
+    const declared = spec !== undefined && isDeclaredParam(spec);
     if (declared === (name in own)) {
       throw new TypeError(`${mutation}: parameter ${name} of ${operation.name} needs ${declared ? 'no input field of its own' : 'an input field'}`);
     }
-    fields[name] = typeof spec === 'object' ? declaredField(t, spec) : own[name]!;
+    fields[name] = declared ? declaredField(t, spec) : own[name]!;
   }
   return { ...fields, ...own };
 }
@@ -256,6 +256,8 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
     {
       name: `${typeName}Input`,
       description: `Input of \`${spec.name}\` (${operation}).`,
+      // Each input field is as old as its parameter (`schema/releases.ts` reads the declaration).
+      extensions: { since: spec.operation.since, upstreamOperation: spec.operation },
       inputFields: (t) => ({
         clientMutationId: t.id({ description: 'Echoed back in the payload, for the client to match answers to requests.' }),
         ...parameterFields(t, spec.operation, spec.name, spec.inputFields?.(t) ?? {}),
@@ -271,7 +273,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
     {
       description: spec.description,
       nullable: false,
-      extensions: { writeTouches: spec.touches as unknown as WriteTouches<Record<string, unknown>> },
+      extensions: { writeTouches: spec.touches as unknown as WriteTouches<Record<string, unknown>>, since: spec.operation.since },
       resolve: async (_root, args, context, info): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
@@ -295,6 +297,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
     {
       name: `${typeName}Payload`,
       description: `Result of \`${spec.name}\` (${operation}).`,
+      extensions: { since: spec.operation.since },
       outputFields: (t) => ({
         clientMutationId: t.id({
           nullable: true,

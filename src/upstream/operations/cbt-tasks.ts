@@ -38,37 +38,41 @@ function decodeNbdVolumeInfo(decoder: RecordDecoder, value: unknown, path: strin
   };
 }
 
-const taskUuid = pathParam('uuid', 'The CBT task (path parameter). Since 4.10.10.');
+const taskUuid = pathParam('uuid', 'The CBT task (path parameter).', { since: '4.10.10' });
 
 export const CreateCbtTask = defineOperation('CreateCbtTask', 'POST cbt-task/create', {
+  since: '4.10.10',
   params: {
-    name: bodyParam('text', 'Name of the task. Since 4.10.10.', { required: true }),
-    description: bodyParam('text', 'Description of the task. Since 4.10.10.'),
+    name: bodyParam('text', 'Name of the task.', { required: true, since: '4.10.10' }),
+    description: bodyParam('text', 'Description of the task.', { since: '4.10.10' }),
     taskType: bodyParam(
       'text',
-      'Kind of task. The spec does not show the allowed values; the service is known to take `VM` (so the set stays open here and the upstream validates it). Since 4.10.10.',
-      { required: true },
+      'Kind of task. The spec does not show the allowed values; the service is known to take `VM` (so the set stays open here and the upstream validates it).',
+      { required: true, since: '4.10.10' },
     ),
-    resourceUuids: bodyParam('uuids', 'The resources to track: the VM (all its volumes) or some of its volumes. Since 4.10.10.', { required: true }),
-    resourceUuid: bodyParam('uuid', 'A caller-chosen uuid for the new task. Since 4.10.10.'),
-    tagUuids: bodyParam('uuids', 'Tags to attach to the new task. Since 4.10.10.'),
-    vmInstanceUuid: bodyParam('uuid', 'The VM the task tracks; carried by the request body, whether the service requires it is not shown. Since 4.10.10.'),
+    resourceUuids: bodyParam('uuids', 'The resources to track: the VM (all its volumes) or some of its volumes.', { required: true, since: '4.10.10' }),
+    resourceUuid: bodyParam('uuid', 'A caller-chosen uuid for the new task.', { since: '4.10.10' }),
+    tagUuids: bodyParam('uuids', 'Tags to attach to the new task.', { since: '4.10.10' }),
+    vmInstanceUuid: bodyParam('uuid', 'The VM the task tracks; carried by the request body, whether the service requires it is not shown.', { since: '4.10.10' }),
   },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
 });
 
 export const DeleteCbtTask = defineOperation('DeleteCbtTask', 'DELETE cbt-task/{uuid}', {
-  params: { uuid: taskUuid, force: bodyParam('bool', 'Delete even while the task runs. Since 4.10.10.'), deleteMode: 'body' },
+  since: '4.10.10',
+  params: { uuid: taskUuid, force: bodyParam('bool', 'Delete even while the task runs.', { since: '4.10.10' }), deleteMode: 'body' },
   decode: () => EMPTY_RESULT,
 });
 
 export const DisableCbtTask = defineOperation('DisableCbtTask', 'POST cbt-task/disable/{uuid}', {
-  params: { uuid: taskUuid, force: bodyParam('bool', 'Disable forcibly. Since 4.10.10.') },
+  since: '4.10.10',
+  params: { uuid: taskUuid, force: bodyParam('bool', 'Disable forcibly.', { since: '4.10.10' }) },
   decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
 });
 
 export const EnableCbtTask = defineOperation('EnableCbtTask', 'POST cbt-task/enable/{uuid}', {
-  params: { uuid: taskUuid, bitmapName: bodyParam('text', 'Name of the dirty bitmap that tracks changed blocks. Since 4.10.10.') },
+  since: '4.10.10',
+  params: { uuid: taskUuid, bitmapName: bodyParam('text', 'Name of the dirty bitmap that tracks changed blocks.', { since: '4.10.10' }) },
   decode: (body, decoder) => ({
     inventory: inventoryOf(body, decoder.cbtTask),
     // The spec does not show the items' fields: they are passed on as the service gives them.
@@ -77,10 +81,11 @@ export const EnableCbtTask = defineOperation('EnableCbtTask', 'POST cbt-task/ena
 });
 
 export const ExportNbdVolumes = defineOperation('ExportNbdVolumes', 'POST cbt-task/exportvolume', {
+  since: '4.10.10',
   params: {
-    volumeUuids: bodyParam('uuids', 'The volumes to export; each must be attached to the VM. Since 4.10.10.', { required: true }),
-    vmInstanceUuid: bodyParam('uuid', 'The VM the volumes belong to. Since 4.10.10.', { required: true }),
-    force: bodyParam('bool', 'Export again volumes that are already exported. Since 4.10.10.'),
+    volumeUuids: bodyParam('uuids', 'The volumes to export; each must be attached to the VM.', { required: true, since: '4.10.10' }),
+    vmInstanceUuid: bodyParam('uuid', 'The VM the volumes belong to.', { required: true, since: '4.10.10' }),
+    force: bodyParam('bool', 'Export again volumes that are already exported.', { since: '4.10.10' }),
   },
   decode: (body, decoder) => {
     const infos = body.volumeInfos;

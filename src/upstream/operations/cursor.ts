@@ -42,6 +42,7 @@ function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder,
 }
 
 export const CursorQuery = defineOperation('CursorQuery', 'GET cursor-query', {
+  since: '1.0.0',
   family: 'cursor',
   // `filter` repeats, one `<field>:<op>:<value>` each: the gateway's and the simulator's
   // documented encoding, as the spec leaves the Filter structure unshown.
@@ -50,6 +51,7 @@ export const CursorQuery = defineOperation('CursorQuery', 'GET cursor-query', {
 });
 
 export const CursorNext = defineOperation('CursorNext', 'GET cursor-next', {
+  since: '1.0.0',
   family: 'cursor',
   // The cursor knows its resource type upstream; the gateway needs it to decode the items.
   params: { cursor: 'query', pageSize: 'query', resourceType: 'local' },

@@ -5,6 +5,7 @@
  * request); nothing above the upstream layer knows a URL.
  */
 import type { RecordDecoder } from '../decode.js';
+import { describeSince, type Release } from '../releases.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -54,14 +55,43 @@ export interface ParamDeclaration<In extends ParamLocation | 'path' = ParamLocat
   readonly kind: Kind;
   /** Whether a caller must give it: every path parameter, and the others the spec requires. */
   readonly required: Required;
-  /** The spec's description of the parameter, ending with the release it appeared in ("Since 2.6.0."). */
+  /** The spec's description of the parameter, ending with `since` when it names one ("Since 2.6.0."). */
   readonly doc: string;
+  /** The release that brought the parameter; left out, its operation's. */
+  readonly since?: Release;
   /** Why the upstream deprecates it, when it does. */
   readonly deprecated?: string;
 }
 
-/** A parameter as an operation declares it: its location, or its location with its facts. */
-export type ParamSpec = ParamLocation | ParamDeclaration;
+/**
+ * A parameter declared by its location and the release that brought it, its value having a shape
+ * the layer above spells (`shapedParam('body', { since: '5.1.0' })`).
+ */
+export interface ParamShape {
+  readonly in: ParamLocation;
+  readonly since: Release;
+}
+
+/**
+ * A parameter as an operation declares it: its location (as old as its operation), its location
+ * and release (`shapedParam`), or its location with its facts (`pathParam`, `bodyParam`).
+ */
+export type ParamSpec = ParamLocation | ParamShape | ParamDeclaration;
+
+/** Whether a parameter is declared with its facts (kind, requiredness, description). */
+export function isDeclaredParam(spec: ParamSpec): spec is ParamDeclaration {
+  return typeof spec === 'object' && 'kind' in spec;
+}
+
+/** The release that brought a parameter: its own, else its operation's. */
+export function paramRelease(operation: { readonly since: Release }, spec: ParamSpec | undefined): Release {
+  return typeof spec === 'object' && spec.since !== undefined ? spec.since : operation.since;
+}
+
+/** A parameter of a shape the layer above spells, newer than its operation. */
+export function shapedParam(location: ParamLocation, options: { since: Release }): ParamShape {
+  return { in: location, since: options.since };
+}
 
 /** The declared parameters of an operation, by name, in the order they are sent. */
 export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
@@ -72,8 +102,8 @@ export function locationOf(spec: ParamSpec): ParamLocation | 'path' {
 }
 
 /** A path parameter: required, one percent-encoded segment. */
-export function pathParam<const Kind extends WireKind>(kind: Kind, doc: string): ParamDeclaration<'path', Kind, true> {
-  return { in: 'path', kind, required: true, doc };
+export function pathParam<const Kind extends WireKind>(kind: Kind, doc: string, options: { since?: Release } = {}): ParamDeclaration<'path', Kind, true> {
+  return { in: 'path', kind, required: true, doc: describeSince(doc, options.since), ...(options.since === undefined ? {} : { since: options.since }) };
 }
 
 /** What a body or query parameter may say besides its kind and its description. */
@@ -81,6 +111,8 @@ export interface ParamOptions {
   /** @default false */
   readonly required?: boolean;
   readonly deprecated?: string;
+  /** The release that brought the parameter, added to its description; left out, its operation's. */
+  readonly since?: Release;
 }
 
 type RequiredOf<Options extends ParamOptions> = Options extends { required: true } ? true : false;
@@ -91,7 +123,14 @@ export function bodyParam<const Kind extends WireKind, const Options extends Par
   doc: string,
   options?: Options,
 ): ParamDeclaration<'body', Kind, RequiredOf<Options>> {
-  return { in: 'body', kind, doc, required: (options?.required ?? false) as RequiredOf<Options>, ...(options?.deprecated === undefined ? {} : { deprecated: options.deprecated }) };
+  return {
+    in: 'body',
+    kind,
+    doc: describeSince(doc, options?.since),
+    required: (options?.required ?? false) as RequiredOf<Options>,
+    ...(options?.deprecated === undefined ? {} : { deprecated: options.deprecated }),
+    ...(options?.since === undefined ? {} : { since: options.since }),
+  };
 }
 
 /** The value a declared parameter takes. */
@@ -123,6 +162,8 @@ export interface OperationDeclaration<Path extends string, Locations extends Par
   readonly name: string;
   readonly method: HttpMethod;
   readonly family: OperationFamily;
+  /** The release that brought the operation, as the spec says it (`null`: the job poll, as old as the service). */
+  readonly since: Release;
   /** Relative to the family's root, `{name}` standing for a path parameter (one segment, percent-encoded). */
   readonly path: Path;
   /** PUT `.../actions` only: the key of the action object, which selects the operation. */
@@ -178,6 +219,8 @@ export type PathOfRoute<R extends string> = R extends `${HttpMethod} ${infer Pat
 
 /** What a declaration says besides its name and route. */
 export interface OperationOptions<Path extends string, Locations extends ParamSpecs, Result> {
+  /** The release that brought the operation (`since: '4.10.6'`). */
+  readonly since: Release;
   /** @default 'resource' */
   readonly family?: OperationFamily;
   readonly actionKey?: string;
@@ -227,6 +270,7 @@ export function defineOperation<const R extends Route, const Locations extends P
     name,
     method,
     family: options.family ?? 'resource',
+    since: options.since,
     path,
     ...(options.actionKey === undefined ? {} : { actionKey: options.actionKey }),
     params,

@@ -6,5 +6,6 @@
 import { defineOperation } from './define.js';
 
 export const PollJob = defineOperation('PollJob', 'GET api-jobs/{jobUuid}', {
+  since: null,
   decode: (body) => body,
 });

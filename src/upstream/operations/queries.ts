@@ -3,6 +3,7 @@
  * and the paging parameters the gateway documents, answered with `inventories` (and `total`).
  */
 import type { RecordDecoder } from '../decode.js';
+import type { Release } from '../releases.js';
 import type { QueryResult } from '../types.js';
 import { defineOperation, type PathOfRoute, type ReadOperation, type Route } from './define.js';
 import { decodeQueryResult, type ItemDecoder } from './results.js';
@@ -16,17 +17,18 @@ export type QueryParamLocations = typeof QUERY_PARAMS;
 function defineQuery<const R extends Route<'GET'>, T>(
   name: string,
   route: R,
+  since: Release,
   itemOf: (decoder: RecordDecoder) => ItemDecoder<T>,
 ): ReadOperation<PathOfRoute<R>, QueryParamLocations, QueryResult<T>> {
-  return defineOperation(name, route, { params: QUERY_PARAMS, decode: (body, decoder) => decodeQueryResult(body, itemOf(decoder)) });
+  return defineOperation(name, route, { since, params: QUERY_PARAMS, decode: (body, decoder) => decodeQueryResult(body, itemOf(decoder)) });
 }
 
-export const QueryHBADevice = defineQuery('QueryHBADevice', 'GET storage-devices/hba', (decoder) => decoder.hbaDevice);
-export const QueryFiberChannelLun = defineQuery('QueryFiberChannelLun', 'GET storage-devices/fiber-channel/luns', (decoder) => decoder.fiberChannelLun);
-export const QueryCbtTask = defineQuery('QueryCbtTask', 'GET cbt-task', (decoder) => decoder.cbtTask);
-export const QueryVolumeSnapshotGroup = defineQuery('QueryVolumeSnapshotGroup', 'GET volume-snapshots/group', (decoder) => decoder.volumeSnapshotGroup);
+export const QueryHBADevice = defineQuery('QueryHBADevice', 'GET storage-devices/hba', '5.3.0', (decoder) => decoder.hbaDevice);
+export const QueryFiberChannelLun = defineQuery('QueryFiberChannelLun', 'GET storage-devices/fiber-channel/luns', '3.1.0', (decoder) => decoder.fiberChannelLun);
+export const QueryCbtTask = defineQuery('QueryCbtTask', 'GET cbt-task', '4.10.10', (decoder) => decoder.cbtTask);
+export const QueryVolumeSnapshotGroup = defineQuery('QueryVolumeSnapshotGroup', 'GET volume-snapshots/group', '3.6.0', (decoder) => decoder.volumeSnapshotGroup);
 export const QuerySNSEmailAddress = defineQuery(
   'QuerySNSEmailAddress',
-  'GET sns/application-endpoints/emails/email-addresses',
+  'GET sns/application-endpoints/emails/email-addresses', '3.7.0',
   (decoder) => decoder.snsEmailAddress,
 );

@@ -2,6 +2,7 @@
 import { defineOperation } from './define.js';
 
 export const GetPrimaryStorageCapacity = defineOperation('GetPrimaryStorageCapacity', 'GET primary-storage/capacities', {
+  since: '0.6',
   params: { zoneUuids: 'query', clusterUuids: 'query', primaryStorageUuids: 'query', all: 'query' },
   decode: (body, decoder) => decoder.primaryStorageCapacity(body, 'body'),
 });
