@@ -59,6 +59,7 @@ import { useVariableCoercion } from './plugins/use-variable-coercion.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { schema } from './schema/index.js';
+import { schemaForRelease, useReleaseValidation } from './schema/releases.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
 import type { LiveInvalidation } from './live/invalidation.js';
@@ -200,8 +201,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     logger,
   });
 
+  // UPSTREAM_VERSION: the schema that release offers; the full one still names what it left out.
+  const servedSchema = config.upstreamVersion === undefined ? schema : schemaForRelease(schema, config.upstreamVersion);
   const yoga = createYoga<ServerContext, GatewayContext>({
-    schema,
+    schema: servedSchema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     graphiql: config.graphiql ? graphiqlOptions(deps.demo?.credentials) : false,
@@ -255,6 +258,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         blockFieldSuggestions: !config.graphiql,
       }),
       useMutationLimit(config.maxMutations),
+      ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: schema, release: config.upstreamVersion })]),
       useUnexpectedErrorLogging({ logger }),
       operationMetrics.plugin,
       // Before the response cache, which wraps whatever executor is in place when it runs.

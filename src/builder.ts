@@ -31,6 +31,12 @@ export interface GatewaySchemaTypes {
  */
 const CURSOR_MAY_BE_PROMISED = { pothosExposedField: null };
 
+/**
+ * The gateway's own types (connections, edges, page info): as old as the service, present
+ * whenever what they hold is (`schema/releases.ts`).
+ */
+const GATEWAY_OWN = { since: null };
+
 export const builder = new SchemaBuilder<GatewaySchemaTypes>({
   plugins: [RelayPlugin, DataloaderPlugin],
   relay: {
@@ -59,16 +65,17 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     },
     nodeTypeOptions: {
       description: 'A record with a globally unique, opaque `id`; fetch any of them again with `node(id:)`.',
+      extensions: GATEWAY_OWN,
     },
-    pageInfoTypeOptions: { description: 'Forward pagination state of a connection.' },
+    pageInfoTypeOptions: { description: 'Forward pagination state of a connection.', extensions: GATEWAY_OWN },
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
     // `node` and `nodes` are schema/kit/node.ts's own: the plugin's decode every id before resolving,
     // so one bad id would fail the whole field instead of its own slot.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
     mutationInputArgOptions: { description: 'The mutation input.' },
-    defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).' },
-    defaultEdgeTypeOptions: { description: 'A record and its cursor.' },
+    defaultConnectionTypeOptions: { description: 'A page of records (Relay connection).', extensions: GATEWAY_OWN },
+    defaultEdgeTypeOptions: { description: 'A record and its cursor.', extensions: GATEWAY_OWN },
   },
 });
 

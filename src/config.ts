@@ -2,6 +2,7 @@
  * The gateway's configuration: the only reader of `process.env`. Fails fast on a bad value.
  */
 import { parseTrustedProxy } from './client-address.js';
+import { isRelease } from './upstream/releases.js';
 
 export interface GatewayConfig {
   /** Where the gateway listens. @default 4000 */
@@ -18,6 +19,11 @@ export interface GatewayConfig {
   readonly redisUrl: string | undefined;
   /** IANA zone of the upstream's timestamp text. @default 'UTC' */
   readonly upstreamTimezone: string;
+  /**
+   * The upstream's release (`4.7.0`): the served schema holds only what that release has, by the
+   * spec's "Since" (`schema/releases.ts`). Unset: the newest the spec describes.
+   */
+  readonly upstreamVersion: string | undefined;
   /** Time allowed for one upstream request. @default 10000 */
   readonly upstreamTimeoutMs: number;
   /** Keep-alive connections per upstream origin. @default 32 */
@@ -153,6 +159,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   publicUrl: undefined,
   redisUrl: undefined,
   upstreamTimezone: 'UTC',
+  upstreamVersion: undefined,
   upstreamTimeoutMs: 10_000,
   upstreamConnections: 32,
   maxBatchSize: 100,
@@ -235,6 +242,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     publicUrl: readUrl(env, 'PUBLIC_URL'),
     redisUrl: readRedisUrl(env, 'REDIS_URL'),
     upstreamTimezone: readTimezone(env, 'UPSTREAM_TIMEZONE') ?? defaultConfig.upstreamTimezone,
+    upstreamVersion: readRelease(env, 'UPSTREAM_VERSION') ?? defaultConfig.upstreamVersion,
     upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', defaultConfig.upstreamTimeoutMs, 1, 600_000),
     upstreamConnections: readInteger(env, 'UPSTREAM_CONNECTIONS', defaultConfig.upstreamConnections, 1, 1024),
     maxBatchSize: readInteger(env, 'MAX_BATCH_SIZE', defaultConfig.maxBatchSize, 1, 1000),
@@ -297,6 +305,15 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
   return config;
+}
+
+/** A release as the spec writes one (`4.7.0`, `2.3`). */
+function readRelease(env: Env, name: string): string | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  // `auto` is not offered: the spec names no place where the upstream reports its release (README, "Upstream releases").
+  if (!isRelease(raw)) throw new ConfigError(`${name} must be a release such as 4.7.0, got "${raw}"`);
+  return raw;
 }
 
 function readString(env: Env, name: string): string | undefined {

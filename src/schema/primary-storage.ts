@@ -10,6 +10,7 @@ import { exposeRecordFields } from './kit/record-fields.js';
 const PrimaryStorageCapacityRef = builder.objectRef<PrimaryStorageCapacityRecord>('PrimaryStorageCapacity');
 
 PrimaryStorageCapacityRef.implement({
+  extensions: { since: GetPrimaryStorageCapacity.since },
   description: 'Capacity summed over the selected primary storages (GetPrimaryStorageCapacity), in bytes. Since 0.6.',
   fields: (t) => ({
     ...exposeRecordFields(t, 'primaryStorageCapacity', 'totalCapacity', 'availableCapacity', 'totalPhysicalCapacity', 'availablePhysicalCapacity'),
@@ -22,6 +23,7 @@ builder.queryField('primaryStorageCapacity', (t) =>
     nullable: true,
     description:
       'Capacity summed over primary storages (GetPrimaryStorageCapacity): those named in `primaryStorageUuids`, else those in the given zones and clusters, else every one when `all` is true. Null when it cannot be read (with an error): no `Authorization` sent (`UNAUTHENTICATED`), the upstream failing, or a call that selects nothing (the upstream rejects it). Since 0.6.',
+    extensions: { since: GetPrimaryStorageCapacity.since },
     args: {
       zoneUuids: t.arg({ type: ['Uuid'], description: 'Primary storages of these zones. Since 0.6.' }),
       clusterUuids: t.arg({ type: ['Uuid'], description: 'Primary storages attached to these clusters. Since 0.6.' }),

@@ -10,7 +10,7 @@
  * upstream holds (a uuid, a Java Long, a timestamp), and the schema kit says how GraphQL shows it.
  */
 import type { ErrorCodeRecord } from './records.js';
-import { describeSince, type Release } from './releases.js';
+import { describeSince, newerOf, type Release } from './releases.js';
 import type { Wire } from './wire.js';
 
 /** 32 lowercase hexadecimal characters. */
@@ -121,10 +121,15 @@ export function defineRecord<const F extends Fields>(
   return Object.freeze({ name, since: options.since, fields, keys, defaultPath: options.defaultPath ?? name, fromText: options.fromText });
 }
 
-/** The release that brought field `key` of a record: its own, else the record's; undefined when neither says. */
+/**
+ * The release that brought field `key` of a record: its own, else the record's, never older than
+ * the record (an SNS endpoint's `url`, set since 4.2.0, is read on endpoint records only since
+ * 5.0.0); undefined when neither says.
+ */
 export function fieldRelease(definition: AnyRecordDefinition, key: string): Release | undefined {
   const spec = definition.fields[key] as FieldSpec<unknown> | undefined;
-  return spec?.since !== undefined ? spec.since : definition.since;
+  if (spec?.since === undefined) return definition.since;
+  return definition.since === undefined ? spec.since : newerOf(spec.since, definition.since);
 }
 
 const spec = <T, K extends FieldKind>(kind: K, always: boolean, doc: FieldDoc, extra: Partial<FieldSpec<T, K>> = {}): FieldSpec<T, K> => ({

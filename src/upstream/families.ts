@@ -5,6 +5,8 @@
  *
  * The Relay side (sealed cursors, `first`/`after`) is the schema's: `schema/kit/families.ts`.
  */
+import { CursorQuery, QUERY_OPERATIONS } from './operations/index.js';
+import type { Release } from './releases.js';
 import type { CredentialFamily, UpstreamSession } from './session.js';
 import type {
   CursorFilter,
@@ -69,6 +71,8 @@ export interface UpstreamFamily<R> {
   readonly name: string;
   /** The credential its reads need. */
   readonly credential: CredentialFamily;
+  /** The release that brought its reads (CursorQuery's, or the collection's query operation's). */
+  readonly since: Release;
   /** Every record meeting `where`: the first page, then the next while the upstream has more. */
   readAll(session: UpstreamSession, where: readonly Condition[]): Promise<R[]>;
 }
@@ -78,6 +82,7 @@ export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): U
   return {
     name: resourceType,
     credential: 'cursor',
+    since: CursorQuery.since,
     async readAll(session, where) {
       const records: CursorResourceTypes[K][] = [];
       let page = await session.cursorQuery({ resourceType, pageSize: READ_ALL_PAGE_SIZE, filter: toCursorFilters(where) });
@@ -96,6 +101,7 @@ export function queryFamilyOf<C extends QueryCollection>(collection: C): Upstrea
   return {
     name: collection,
     credential: 'resource',
+    since: QUERY_OPERATIONS[collection].since,
     async readAll(session, where) {
       const records: QueryCollections[C][] = [];
       const conditions = toQueryConditions(where);

@@ -280,18 +280,19 @@ export const vmNic = defineRecord('vmNic', {
   l3NetworkUuid: field.uuidRef({ description: 'L3 network the NIC is on.', since: '3.9.0' }),
   ip: field.text({ description: 'IP address.', since: '3.9.0' }),
   mac: field.text({ description: 'MAC address.', since: '3.9.0' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '4.7.13' }),
+  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
   netmask: field.text({ description: 'Netmask.', since: '3.9.0' }),
   gateway: field.text({ description: 'Gateway.', since: '3.9.0' }),
   metaData: field.text({ description: 'Metadata text.', since: '3.9.0' }),
   /** Lower-cased; null for a value outside the spec's set. */
   driverType: field.oneOf(NIC_DRIVERS, {
     anyCase: true,
-    description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139`.', since: '4.7.13',
+    description: 'Emulated device model; null when the upstream reports a value outside `virtio`, `e1000`, `rtl8139` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).',
+    since: '3.17.13',
   }),
-  internalName: field.text({ description: 'Name of the device inside the hypervisor.', since: '4.7.13' }),
-  type: field.text({ description: 'NIC type, e.g. `VNIC`.', since: '4.7.13' }),
-  state: field.text({ description: 'NIC state; `enable` is seen, other values are open.', since: '4.7.13' }),
+  internalName: field.text({ description: 'Name of the device inside the hypervisor (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
+  type: field.text({ description: 'NIC type, e.g. `VNIC` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
+  state: field.text({ description: 'NIC state; `enable` is seen, other values are open (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
   ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6.', since: '3.9.0' }),
   deviceId: field.int({ description: 'Device order of the NIC in the VM.', since: '3.9.0' }),
   createDate: field.timestamp({ description: 'Creation time.', since: '3.9.0' }),
@@ -369,9 +370,10 @@ export const vmInstance = defineRecord('vmInstance', {
   lastOpDate: field.timestamp({ description: 'When the VM record last changed.', since: '0.6' }),
   state: field.text({ description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open.', since: '0.6' }),
   guestOsType: field.text({ description: 'Guest OS type, e.g. `CentOS 7`.', since: '3.11.2' }),
-  vmNics: field.records(vmNic, 'uuid'),
-  allVolumes: field.records(volume),
-  vmCdRoms: field.records(vmCdRom, 'uuid'),
+  // The lists are as old as the VM record; their items, per the spec, only since 3.17.13.
+  vmNics: field.records(vmNic, 'uuid', { since: '3.17.13' }),
+  allVolumes: field.records(volume, undefined, { since: '3.17.13' }),
+  vmCdRoms: field.records(vmCdRom, 'uuid', { since: '3.17.13' }),
 }, { since: '0.6' });
 export type VmInstanceRecord = RecordOf<typeof vmInstance>;
 

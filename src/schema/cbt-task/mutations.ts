@@ -93,6 +93,7 @@ defineWriteMutation({
 const NbdVolumeInfoRef = builder.objectRef<NbdVolumeInfoRecord>('NbdVolumeInfo');
 
 NbdVolumeInfoRef.implement({
+  extensions: { since: ExportNbdVolumes.since },
   description:
     'A volume exported over NBD by ExportNbdVolumes (`volumeInfos` item; the spec answers `{}`, the service adds this list). Since 4.10.10.',
   fields: (t) => ({

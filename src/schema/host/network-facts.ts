@@ -3,7 +3,7 @@
  * their own, found by their `<hostUuid>.<uuid>` global ids through their host's facts.
  */
 import { builder } from '../../builder.js';
-import type { HostBondingRecord, HostNetworkFactsRecord } from '../../upstream/records.js';
+import { hostNetworkFacts, hostBonding, hostNic, type HostBondingRecord, type HostNetworkFactsRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
@@ -25,6 +25,7 @@ export const InterfaceType = recordEnum('InterfaceType', {
 export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 HostNetworkFactsRef.implement({
+  extensions: { since: hostNetworkFacts.since },
   description: 'Network facts of a host: its bonds and its NICs (GetHostNetworkFacts). Since 3.5.0.',
   fields: (t) => ({
     bondings: t.field({
@@ -52,7 +53,7 @@ const loadHostNics = loadEmbedded('HostNic', loadNetworkFacts, (facts: HostNetwo
 export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', {
   description: 'A bond of host NICs (HostNetworkBondingInventory). Since 4.7.0; network facts carry bonds since 3.5.0.',
   id: { resolve: (bond) => embeddedId(bond.hostUuid, bond.uuid) },
-  extensions: EMBEDDED_GLOBAL_ID,
+  extensions: { ...EMBEDDED_GLOBAL_ID, since: hostBonding.since },
   load: loadBondings,
   fields: (t) => ({
     ...exposeRecordFields(t, 'hostBonding', 'uuid', 'hostUuid'),
@@ -77,7 +78,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
 export const HostNicRef = builder.loadableNode('HostNic', {
   description: 'A physical NIC of a host: a plain NIC or a bond slave (network facts record; slave record of the bond inventory). Since 3.5.0.',
   id: { resolve: (nic) => embeddedId(nic.hostUuid, nic.uuid) },
-  extensions: EMBEDDED_GLOBAL_ID,
+  extensions: { ...EMBEDDED_GLOBAL_ID, since: hostNic.since },
   load: loadHostNics,
   fields: (t) => ({
     ...exposeRecordFields(t, 'hostNic', 'uuid', 'hostUuid'),

@@ -4,7 +4,7 @@
  * fields (network facts, block devices, sensors).
  */
 import { builder } from '../../builder.js';
-import { GetHostBlockDevices, GetHostSensors } from '../../upstream/operations/index.js';
+import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../upstream/operations/index.js';
 import type { HostRecord } from '../../upstream/records.js';
 import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
@@ -38,7 +38,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: HostNetworkFactsRef,
       nullable: true,
       description: 'Bonds and NICs of the host (GetHostNetworkFacts: one upstream request per host). Null when they cannot be read (with an error). Since 3.5.0.',
-      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: GetHostNetworkFacts.since },
       load: loadNetworkFacts,
       resolve: (host) => host.uuid,
     }),
@@ -46,7 +46,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
-      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: GetHostBlockDevices.since },
       resolve: async (host, _args, context) => {
         const body = await context.session.read(GetHostBlockDevices, { uuid: host.uuid });
         return body.blockDevices ?? body;
@@ -56,7 +56,7 @@ export const HostRef = builder.loadableNode('Host', {
       type: 'JSON',
       nullable: true,
       description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
-      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent() },
+      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: GetHostSensors.since },
       resolve: async (host, _args, context) => {
         const body = await context.session.read(GetHostSensors, { uuid: host.uuid });
         return body.sensors ?? body;

@@ -9,6 +9,7 @@ import type { EnumRef } from '@pothos/core';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { FieldSpec, RecordDefinition } from '../../upstream/define-record.js';
 import type { RECORDS } from '../../upstream/records.js';
+import { describeSince, type Release } from '../../upstream/releases.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
@@ -52,12 +53,16 @@ function defineEnum<V extends string>(
 }
 
 /**
- * `closedSetEnum('OrderDirection', { description, values: { asc: 'Smallest first.', ... } })`: an
- * enum of wire values no record field holds (an argument's closed set, a job's status). Values
- * appear in the order given.
+ * `closedSetEnum('OrderDirection', { description, values: { asc: 'Smallest first.', ... }, since })`:
+ * an enum of wire values no record field holds (an argument's closed set, a job's status). Values
+ * appear in the order given; `since` is the release of the parameter it is the set of (`null`: the
+ * gateway's own), added to the description.
  */
-export function closedSetEnum<const V extends string>(name: string, options: { description: string; values: Readonly<Record<V, EnumValueDoc>> }): EnumRef<Types, V> {
-  return defineEnum(name, options.description, options.values);
+export function closedSetEnum<const V extends string>(
+  name: string,
+  options: { description: string; values: Readonly<Record<V, EnumValueDoc>>; since: Release },
+): EnumRef<Types, V> {
+  return defineEnum(name, describeSince(options.description, options.since), options.values, { since: options.since });
 }
 
 /**

@@ -11,6 +11,8 @@ import type { ErrorCodeRecord } from '../../upstream/records.js';
 export const UpstreamErrorRef = builder.objectRef<ErrorCodeRecord>('UpstreamError');
 
 UpstreamErrorRef.implement({
+  // The spec's ErrorCode, as old as the service.
+  extensions: { since: null },
   description: 'An error reported by the upstream service (its ErrorCode structure), with the root cause chained beneath it.',
   fields: (t) => ({
     code: t.exposeString('code', {

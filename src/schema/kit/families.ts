@@ -8,6 +8,7 @@ import type { GatewayContext } from '../../context.js';
 import { observeBatch } from '../../metrics.js';
 import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
+import type { Release } from '../../upstream/releases.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
 import { matchByKey, notFound } from './loading.js';
@@ -18,6 +19,8 @@ export type { FamilyPageRequest } from './connections.js';
 export interface RecordFamily<R> {
   /** The credential its reads need. */
   readonly credential: CredentialFamily;
+  /** The release that brought its reads. */
+  readonly since: Release;
   /** The order of its pages when the client asks for none, as the schema describes it. */
   readonly defaultOrder: string;
   /**
@@ -43,6 +46,7 @@ export function queryFamily<C extends QueryCollection>(collection: C): RecordFam
 function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page: RecordFamily<R>['page']): RecordFamily<R> {
   return {
     credential: upstream.credential,
+    since: upstream.since,
     defaultOrder,
     whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
     page,

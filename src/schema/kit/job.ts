@@ -43,6 +43,7 @@ export const JobStatusEnum = closedSetEnum('JobStatus', {
     SUCCEEDED: 'Finished successfully; `payload` holds the result.',
     FAILED: 'Finished with an error; `error` says which.',
   },
+  since: null,
 });
 
 export const MutationPayloadUnion = builder.unionType('MutationPayload', {
@@ -56,6 +57,8 @@ export const MutationPayloadUnion = builder.unionType('MutationPayload', {
 export const JobRef = builder.objectRef<JobRecord>('Job');
 
 JobRef.implement({
+  // The gateway's own: as old as the service.
+  extensions: { since: null },
   description:
     'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`.',
   fields: (t) => ({
@@ -111,11 +114,12 @@ builder.queryField('job', (t) =>
     description:
       'A job started by one of your mutations, by id; null when there is none (with a `NOT_FOUND` error), it was started with another credential (`FORBIDDEN`) or it cannot be read (e.g. `UNAUTHENTICATED`).',
     args: { id: t.arg.id({ required: true, description: 'The job id (`job { id }` of a mutation payload).' }) },
+    extensions: { since: null },
     resolve: (_root, args, context) => readOwnJob(context, String(args.id)),
   }),
 );
 
-builder.subscriptionType({ description: 'Results of asynchronous work, pushed as the upstream reports them.' });
+builder.subscriptionType({ description: 'Results of asynchronous work, pushed as the upstream reports them.', extensions: { since: null } });
 
 builder.subscriptionFields((t) => ({
   jobCompleted: t.field({

@@ -7,7 +7,8 @@
  */
 import type { InputRef, OutputRef } from '@pothos/core';
 import { builder } from '../../builder.js';
-import type { FieldSpec } from '../../upstream/define-record.js';
+import { fieldRelease, type FieldSpec } from '../../upstream/define-record.js';
+import { newerOf, type Release } from '../../upstream/releases.js';
 import { RECORDS } from '../../upstream/records.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
@@ -18,6 +19,7 @@ import { closedSetEnum } from './enums.js';
 export const OrderDirection = closedSetEnum('OrderDirection', {
   description: 'Sort direction.',
   values: { asc: 'Smallest first.', desc: 'Largest first.' },
+  since: null,
 });
 
 /** The GraphQL type of a filter field: a scalar, a list of uuids, or an enum (given by its ref). */
@@ -88,7 +90,10 @@ export interface ListQuery<R> {
   readonly connection: OutputRef<unknown>;
   /** What the records are called in the generated descriptions, e.g. `an HBA port`, `HBA ports`. */
   readonly naming: { readonly a: string; readonly plural: string };
-  /** The release that brought the resource: both query fields' descriptions end `Since <since>.` */
+  /**
+   * The release that brought the resource: both query fields' descriptions end `Since <since>.`;
+   * left out, the query fields are as old as the family's reads, and say nothing.
+   */
   readonly since?: string;
   /**
    * The connection query field, e.g. `volumes`, described by what it lists and how it is read;
@@ -151,6 +156,11 @@ function sinceOf(query: ListQuery<unknown>): string {
   return query.since === undefined ? '' : ` Since ${query.since}.`;
 }
 
+/** The release of a list query's fields: its own, or its family's reads'; never older than its record. */
+function releaseOf(query: ListQuery<unknown>): Release {
+  return newerOf(query.since ?? query.family.since, RECORDS[query.record].since ?? null);
+}
+
 function listDescription<R>(query: ListQuery<R>): string {
   const header = CREDENTIAL_HEADERS[query.family.credential];
   return `${query.list.description} Null when they cannot be read (with an error): no \`${header}\` sent (\`UNAUTHENTICATED\`) or the upstream failing; the other fields of the query still answer.${sinceOf(query)}`;
@@ -179,20 +189,27 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
   const { typeName, order } = query;
   const filter = { ...query.filter, fields: filterFieldsOf(query.record, query.filter.fields) };
   const { a, plural } = query.naming;
+  const since = releaseOf(query as ListQuery<unknown>);
+  const record = RECORDS[query.record];
+  // A condition or a sort key on a record field is as old as the field (or as the query, if newer).
+  const onField = (field: string): Release => newerOf(since, fieldRelease(record, field) ?? since);
   const Filter = builder.inputType(`${typeName}Filter`, {
     description: filter.description ?? `Conditions on ${plural}; all given conditions must hold.`,
+    extensions: { since },
     fields: (t) =>
       Object.fromEntries(
-        Object.entries(filter.fields).map(([name, { type, description }]) => [
+        Object.entries(filter.fields).map(([name, { type, description, field }]) => [
           name,
           // The declaration types each field; Pothos cannot follow a type chosen per entry.
-          t.field({ type: type as 'String', description }),
+          t.field({ type: type as 'String', description, extensions: { since: onField(field) } }),
         ]),
       ),
   });
-  const OrderFieldEnum = builder.enumType(`${typeName}OrderField`, { description: `Fields ${plural} can be sorted by.`, values: order.fields });
+  const orderValues = Object.fromEntries(Object.entries(order.fields).map(([name, key]) => [name, { ...key, extensions: { since: onField(key.value) } }]));
+  const OrderFieldEnum = builder.enumType(`${typeName}OrderField`, { description: `Fields ${plural} can be sorted by.`, values: orderValues, extensions: { since } });
   const Order = builder.inputType(`${typeName}Order`, {
     description: `Order of ${a} connection.`,
+    extensions: { since },
     fields: (t) => ({
       field: t.field({ type: OrderFieldEnum, required: true, description: 'Sort key.' }),
       direction: t.field({ type: OrderDirection, defaultValue: 'asc', description: 'Direction. Default ASC.' }),
@@ -204,6 +221,7 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
       type: query.connection,
       nullable: true,
       description: listDescription(query),
+      extensions: { since },
       args: {
         ...pageArgs,
         filter: t.arg({ type: Filter, description: filter.argDescription }),
@@ -224,6 +242,7 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
         type: query.one.type,
         nullable: true,
         description: oneDescription(query, query.one.noun),
+        extensions: { since },
         args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
         resolve: (_root, args) => args.uuid,
       }),

@@ -69,7 +69,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'Any record by its global `id`; null with an error when there is none: `BAD_USER_INPUT` for an id this API did not issue, `NOT_FOUND` for a record that does not exist (or not for you), or the error that kept it from being read.',
-    extensions: callsPerValueOf('id'),
+    extensions: { ...callsPerValueOf('id'), since: null },
     args: { id: t.arg.id({ required: true, description: 'A global id, as any record\'s `id` field returns it.' }) },
     resolve: async (_root, args, context, info) => (await resolveNodeIds([String(args.id)], 'id', context, info))[0],
   }),
@@ -77,7 +77,7 @@ builder.queryFields((t) => ({
     type: [builder.nodeInterfaceRef()],
     nullable: { list: false, items: true },
     description: `Records by their global ids, in the order given (at most ${MAX_NODE_IDS}). Each id that names no record is null in its own slot, with an error as \`node\` gives it; the others still resolve.`,
-    extensions: callsPerValueOf('ids'),
+    extensions: { ...callsPerValueOf('ids'), since: null },
     args: {
       ids: t.arg.idList({
         required: true,

@@ -6,9 +6,10 @@
  * A record's `uuid` is always decoded.
  */
 import type { EnumRef, FieldRef, ObjectFieldBuilder, SchemaTypes } from '@pothos/core';
-import type { AnyRecordDefinition, FieldKind, FieldSpec, RecordDefinition, RecordOf } from '../../upstream/define-record.js';
+import { fieldRelease, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
+import type { Release } from '../../upstream/releases.js';
 
 /**
  * The GraphQL type of each field kind the kit exposes as it is: the kind says what the upstream
@@ -52,7 +53,7 @@ type FieldsOfKind<R extends RecordName, Kind extends FieldKind, V = unknown> = {
  * Pothos' signature (checking them against the parent's property type) cannot follow.
  */
 interface Exposer<Types extends SchemaTypes> {
-  expose(name: string, options: { type: unknown; nullable: boolean; description: string }): FieldRef<Types, unknown, 'Object'>;
+  expose(name: string, options: { type: unknown; nullable: boolean; description: string; extensions: { since: Release } }): FieldRef<Types, unknown, 'Object'>;
 }
 
 function exposeEach<Types extends SchemaTypes, K extends string>(
@@ -67,8 +68,10 @@ function exposeEach<Types extends SchemaTypes, K extends string>(
     const spec = definition.fields[name] as FieldSpec<unknown>;
     // A field is described where it is declared; exposing one that is not would publish it bare.
     if (spec.description === undefined) throw new Error(`${record}.${name} has no description in its record definition`);
+    const since = fieldRelease(definition, name);
+    if (since === undefined) throw new Error(`${record}.${name} has no release in its record definition`);
     const { type, nullable } = typeOf(spec);
-    fields[name] = t.expose(name, { type, nullable, description: spec.description });
+    fields[name] = t.expose(name, { type, nullable, description: spec.description, extensions: { since } });
   }
   return fields;
 }

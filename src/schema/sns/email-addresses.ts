@@ -4,7 +4,7 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { SnsEmailAddressRecord } from '../../upstream/records.js';
+import { snsEmailAddress, type SnsEmailAddressRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { contains, DATE_ORDER_FIELDS, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey } from '../kit/loading.js';
@@ -15,6 +15,7 @@ const emailAddresses = queryFamily('snsEmailAddresses');
 
 export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   description: 'An email address an Email endpoint notifies (SNS email address record, QuerySNSEmailAddress). Since 3.7.0.',
+  extensions: { since: snsEmailAddress.since },
   ...nodeByUuid(emailAddresses, 'SnsEmailAddress'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsEmailAddress', 'uuid', 'emailAddress', 'endpointUuid'),

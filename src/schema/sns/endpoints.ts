@@ -5,7 +5,7 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { SnsApplicationEndpointRecord, SnsApplicationPlatformRecord, SnsSmsReceiverRecord } from '../../upstream/records.js';
+import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsApplicationPlatformRecord, type SnsSmsReceiverRecord } from '../../upstream/records.js';
 import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { closedSetEnum } from '../kit/enums.js';
@@ -24,7 +24,8 @@ const ENDPOINT_TYPES = {
 type EndpointType = keyof typeof ENDPOINT_TYPES;
 
 export const SnsEndpointType = closedSetEnum('SnsEndpointType', {
-  description: 'How an SNS endpoint delivers notifications. Since 5.0.0.',
+  description: 'How an SNS endpoint delivers notifications.',
+  since: snsApplicationEndpoint.since ?? null,
   values: ENDPOINT_TYPES,
 });
 
@@ -46,6 +47,7 @@ SnsSmsReceiverRef.implement({
 export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEndpoint', {
   description:
     'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the generic family). Since 5.0.0.',
+  extensions: { since: snsApplicationEndpoint.since },
   ...nodeByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'uuid', 'name', 'description'),
@@ -115,6 +117,8 @@ builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
     nullable: true,
     byPath: true,
     description: 'The endpoints of this platform (one upstream query for all platforms of a page). Null when they cannot be read (with an error). Since 5.0.0.',
+    // A connection outlives its records' type: it is as old as the endpoints.
+    extensions: { since: snsApplicationEndpoint.since },
     args: { ...pageArgs },
     load: async (platformUuids: string[], context, args) => {
       // A bad `first` fails before the upstream request rather than after it.

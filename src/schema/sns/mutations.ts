@@ -10,7 +10,8 @@ import { SnsApplicationEndpointRef } from './endpoints.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
 export const SnsStateEvent = closedSetEnum('SnsStateEvent', {
-  description: 'The state change ChangeSNSApplicationPlatformState applies (`stateEvent`). Since 2.3.',
+  description: 'The state change ChangeSNSApplicationPlatformState applies (`stateEvent`).',
+  since: ChangeSNSApplicationPlatformState.since,
   values: {
     enable: 'Enable the platform; its state becomes `Enabled`.',
     disable: 'Disable the platform (the resulting state\'s name is not shown in the spec; `Disabled` is seen).',

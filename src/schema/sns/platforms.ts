@@ -3,6 +3,7 @@
  * family (resourceType `sns-application-platform`): the spec gives them no query of their own.
  */
 import { builder } from '../../builder.js';
+import { snsApplicationPlatform } from '../../upstream/records.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { exposeRecordFields } from '../kit/record-fields.js';
@@ -11,6 +12,7 @@ const platforms = cursorFamily('sns-application-platform');
 
 export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPlatform', {
   description: 'A notification (SNS) application platform that endpoints deliver through (SNSApplicationPlatformInventory). Since 2.3.',
+  extensions: { since: snsApplicationPlatform.since },
   ...nodeByUuid(platforms, 'SnsApplicationPlatform'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsApplicationPlatform', 'uuid', 'name', 'description', 'type', 'state', 'createDate', 'lastOpDate'),

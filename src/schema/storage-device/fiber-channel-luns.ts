@@ -3,7 +3,7 @@
  * mapped to.
  */
 import { builder } from '../../builder.js';
-import type { HostRecord, ScsiLunHostRefRecord, ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
+import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
@@ -30,6 +30,7 @@ const fiberChannelLuns = queryFamily('fiberChannelLuns');
 const ScsiLunHostRefType = builder.objectRef<ScsiLunHostRefRecord>('ScsiLunHostRef');
 
 ScsiLunHostRefType.implement({
+  extensions: { since: scsiLunHostRef.since },
   description: 'A mapping of a fibre-channel LUN to a host that sees it (scsiLunHostRefs item). Since 3.1.0.',
   fields: (t) => ({
     ...exposeRecordFields(t, 'scsiLunHostRef', 'scsiLunUuid', 'hostUuid'),
@@ -45,6 +46,7 @@ ScsiLunHostRefType.implement({
 const ScsiLunVmInstanceRefType = builder.objectRef<ScsiLunVmInstanceRefRecord>('ScsiLunVmInstanceRef');
 
 ScsiLunVmInstanceRefType.implement({
+  extensions: { since: scsiLunVmInstanceRef.since },
   description: 'A mapping of a fibre-channel LUN to a VM that uses it directly (scsiLunVmInstanceRefs item). Since 3.1.0.',
   fields: (t) => ({
     ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'scsiLunUuid', 'vmInstanceUuid'),
@@ -59,6 +61,7 @@ ScsiLunVmInstanceRefType.implement({
 
 export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
+  extensions: { since: fiberChannelLun.since },
   ...nodeByUuid(fiberChannelLuns, 'FiberChannelLun'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'fiberChannelLun',

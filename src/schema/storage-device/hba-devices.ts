@@ -4,6 +4,7 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
+import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
@@ -90,6 +91,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     args: { ...pageArgs },
     // The ports are grouped by their host's uuid.
     extensions: {
+      since: QueryHBADevice.since,
       ...reads<HostRecord>('uuid'),
       ...alsoReads('hbaDevice', 'hostUuid'),
       // A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.

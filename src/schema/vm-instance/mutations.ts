@@ -13,6 +13,7 @@ import {
   RecoverVmInstance,
   SetVmBootVolume,
   UpdateVmNicDriver,
+  paramRelease,
 } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { closedSetEnum } from '../kit/enums.js';
@@ -21,7 +22,8 @@ import { NicDriverType, VmNicRef } from './embedded.js';
 import { VmInstanceRef } from './types.js';
 
 export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
-  description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup). Since 3.11.0.',
+  description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup).',
+  since: paramRelease(CreateVmInstanceFromVolumeSnapshotGroup, CreateVmInstanceFromVolumeSnapshotGroup.params.strategy),
   values: {
     InstantStart: '`InstantStart` (the upstream\'s default): the VM is started once created.',
     CreateStopped: '`CreateStopped`: the VM is created and left stopped.',
@@ -29,11 +31,14 @@ export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
 });
 
 export const VmInstanceType = closedSetEnum('VmInstanceType', {
-  description: 'Kind of VM a create makes (`type`; the create operations accept exactly these). Since 0.6.',
+  description: 'Kind of VM a create makes (`type`; the create operations accept exactly these).',
+  // The VM record's `type` is as old as the service; the create operations take exactly these.
+  since: '0.6',
   values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
 });
 
 const VolumeMigrationAO = builder.inputType('VolumeMigrationAO', {
+  extensions: { since: paramRelease(PrimaryStorageMigrateVm, PrimaryStorageMigrateVm.params.volumeMigrationAOs) },
   description: 'Where one volume of the VM goes (a `volumeMigrationAOs` item of PrimaryStorageMigrateVm). Since 5.1.0.',
   fields: (t) => ({
     volumeUuid: t.field({ type: 'Uuid', required: true, description: 'The volume to migrate (attached to the VM). Since 5.1.0.' }),
@@ -46,6 +51,7 @@ const VolumeMigrationAO = builder.inputType('VolumeMigrationAO', {
 });
 
 const DataVolumeSystemTags = builder.inputType('DataVolumeSystemTags', {
+  extensions: { since: paramRelease(CreateVmInstanceFromVolumeSnapshotGroup, CreateVmInstanceFromVolumeSnapshotGroup.params.dataVolumeSystemTags) },
   description:
     'System tags for the data volume made from one snapshot (an entry of the `dataVolumeSystemTags` Map, keyed by snapshot uuid). Since 3.11.0.',
   fields: (t) => ({
@@ -55,6 +61,7 @@ const DataVolumeSystemTags = builder.inputType('DataVolumeSystemTags', {
 });
 
 const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
+  extensions: { since: paramRelease(CreateVmInstanceFromVolumeSnapshotGroup, CreateVmInstanceFromVolumeSnapshotGroup.params.volumeSnapshotEncryptions) },
   description:
     'Whether the volume made from one snapshot is encrypted (a `volumeSnapshotEncryptions` item, sent as `{volumeSnapshotUuid, encrypted}`). Since 5.1.0.',
   fields: (t) => ({

@@ -62,7 +62,7 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
       'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Null when they cannot be read (with an error). Since 0.6.',
     args: { ...pageArgs },
     // The host's VMs are grouped by their `hostUuid`.
-    extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid') },
+    extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid'), since: vmInstances.since },
     resolve: (host, args, context) => loadListConnection(context, vmsOfHost(context), host.uuid, args, 'Host.vmInstances'),
   }),
 );

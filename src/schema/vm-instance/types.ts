@@ -5,6 +5,7 @@
  */
 import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
+import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid } from '../kit/families.js';
 import { alsoReads, backedBy, exposeRecordFields, reads } from '../kit/record-fields.js';
@@ -84,7 +85,7 @@ VmInstanceRef.implement({
         'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Null when they cannot be read (with an error). Since 3.6.0.',
       args: { ...pageArgs },
       // The groups are grouped by their VM's uuid.
-      extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid') },
+      extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid'), since: QueryVolumeSnapshotGroup.since },
       resolve: (vm, args, context) => loadListConnection(context, snapshotGroupsOfVm(context), vm.uuid, args, 'VmInstance.snapshotGroups'),
     }),
     attachableDataVolumes: t.loadableList({
@@ -92,7 +93,7 @@ VmInstanceRef.implement({
       nullable: { list: true, items: false },
       description:
         'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Null when they cannot be read (with an error). Since 0.6.',
-      extensions: { ...reads<VmInstanceRecord>('uuid'), ...callsPerParent() },
+      extensions: { ...reads<VmInstanceRecord>('uuid'), ...callsPerParent(), since: GetVmAttachableDataVolume.since },
       load: loadAttachableDataVolumes,
       resolve: (vm) => vm.uuid,
     }),

@@ -4,7 +4,7 @@
  */
 import { builder } from '../../builder.js';
 import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnapshotGroup } from '../../upstream/operations/index.js';
-import type { SnapshotGroupDeletionResultRecord } from '../../upstream/records.js';
+import { snapshotGroupDeletionResult, type SnapshotGroupDeletionResultRecord } from '../../upstream/records.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { UpstreamErrorRef } from '../kit/errors.js';
 import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
@@ -13,6 +13,7 @@ import { VolumeSnapshotGroupRef } from './types.js';
 export const SnapshotGroupDeletionResultRef = builder.objectRef<SnapshotGroupDeletionResultRecord>('SnapshotGroupDeletionResult');
 
 SnapshotGroupDeletionResultRef.implement({
+  extensions: { since: snapshotGroupDeletionResult.since },
   description: 'What became of one snapshot of a deleted group (a `results` item of DeleteVolumeSnapshotGroup). Since 3.6.0.',
   fields: (t) => ({
     snapshotUuid: t.expose('snapshotUuid', { type: 'Uuid', description: 'The volume snapshot. Since 3.6.0.' }),
