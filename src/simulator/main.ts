@@ -41,6 +41,7 @@ function readOptions(): Partial<SimulatorOptions> {
     // Short lives let a client see what an expired cursor answers without waiting 15 minutes.
     cursorTtlMs: readNumber('SIM_CURSOR_TTL_MS', DEFAULT_CURSOR_TTL_MS, (value) => Number.isInteger(value) && value >= 1),
     timeZone: readText('SIM_TIMEZONE') ?? readText('UPSTREAM_TIMEZONE') ?? 'UTC',
+    ...(readText('SIM_VERSION') === undefined ? {} : { version: readText('SIM_VERSION') }),
     first: { session: readText('SIM_SESSION'), token: readText('SIM_TOKEN'), tenantId: readText('SIM_TENANT') },
     churn: parseChurnSpec(process.env.SIM_CHURN),
     second: { session: readText('SIM_SESSION_2'), token: readText('SIM_TOKEN_2'), tenantId: readText('SIM_TENANT_2') },

@@ -24,6 +24,8 @@ import { matchRead } from './reads.js';
 import { isKnownSvcPath, isWritePath } from './routes.js';
 import { SimulatorStore } from './store.js';
 import { beginWrite, executeWrite, matchWrite } from './writes.js';
+import { isRelease, NEWEST_RELEASE } from '../upstream/releases.js';
+import { operationExists, withoutNewerParameters } from './releases.js';
 
 export interface SimulatorOptions {
   /** Seed of the generated estate and of the derived credentials. @default 42 */
@@ -58,6 +60,12 @@ export interface SimulatorOptions {
   random: () => number;
   /** `SIM_CHURN`: changes per second the estate makes by itself, and in which tenants. @default off */
   churn: ChurnSpec;
+  /**
+   * The upstream release it plays (`SIM_VERSION`): operations newer than it answer 404, fields
+   * newer than it are absent from every answer, newer write parameters are ignored.
+   * @default the newest the spec describes
+   */
+  version: string;
 }
 
 export interface TenantCredentials {
@@ -143,6 +151,7 @@ const DEFAULTS: SimulatorOptions = {
   journalLimit: 1000,
   random: Math.random,
   churn: { rate: 0, tenants: 'all' },
+  version: NEWEST_RELEASE,
 };
 
 const SVC_PREFIX = '/svc/v1/';
@@ -163,6 +172,8 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   assertTimeZone(options.timeZone);
   const store = new SimulatorStore();
   store.timeZone = options.timeZone;
+  if (!isRelease(options.version)) throw new Error(`SIM_VERSION must be a release such as 4.7.0, got "${options.version}"`);
+  store.release = options.version;
   const tenants = deriveTenants(options.seed, options.first, options.second);
   generateEstate(store, options.seed, { hosts: options.hosts, vms: options.vms }, tenants);
   const [first, second] = tenants as [Tenant, Tenant];
@@ -203,6 +214,18 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   }
 
   function route(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
+    return inRelease(routeAny(method, pathname, query, body, bodyError));
+  }
+
+  /** What the release played has of a routed request: an operation it lacks is an unknown route, newer parameters are ignored. */
+  function inRelease(routed: Routed): Routed {
+    if (routed.kind === 'reject' || routed.kind === 'poll') return routed;
+    if (!operationExists(routed.operation, options.version)) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
+    if (routed.kind !== 'write') return routed;
+    return { ...routed, body: withoutNewerParameters(routed.operation, routed.body, options.version) };
+  }
+
+  function routeAny(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
     if (pathname.startsWith(SVC_PREFIX)) return routeSvc(method, pathname, query, body, bodyError);
     if (pathname.startsWith(RESOURCES_PREFIX)) return routeResources(method, pathname.slice(RESOURCES_PREFIX.length), query);
     return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };

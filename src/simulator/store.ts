@@ -30,6 +30,7 @@ import type {
   VolumeSnapshotGroup,
   Zone,
 } from './model.js';
+import { NEWEST_RELEASE } from '../upstream/releases.js';
 
 /** Records of one kind, by uuid and by tenant, with equality indexes on chosen fields. */
 export class Table<T extends Owned> {
@@ -149,6 +150,8 @@ export class SimulatorStore {
 
   /** IANA zone in which timestamps are written on the wire (`wire.ts`). */
   timeZone = 'UTC';
+  /** The upstream release the simulator plays (`SIM_VERSION`): the wire leaves out newer fields. */
+  release: string = NEWEST_RELEASE;
 
   /** Serializers to the wire records (timestamps in `timeZone`). */
   readonly wire: WireFormat = new WireFormat(this);

@@ -8,6 +8,9 @@
  * Stored records use the wire's field names (see `model.ts`); fields that never reach the wire
  * (`tenantId`, `password`, ...) are left out by not being declared.
  */
+import { fieldRelease, type AnyRecordDefinition, type FieldSpec } from '../upstream/define-record.js';
+import * as records from '../upstream/records.js';
+import { existsIn, newerOf } from '../upstream/releases.js';
 import { DecimalInteger, formatTimestamp, type Wire } from './format.js';
 import type {
   BlockDevice,
@@ -47,6 +50,12 @@ export interface WireRecord<T> {
   readonly queryable: FieldTypes;
   /** Its nested lists, written after the scalars (a null one is omitted). */
   readonly nested: ((record: T, wire: WireFormat) => Wire) | undefined;
+  /**
+   * The gateway's declaration of the same record (`upstream/records.ts`), which says the release
+   * that brought each field: a simulator playing an older release (`SIM_VERSION`) leaves the newer
+   * ones out. Undefined: a record the spec does not version field by field.
+   */
+  readonly releases: AnyRecordDefinition | undefined;
 }
 
 function wireRecord<T>(
@@ -56,7 +65,24 @@ function wireRecord<T>(
   const entries = Object.entries(fields) as [string, WireFieldType][];
   const queryable: Record<string, FieldType> = {};
   for (const [name, type] of entries) if (type !== 'list') queryable[name] = type === 'decimal' ? 'number' : type;
-  return { fields: entries, queryable, nested };
+  return { fields: entries, queryable, nested, releases: undefined };
+}
+
+/** `shape`, its fields versioned by the gateway's declaration of the record (`WireRecord.releases`). */
+function releasedAs<T>(releases: AnyRecordDefinition, shape: WireRecord<T>): WireRecord<T> {
+  return { ...shape, releases };
+}
+
+/**
+ * Whether field `name` of a record declared by `releases` exists in `release`: its own release, and
+ * for a nested list that of the records it holds (a list of records newer than the release is left
+ * out whole rather than written as empty objects).
+ */
+function existsInRelease(releases: AnyRecordDefinition | undefined, name: string, release: string): boolean {
+  if (releases === undefined) return true;
+  const spec = releases.fields[name] as FieldSpec<unknown> | undefined;
+  const since = newerOf(fieldRelease(releases, name) ?? null, spec?.record?.since ?? null);
+  return existsIn(since, release);
 }
 
 /** Serializes stored records to the spec's wire records, timestamps in the store's zone. */
@@ -72,16 +98,17 @@ export class WireFormat {
   write<T>(shape: WireRecord<T>, record: T): Wire {
     const out: Wire = {};
     const fields = record as Record<string, unknown>;
+    const release = this.store.release;
     for (const [name, type] of shape.fields) {
       const value = fields[name];
-      if (value === null || value === undefined) continue;
+      if (value === null || value === undefined || !existsInRelease(shape.releases, name, release)) continue;
       out[name] = type === 'date' ? this.time(value as Date) : type === 'decimal' ? new DecimalInteger(value as number) : value;
     }
     if (shape.nested === undefined) return out;
     const nested = shape.nested(record, this);
     for (const name in nested) {
       const value = nested[name];
-      if (value !== null && value !== undefined) out[name] = value;
+      if (value !== null && value !== undefined && existsInRelease(shape.releases, name, release)) out[name] = value;
     }
     return out;
   }
@@ -93,7 +120,7 @@ export class WireFormat {
 
 const TIMES = { createDate: 'date', lastOpDate: 'date' } as const;
 
-export const HOST_WIRE: WireRecord<Host> = wireRecord<Host>({
+export const HOST_WIRE: WireRecord<Host> = releasedAs(records.host, wireRecord<Host>({
   uuid: 'string',
   zoneUuid: 'string',
   clusterUuid: 'string',
@@ -126,10 +153,10 @@ export const HOST_WIRE: WireRecord<Host> = wireRecord<Host>({
   fanStatus: 'string',
   raidStatus: 'string',
   temperatureStatus: 'string',
-});
+}));
 
 /** A bond slave or a network-facts NIC. */
-export const HOST_NIC_WIRE: WireRecord<HostNic> = wireRecord<HostNic>({
+export const HOST_NIC_WIRE: WireRecord<HostNic> = releasedAs(records.hostNic, wireRecord<HostNic>({
   uuid: 'string',
   hostUuid: 'string',
   bondingUuid: 'string',
@@ -146,10 +173,10 @@ export const HOST_NIC_WIRE: WireRecord<HostNic> = wireRecord<HostNic>({
   carrierActive: 'boolean',
   ipAddresses: 'list',
   ...TIMES,
-});
+}));
 
 /** HostNetworkBondingInventory: its slaves are the NICs whose `bondingUuid` is the bond. */
-export const BONDING_WIRE: WireRecord<HostBonding> = wireRecord<HostBonding>(
+export const BONDING_WIRE: WireRecord<HostBonding> = releasedAs(records.hostBonding, wireRecord<HostBonding>(
   {
     uuid: 'string',
     hostUuid: 'string',
@@ -170,7 +197,7 @@ export const BONDING_WIRE: WireRecord<HostBonding> = wireRecord<HostBonding>(
     ...TIMES,
   },
   (bond, wire) => ({ slaves: wire.writeAll(HOST_NIC_WIRE, wire.store.hostNics.by('bondingUuid', bond.uuid, bond.tenantId)) }),
-);
+));
 
 export const BLOCK_DEVICE_WIRE: WireRecord<BlockDevice> = wireRecord<BlockDevice>({
   name: 'string',
@@ -185,7 +212,7 @@ export const BLOCK_DEVICE_WIRE: WireRecord<BlockDevice> = wireRecord<BlockDevice
 
 export const SENSOR_WIRE: WireRecord<Sensor> = wireRecord<Sensor>({ name: 'string', type: 'string', value: 'number', unit: 'string', status: 'string' });
 
-export const HBA_WIRE: WireRecord<HbaDevice> = wireRecord<HbaDevice>({
+export const HBA_WIRE: WireRecord<HbaDevice> = releasedAs(records.hbaDevice, wireRecord<HbaDevice>({
   uuid: 'string',
   name: 'string',
   hostUuid: 'string',
@@ -197,10 +224,10 @@ export const HBA_WIRE: WireRecord<HbaDevice> = wireRecord<HbaDevice>({
   symbolicName: 'string',
   supportedClasses: 'string',
   ...TIMES,
-});
+}));
 
 /** Fibre-channel LUN; its refs carry the LUN's uuid as `scsiLunUuid`. */
-export const LUN_WIRE: WireRecord<FiberChannelLun> = wireRecord<FiberChannelLun>(
+export const LUN_WIRE: WireRecord<FiberChannelLun> = releasedAs(records.fiberChannelLun, wireRecord<FiberChannelLun>(
   {
     uuid: 'string',
     name: 'string',
@@ -229,15 +256,15 @@ export const LUN_WIRE: WireRecord<FiberChannelLun> = wireRecord<FiberChannelLun>
       createDate: wire.time(ref.createDate),
     })),
   }),
-);
+));
 
-export const CBT_TASK_WIRE: WireRecord<CbtTask> = wireRecord<CbtTask>({
+export const CBT_TASK_WIRE: WireRecord<CbtTask> = releasedAs(records.cbtTask, wireRecord<CbtTask>({
   uuid: 'string',
   name: 'string',
   description: 'string',
   status: 'string',
   ...TIMES,
-});
+}));
 
 /** A volumeSnapshotRefs item; the stored ref lacks its group's uuid, which the wire repeats. */
 const SNAPSHOT_REF_WIRE = wireRecord<VolumeSnapshotRef & { volumeSnapshotGroupUuid: string }>({
@@ -253,7 +280,7 @@ const SNAPSHOT_REF_WIRE = wireRecord<VolumeSnapshotRef & { volumeSnapshotGroupUu
   ...TIMES,
 });
 
-export const SNAPSHOT_GROUP_WIRE: WireRecord<VolumeSnapshotGroup> = wireRecord<VolumeSnapshotGroup>(
+export const SNAPSHOT_GROUP_WIRE: WireRecord<VolumeSnapshotGroup> = releasedAs(records.volumeSnapshotGroup, wireRecord<VolumeSnapshotGroup>(
   {
     uuid: 'string',
     name: 'string',
@@ -265,9 +292,9 @@ export const SNAPSHOT_GROUP_WIRE: WireRecord<VolumeSnapshotGroup> = wireRecord<V
   (group, wire) => ({
     volumeSnapshotRefs: group.volumeSnapshotRefs.map((ref) => wire.write(SNAPSHOT_REF_WIRE, { ...ref, volumeSnapshotGroupUuid: group.uuid })),
   }),
-);
+));
 
-export const USED_IP_WIRE: WireRecord<UsedIp> = wireRecord<UsedIp>({
+export const USED_IP_WIRE: WireRecord<UsedIp> = releasedAs(records.usedIp, wireRecord<UsedIp>({
   uuid: 'string',
   ipRangeUuid: 'string',
   l3NetworkUuid: 'string',
@@ -279,10 +306,10 @@ export const USED_IP_WIRE: WireRecord<UsedIp> = wireRecord<UsedIp>({
   ipVersion: 'number',
   ipInLong: 'number',
   ...TIMES,
-});
+}));
 
 /** A vmNics item and VmNicInventory. */
-export const VM_NIC_WIRE: WireRecord<VmNic> = wireRecord<VmNic>(
+export const VM_NIC_WIRE: WireRecord<VmNic> = releasedAs(records.vmNic, wireRecord<VmNic>(
   {
     uuid: 'string',
     vmInstanceUuid: 'string',
@@ -303,10 +330,10 @@ export const VM_NIC_WIRE: WireRecord<VmNic> = wireRecord<VmNic>(
     ...TIMES,
   },
   (nic, wire) => ({ usedIps: wire.writeAll(USED_IP_WIRE, nic.usedIps) }),
-);
+));
 
 /** An allVolumes item (also the generic family's `volume`). */
-export const VOLUME_WIRE: WireRecord<Volume> = wireRecord<Volume>({
+export const VOLUME_WIRE: WireRecord<Volume> = releasedAs(records.volume, wireRecord<Volume>({
   uuid: 'string',
   name: 'string',
   description: 'string',
@@ -328,10 +355,10 @@ export const VOLUME_WIRE: WireRecord<Volume> = wireRecord<Volume>({
   lastDetachDate: 'date',
   ...TIMES,
   encrypted: 'boolean',
-});
+}));
 
 /** The attachable data volume record of GetVmAttachableDataVolume. */
-export const ATTACHABLE_VOLUME_WIRE: WireRecord<Volume> = wireRecord<Volume>({
+export const ATTACHABLE_VOLUME_WIRE: WireRecord<Volume> = releasedAs(records.volume, wireRecord<Volume>({
   uuid: 'string',
   name: 'string',
   description: 'string',
@@ -346,9 +373,9 @@ export const ATTACHABLE_VOLUME_WIRE: WireRecord<Volume> = wireRecord<Volume>({
   status: 'string',
   type: 'string',
   ...TIMES,
-});
+}));
 
-export const VM_CD_ROM_WIRE: WireRecord<VmCdRom> = wireRecord<VmCdRom>({
+export const VM_CD_ROM_WIRE: WireRecord<VmCdRom> = releasedAs(records.vmCdRom, wireRecord<VmCdRom>({
   uuid: 'string',
   vmInstanceUuid: 'string',
   isoUuid: 'string',
@@ -357,10 +384,10 @@ export const VM_CD_ROM_WIRE: WireRecord<VmCdRom> = wireRecord<VmCdRom>({
   description: 'string',
   deviceId: 'number',
   ...TIMES,
-});
+}));
 
 /** VmInstanceInventory with vmNics, allVolumes (from the volume table) and vmCdRoms. */
-export const VM_WIRE: WireRecord<VmInstance> = wireRecord<VmInstance>(
+export const VM_WIRE: WireRecord<VmInstance> = releasedAs(records.vmInstance, wireRecord<VmInstance>(
   {
     uuid: 'string',
     name: 'string',
@@ -390,22 +417,22 @@ export const VM_WIRE: WireRecord<VmInstance> = wireRecord<VmInstance>(
     allVolumes: wire.writeAll(VOLUME_WIRE, wire.store.volumesOfVm(vm)),
     vmCdRoms: wire.writeAll(VM_CD_ROM_WIRE, vm.vmCdRoms),
   }),
-);
+));
 
-export const SNS_PLATFORM_WIRE: WireRecord<SnsApplicationPlatform> = wireRecord<SnsApplicationPlatform>({
+export const SNS_PLATFORM_WIRE: WireRecord<SnsApplicationPlatform> = releasedAs(records.snsApplicationPlatform, wireRecord<SnsApplicationPlatform>({
   uuid: 'string',
   name: 'string',
   description: 'string',
   type: 'string',
   state: 'string',
   ...TIMES,
-});
+}));
 
 /**
  * SNSApplicationEndpointInventory; HTTP endpoints add `url` and `username` (null on the others),
  * SMS endpoints `receivers` (the password never leaves the service).
  */
-export const SNS_ENDPOINT_WIRE: WireRecord<SnsApplicationEndpoint> = wireRecord<SnsApplicationEndpoint>(
+export const SNS_ENDPOINT_WIRE: WireRecord<SnsApplicationEndpoint> = releasedAs(records.snsApplicationEndpoint, wireRecord<SnsApplicationEndpoint>(
   {
     uuid: 'string',
     name: 'string',
@@ -420,16 +447,16 @@ export const SNS_ENDPOINT_WIRE: WireRecord<SnsApplicationEndpoint> = wireRecord<
   (endpoint) => ({
     receivers: endpoint.type === 'SMS' ? endpoint.receivers.map((phoneNumber) => ({ phoneNumber })) : null,
   }),
-);
+));
 
-export const SNS_EMAIL_WIRE: WireRecord<SnsEmailAddress> = wireRecord<SnsEmailAddress>({
+export const SNS_EMAIL_WIRE: WireRecord<SnsEmailAddress> = releasedAs(records.snsEmailAddress, wireRecord<SnsEmailAddress>({
   uuid: 'string',
   emailAddress: 'string',
   endpointUuid: 'string',
   ...TIMES,
-});
+}));
 
-export const DIRECTORY_WIRE: WireRecord<Directory> = wireRecord<Directory>({
+export const DIRECTORY_WIRE: WireRecord<Directory> = releasedAs(records.directory, wireRecord<Directory>({
   uuid: 'string',
   name: 'string',
   groupName: 'string',
@@ -437,4 +464,4 @@ export const DIRECTORY_WIRE: WireRecord<Directory> = wireRecord<Directory>({
   zoneUuid: 'string',
   type: 'string',
   ...TIMES,
-});
+}));
