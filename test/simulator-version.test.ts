@@ -92,6 +92,31 @@ describe(`a simulator playing ${OLD}`, () => {
     expect((await svc(newest, 'GET', 'storage-devices/hba')).status).toBe(200);
   });
 
+  it('ignores a write parameter newer than the release: a migration given only volumeMigrationAOs (5.1.0) names no destination', async () => {
+    /** Migrates a VM's root volume by `volumeMigrationAOs` alone, and polls the job to its end. */
+    async function migrateByItems(simulator: Simulator): Promise<number> {
+      const tenant = simulator.credentials.tenantId;
+      const vm = [...simulator.store.vms.all()].find((candidate) => candidate.tenantId === tenant && candidate.state === 'Stopped')!;
+      const root = simulator.store.volumes.get(tenant, vm.rootVolumeUuid)!;
+      const destination = [...simulator.store.primaryStorages.all()].find(
+        (storage) => storage.tenantId === tenant && storage.zoneUuid === vm.zoneUuid && storage.uuid !== root.primaryStorageUuid,
+      )!;
+      const answer = await svc(simulator, 'PUT', `vm-instances/${vm.uuid}/actions`, {
+        primaryStorageMigrateVm: { volumeMigrationAOs: [{ volumeUuid: root.uuid, dstPrimaryStorageUuid: destination.uuid }] },
+      });
+      expect(answer.status).toBe(202);
+      const { location } = (await answer.json()) as { location: string };
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const poll = await fetch(location);
+        if (poll.status !== 202) return poll.status;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the migration did not finish');
+    }
+    expect(await migrateByItems(newest)).toBe(200);
+    expect(await migrateByItems(old)).toBe(503);
+  });
+
   it('refuses a release it cannot read', () => {
     expect(() => createSimulator({ version: 'latest' })).toThrow(/SIM_VERSION/);
   });
