@@ -242,6 +242,13 @@ describe('a query for what the served release does not have', () => {
     expect(answer.errors?.map((error) => [error.extensions?.code, error.extensions?.since])).toEqual([['NOT_IN_UPSTREAM_RELEASE', '5.3.0']]);
   });
 
+  it('names the release of the records an embedded list holds', async () => {
+    const answer = await harness.gql('{ vmInstances(first: 1) { nodes { nics { mac usedIps { ip } } } } }');
+    expect(answer.errors?.map((error) => error.message)).toEqual([
+      'Field "VmNic.usedIps" is not available: it came with upstream release 4.10.0, and this gateway serves release 4.7.0 (UPSTREAM_VERSION).',
+    ]);
+  });
+
   it('still says "Cannot query field" for a field no release has', async () => {
     const answer = await harness.gql('{ hosts(first: 1) { nodes { noSuchField } } }');
     expect(answer.errors?.[0]?.message).toMatch(/^Cannot query field "noSuchField" on type "Host"/);

@@ -8,9 +8,9 @@
  * Stored records use the wire's field names (see `model.ts`); fields that never reach the wire
  * (`tenantId`, `password`, ...) are left out by not being declared.
  */
-import { fieldRelease, type AnyRecordDefinition, type FieldSpec } from '../upstream/define-record.js';
+import { fieldRelease, type AnyRecordDefinition } from '../upstream/define-record.js';
 import * as records from '../upstream/records.js';
-import { existsIn, newerOf } from '../upstream/releases.js';
+import { existsIn } from '../upstream/releases.js';
 import { DecimalInteger, formatTimestamp, type Wire } from './format.js';
 import type {
   BlockDevice,
@@ -74,15 +74,11 @@ function releasedAs<T>(releases: AnyRecordDefinition, shape: WireRecord<T>): Wir
 }
 
 /**
- * Whether field `name` of a record declared by `releases` exists in `release`: its own release, and
- * for a nested list that of the records it holds (a list of records newer than the release is left
- * out whole rather than written as empty objects).
+ * Whether field `name` of a record declared by `releases` exists in `release` (a list of records
+ * newer than the release is left out whole rather than written as empty objects: `fieldRelease`).
  */
 function existsInRelease(releases: AnyRecordDefinition | undefined, name: string, release: string): boolean {
-  if (releases === undefined) return true;
-  const spec = releases.fields[name] as FieldSpec<unknown> | undefined;
-  const since = newerOf(fieldRelease(releases, name) ?? null, spec?.record?.since ?? null);
-  return existsIn(since, release);
+  return releases === undefined || existsIn(fieldRelease(releases, name) ?? null, release);
 }
 
 /** Serializes stored records to the spec's wire records, timestamps in the store's zone. */

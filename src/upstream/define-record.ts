@@ -124,12 +124,14 @@ export function defineRecord<const F extends Fields>(
 /**
  * The release that brought field `key` of a record: its own, else the record's, never older than
  * the record (an SNS endpoint's `url`, set since 4.2.0, is read on endpoint records only since
- * 5.0.0); undefined when neither says.
+ * 5.0.0), and a list of embedded records never older than its items (a NIC's `usedIps`: 4.10.0);
+ * undefined when neither the field nor the record says.
  */
 export function fieldRelease(definition: AnyRecordDefinition, key: string): Release | undefined {
   const spec = definition.fields[key] as FieldSpec<unknown> | undefined;
-  if (spec?.since === undefined) return definition.since;
-  return definition.since === undefined ? spec.since : newerOf(spec.since, definition.since);
+  const own = spec?.since === undefined ? definition.since : definition.since === undefined ? spec.since : newerOf(spec.since, definition.since);
+  const items = spec?.record?.since;
+  return own === undefined || items === undefined ? own : newerOf(own, items);
 }
 
 const spec = <T, K extends FieldKind>(kind: K, always: boolean, doc: FieldDoc, extra: Partial<FieldSpec<T, K>> = {}): FieldSpec<T, K> => ({
