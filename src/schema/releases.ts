@@ -204,8 +204,7 @@ export function notInRelease(what: string, coordinate: Coordinate, since: Releas
  * full schema has, reports the release that brought it; the standard rules' "Cannot query
  * field" for the same node is dropped by `useReleaseValidation`.
  */
-function releaseRule(options: ReleaseValidationOptions, reported: Set<ASTNode>): ValidationRule {
-  const { of } = releasesOf(options.fullSchema);
+function releaseRule(options: ReleaseValidationOptions, of: ReadonlyMap<Coordinate, Release>, reported: Set<ASTNode>): ValidationRule {
   const full = options.fullSchema;
   return (context) => ({
     Field(node) {
@@ -246,10 +245,12 @@ function releaseRule(options: ReleaseValidationOptions, reported: Set<ASTNode>):
  * release that brought it, instead of graphql-js' bare "Cannot query field".
  */
 export function useReleaseValidation(options: ReleaseValidationOptions): Plugin {
+  // Once: the rule runs on every validation the cache misses.
+  const { of } = releasesOf(options.fullSchema);
   return {
     onValidate({ addValidationRule }) {
       const reported = new Set<ASTNode>();
-      addValidationRule(releaseRule(options, reported));
+      addValidationRule(releaseRule(options, of, reported));
       return ({ result, setResult }) => {
         if (reported.size === 0) return;
         setResult(result.filter((error: GraphQLError) => error.extensions.code === 'NOT_IN_UPSTREAM_RELEASE' || !error.nodes?.some((node: ASTNode) => reported.has(node))));
