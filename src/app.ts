@@ -68,6 +68,8 @@ import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
 import { createFeedMetrics } from './live/feed-metrics.js';
 import { createRedisFeedReplicas } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
+import { createOperationTracing } from './plugins/use-tracing.js';
+import { createTracing } from './tracing/provider.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
@@ -107,6 +109,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // So that clearing a request's loaders drops the records their last batches resolved too.
   if (!releaseDispatchedBatchesOnClear()) logger.warn('this DataLoader release is not one loader-batches.ts supports: loaders keep their last batch');
   const metrics = createMetrics();
+  // OTEL_*: undefined unless an exporter or endpoint is set; then spans are passed explicitly.
+  const tracing = createTracing(config);
+  const operationTracing = tracing && createOperationTracing(tracing.tracer);
   const upstream = createUpstream(config, upstreamUrl, metrics, logger);
   // Aborted when stop() begins: /readyz answers draining from then on.
   const stopping = new AbortController();
@@ -191,6 +196,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     // At once on the replica that finished the job, or that hands it to a waiting mutation,
     // before anyone waiting for it reads again...
     onFinished: forgetWrittenRecords,
+    tracer: tracing?.tracer,
   });
   // With Redis, the replicas share the cursors' key and the upstream cursors they stand for.
   const cursors = createCursorKeeper({
@@ -241,6 +247,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       ...(trusted ? [trusted.plugin] : []),
       // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
       useRequestValidation(),
+      // Before the limits and the cost: a refused operation is traced too.
+      ...(operationTracing ? [operationTracing.plugin] : []),
       ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
       // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
       useSseSingleConnection({ endpoint: GRAPHQL_PATH, maxBodyBytes: config.maxBodyBytes }),
@@ -290,7 +298,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // After every request parser has registered (as yoga places its own), so it limits the chosen one.
       useRequestBodyLimit(config.maxBodyBytes),
     ],
-    context: ({ request, connectionParams, req }) => {
+    context: (initial) => {
+      const { request, connectionParams, req } = initial;
       const source: CredentialSource = connectionParams
         ? connectionParamsSource(connectionParams)
         : (name) => request.headers.get(name) ?? undefined;
@@ -307,6 +316,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         // own (graphql-ws-yoga.ts), whose signal never aborts.
         signal: request.signal,
         clientAddress: resolveClientAddress(req?.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor),
+        trace: operationTracing?.scopeOf(initial),
       });
       return withBatchObserver(context, metrics);
     },
@@ -377,6 +387,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       await jobs.close();
       await backend.close();
       await upstream.close();
+      // Last: the spans of everything above are exported before the process goes.
+      await tracing?.close();
     },
     reloadTrustedDocuments() {
       return trusted?.reload() ?? false;

@@ -149,7 +149,35 @@ export interface GatewayConfig {
   readonly keepAliveTimeoutMs: number;
   /** Mutations (root fields) in one operation; more are refused with BAD_USER_INPUT before any upstream call. @default 10 */
   readonly maxMutations: number;
+  /**
+   * OpenTelemetry (the SDK's standard variables, see `src/tracing/`): the OTLP/HTTP collector's
+   * base URL; traces go to `<it>/v1/traces`. Setting it turns tracing on.
+   */
+  readonly otelExporterOtlpEndpoint: string | undefined;
+  /** The OTLP/HTTP traces URL itself (no path appended); wins over `otelExporterOtlpEndpoint`, and also turns tracing on. */
+  readonly otelExporterOtlpTracesEndpoint: string | undefined;
+  /**
+   * `otlp` (OTLP/HTTP, to the endpoint above or the SDK's default `http://localhost:4318/v1/traces`),
+   * `console` (spans on stdout) or `none`. Unset: `otlp` when an endpoint is set, else tracing is off.
+   */
+  readonly otelTracesExporter: TracesExporter | undefined;
+  /** `service.name` of the gateway's spans. @default 'infra-graphql-gateway' */
+  readonly otelServiceName: string;
+  /** Which traces are recorded (the SDK's sampler names). @default 'parentbased_always_on' */
+  readonly otelTracesSampler: TracesSampler;
+  /** The ratio of the `traceidratio` samplers, 0 to 1. @default 1 */
+  readonly otelTracesSamplerArg: number;
+  /** `true` turns tracing off whatever else is set. @default false */
+  readonly otelSdkDisabled: boolean;
 }
+
+/** The values of `OTEL_TRACES_EXPORTER` the gateway knows. */
+export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
+export type TracesExporter = (typeof TRACES_EXPORTERS)[number];
+
+/** The values of `OTEL_TRACES_SAMPLER` the gateway knows (the specification's built-in samplers). */
+export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
 export const defaultConfig: GatewayConfig = Object.freeze({
   port: 4000,
@@ -216,6 +244,13 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   bodyIdleTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxMutations: 10,
+  otelExporterOtlpEndpoint: undefined,
+  otelExporterOtlpTracesEndpoint: undefined,
+  otelTracesExporter: undefined,
+  otelServiceName: 'infra-graphql-gateway',
+  otelTracesSampler: 'parentbased_always_on',
+  otelTracesSamplerArg: 1,
+  otelSdkDisabled: false,
 });
 
 /**
@@ -299,6 +334,13 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     bodyIdleTimeoutMs: readInteger(env, 'BODY_IDLE_TIMEOUT_MS', defaultConfig.bodyIdleTimeoutMs, 100, 600_000),
     keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', defaultConfig.keepAliveTimeoutMs, 100, 600_000),
     maxMutations: readInteger(env, 'MAX_MUTATIONS', defaultConfig.maxMutations, 1, 1_000),
+    otelExporterOtlpEndpoint: readUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+    otelExporterOtlpTracesEndpoint: readUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'),
+    otelTracesExporter: readChoice(env, 'OTEL_TRACES_EXPORTER', TRACES_EXPORTERS),
+    otelServiceName: readString(env, 'OTEL_SERVICE_NAME') ?? defaultConfig.otelServiceName,
+    otelTracesSampler: readChoice(env, 'OTEL_TRACES_SAMPLER', TRACES_SAMPLERS) ?? defaultConfig.otelTracesSampler,
+    otelTracesSamplerArg: readFraction(env, 'OTEL_TRACES_SAMPLER_ARG', defaultConfig.otelTracesSamplerArg),
+    otelSdkDisabled: readBoolean(env, 'OTEL_SDK_DISABLED', defaultConfig.otelSdkDisabled),
   });
   // node:http refuses a headers timeout longer than the request timeout it is part of.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
@@ -351,6 +393,14 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes', 'on'].includes(raw)) return true;
   if (['false', '0', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** One of `choices` (lowercased, as the OpenTelemetry variables are compared). */
+function readChoice<T extends string>(env: Env, name: string, choices: readonly T[]): T | undefined {
+  const raw = readString(env, name)?.toLowerCase();
+  if (raw === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function readUrl(env: Env, name: string): string | undefined {

@@ -10,6 +10,7 @@ import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { CursorKeeper } from './cursors/keeper.js';
 import type { JobManager } from './jobs/manager.js';
+import type { SpanScope } from './tracing/spans.js';
 import type { RecordDemand } from './upstream/demand.js';
 import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from './upstream/session.js';
 import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
@@ -87,6 +88,8 @@ export function createContext(options: {
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
   clientAddress?: string | undefined;
+  /** The operation's span scope (`createOperationTracing`); undefined: tracing off. */
+  trace?: SpanScope | undefined;
 }): GatewayContext {
   const requestId = options.requestId ?? randomUUID();
   return {
@@ -110,6 +113,7 @@ export function createContext(options: {
       requestId,
       signal: options.signal,
       clientAddress: options.clientAddress,
+      trace: options.trace,
       missingCredential,
     }),
   };

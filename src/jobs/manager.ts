@@ -5,7 +5,9 @@
  * loses it. Finished jobs are published once on the pub/sub (`job` by id, `owner` by credential).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { contextFromTraceparent, inChildSpan, linkTo, recordFailure, scopeOf, startChildSpan, startSpan, traceFields, traceparentOf, type SpanScope } from '../tracing/spans.js';
 import { isUpstreamRequestError } from '../upstream/errors.js';
 import { redactJson, secretOf } from '../upstream/redact.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
@@ -36,6 +38,12 @@ export interface JobManagerOptions {
    * (e.g. to invalidate cached reads it changed). It must not mind being called twice.
    */
   onFinished?: (job: JobRecord) => void;
+  /**
+   * Traces jobs (`src/tracing/`): the submit under the mutation's span, each webhook arrival and
+   * poll as a trace of its own linked to the submit, the publication under whichever finished
+   * it. Undefined: tracing off.
+   */
+  tracer?: Tracer | undefined;
 }
 
 export interface StartJob {
@@ -47,6 +55,8 @@ export interface StartJob {
   requestId?: string | undefined;
   /** The caller's address, for the budget of calls under credentials not yet accepted upstream. */
   clientAddress?: string | undefined;
+  /** Where the job's submit span goes (the mutation's execution); undefined: not traced. */
+  trace?: SpanScope | undefined;
 }
 
 export interface JobManager {
@@ -62,8 +72,11 @@ export interface JobManager {
    * `forbidden` (not the job's secret) or `accepted`. Decided from the path alone, before any body.
    */
   checkWebhook(id: string, secret: string): Promise<WebhookAccess>;
-  /** Finishes a job with the outcome its webhook delivered; false when it had finished already. */
-  deliverWebhook(id: string, outcome: JobOutcome): Promise<boolean>;
+  /**
+   * Finishes a job with the outcome its webhook delivered; false when it had finished already.
+   * `traceparent`: the delivery's own, when the upstream sent one (the webhook span's parent).
+   */
+  deliverWebhook(id: string, outcome: JobOutcome, traceparent?: string): Promise<boolean>;
   /** Resumes polling jobs left running (e.g. by a replica that stopped). */
   resumeRunning(): Promise<void>;
   close(): Promise<void>;
@@ -78,7 +91,7 @@ const JOB_ID = /^[0-9a-f]{32}$/;
 export const WEBHOOK_PATH = '/webhooks/jobs/';
 
 export function createJobManager(options: JobManagerOptions): JobManager {
-  const { store, pubsub, logger } = options;
+  const { store, pubsub, logger, tracer } = options;
   const pollAfterMs = options.pollAfterMs ?? 2000;
   const pollMaxIntervalMs = options.pollMaxIntervalMs ?? 10_000;
   const pollDeadlineMs = options.pollDeadlineMs ?? 1_800_000;
@@ -89,20 +102,48 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   const secretsOfRunning = new Map<string, string>();
   let closed = false;
 
-  async function finish(id: string, outcome: JobOutcome, via: 'webhook' | 'poll' | 'submit'): Promise<boolean> {
+  /** Ends a job once and publishes it; `span`: the span of what finished it (its publication goes under it). */
+  async function finish(id: string, outcome: JobOutcome, via: 'webhook' | 'poll' | 'submit', span?: Span): Promise<boolean> {
     const secret = secretsOfRunning.get(id);
     const finished = await store.finish(id, { success: outcome.success, body: redactJson(outcome.body, secret === undefined ? [] : [secret]) });
     if (finished) secretsOfRunning.delete(id);
     if (!finished) return false;
-    logger.info({ job: id, operation: finished.operation, status: finished.status, via }, 'job finished');
+    if (span !== undefined && via === 'webhook') span.addLinks(linkTo(finished.traceParent, { 'job.link': 'submit' }));
+    span?.setAttribute('job.status', finished.status);
+    logger.info({ job: id, operation: finished.operation, status: finished.status, via, ...traceFields(span) }, 'job finished');
     // Before publishing: whoever waits for the job may read its records again at once.
     options.onFinished?.(finished);
+    const publication = span === undefined || tracer === undefined ? undefined : startChildSpan(scopeOf(tracer, span), 'job.publish', { 'job.id': id, 'job.status': finished.status });
     // `finished` first: a replica receives its messages in order, so it forgets the cached reads
     // the job changed before its `jobCompleted` subscribers hear of the job.
     pubsub.publish('finished', FINISHED_SCOPE, finished);
     pubsub.publish('job', id, finished);
     pubsub.publish('owner', finished.owner, finished);
+    publication?.end();
     return true;
+  }
+
+  /** A span of its own for a job's webhook or poll, linked to the span that submitted it (from the job record, written by any replica). */
+  function startJobSpan(name: string, id: string, job: JobRecord | null, parent?: string): SpanScope | undefined {
+    if (tracer === undefined) return undefined;
+    const span = startSpan(tracer, name, {
+      parent: contextFromTraceparent(parent),
+      attributes: { 'job.id': id, ...(job === null ? {} : { 'job.operation': job.operation }) },
+      links: linkTo(job?.traceParent, { 'job.link': 'submit' }),
+    });
+    return scopeOf(tracer, span);
+  }
+
+  async function deliverWebhook(id: string, outcome: JobOutcome, traceparent?: string): Promise<boolean> {
+    const span = startJobSpan('job.webhook', id, null, traceparent)?.span;
+    try {
+      return await finish(id, outcome, 'webhook', span);
+    } catch (error) {
+      if (span !== undefined) recordFailure(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 
   function schedulePoll(id: string, location: string, delayMs: number, startedAt: number): void {
@@ -131,28 +172,38 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       secretsOfRunning.delete(id);
       return;
     }
+    const scope = startJobSpan('job.poll', id, job);
+    const span = scope?.span;
     try {
-      const poll = await options.upstream.pollJob(location);
+      const poll = await options.upstream.pollJob(location, { trace: scope });
       if (poll.status === 'running') {
         if (Date.now() - startedAt < pollDeadlineMs) schedulePoll(id, location, next, startedAt);
-        else await finish(id, lostOutcome('no result within the polling deadline'), 'poll');
+        else await finish(id, lostOutcome('no result within the polling deadline'), 'poll', span);
         return;
       }
-      await finish(id, { success: poll.status === 'succeeded', body: poll.body }, 'poll');
+      await finish(id, { success: poll.status === 'succeeded', body: poll.body }, 'poll', span);
     } catch (error) {
       if (isUpstreamRequestError(error) && error.code === 'UPSTREAM_NOT_FOUND') {
         // The upstream does not know the job (never received, or expired): nothing more will come.
-        await finish(id, lostOutcome('the upstream does not know this job'), 'poll');
+        await finish(id, lostOutcome('the upstream does not know this job'), 'poll', span);
         return;
       }
-      logger.warn({ job: id, err: error }, 'polling a job failed; will retry');
+      if (span !== undefined) recordFailure(span, error);
+      logger.warn({ job: id, err: error, ...traceFields(span) }, 'polling a job failed; will retry');
       if (Date.now() - startedAt < pollDeadlineMs) schedulePoll(id, location, next, startedAt);
-      else await finish(id, lostOutcome('the upstream could not be polled before the deadline'), 'poll');
+      else await finish(id, lostOutcome('the upstream could not be polled before the deadline'), 'poll', span);
+    } finally {
+      span?.end();
     }
   }
 
-  async function start(request: StartJob): Promise<JobRecord> {
+  /** Submits the write, traced as `job.submit` under the mutation's span when it is traced. */
+  function start(request: StartJob): Promise<JobRecord> {
     const id = randomBytes(16).toString('hex');
+    return inChildSpan(request.trace, 'job.submit', { 'job.id': id, 'job.operation': request.operation }, (scope) => submit(id, request, scope));
+  }
+
+  async function submit(id: string, request: StartJob, scope: SpanScope | undefined): Promise<JobRecord> {
     const secret = randomBytes(24).toString('base64url');
     const job: JobRecord = {
       id,
@@ -166,6 +217,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       input: request.input,
       outcome: null,
     };
+    const traceParent = scope === undefined ? undefined : traceparentOf(scope.span);
+    if (traceParent !== undefined) job.traceParent = traceParent;
     // Stored before the upstream hears of it: the webhook may arrive before `submit` returns.
     await store.create(job);
     const credentialSecret = secretOf(request.credential.authorization);
@@ -175,10 +228,10 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       const accepted = await options.upstream.submit(
         request.credential,
         { ...request.request, jobUuid: id, webHook },
-        { requestId: request.requestId, clientAddress: request.clientAddress },
+        { requestId: request.requestId, clientAddress: request.clientAddress, trace: scope },
       );
       if (accepted.result) {
-        await finish(id, { success: true, body: accepted.result }, 'submit');
+        await finish(id, { success: true, body: accepted.result }, 'submit', scope?.span);
       } else {
         const location = accepted.location ?? options.jobLocation(id);
         await store.setLocation(id, location);
@@ -188,7 +241,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       if (isUpstreamRequestError(error) && error.errorCode) {
         // Refused (a rejected credential, a bad parameter): no upstream job exists to follow, so
         // once its caller has the answer nothing keeps it for JOB_TTL_MS.
-        return finishUnstarted(id, { success: false, body: { error: error.errorCode } }, job);
+        return finishUnstarted(id, { success: false, body: { error: error.errorCode } }, job, scope?.span);
       } else if (isUpstreamRequestError(error) && (error.code === 'UPSTREAM_TIMEOUT' || error.mayHaveBeenDelivered)) {
         // The write may have been accepted (a timeout, or a connection that failed after sending):
         // its job id is ours, so poll for it rather than guess. A job the upstream never received
@@ -197,7 +250,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
         await store.setLocation(id, location);
         schedulePoll(id, location, pollAfterMs, job.createdAt);
       } else {
-        await finishUnstarted(id, lostOutcome(error instanceof Error ? error.message : String(error)), job);
+        await finishUnstarted(id, lostOutcome(error instanceof Error ? error.message : String(error)), job, scope?.span);
         throw error;
       }
     }
@@ -205,8 +258,8 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   }
 
   /** Finishes (publishes) a job the upstream never took on and forgets it: its answer is all there is. */
-  async function finishUnstarted(id: string, outcome: JobOutcome, job: JobRecord): Promise<JobRecord> {
-    await finish(id, outcome, 'submit');
+  async function finishUnstarted(id: string, outcome: JobOutcome, job: JobRecord, span: Span | undefined): Promise<JobRecord> {
+    await finish(id, outcome, 'submit', span);
     const finished = (await store.get(id)) ?? { ...job, status: 'FAILED', outcome, finishedAt: Date.now() };
     await store.discard(id);
     return finished;
@@ -250,7 +303,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     get: (id) => store.get(id),
     wait,
     checkWebhook,
-    deliverWebhook: (id, outcome) => finish(id, outcome, 'webhook'),
+    deliverWebhook,
     async resumeRunning() {
       for (const job of await store.claimOrphaned()) {
         schedulePoll(job.id, job.location ?? options.jobLocation(job.id), pollAfterMs, job.createdAt);

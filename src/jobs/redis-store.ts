@@ -44,7 +44,7 @@ const jobKey = (id: string): string => `${PREFIX}job:${id}`;
 const replicaKey = (replica: string): string => `${PREFIX}replica:${replica}`;
 
 /** The fields of a job that never change, stored as one JSON value. */
-type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input'>;
+type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input' | 'traceParent'>;
 
 // Ends a running job once: KEYS[1] job, KEYS[2] running set; ARGV: id, status, outcome JSON,
 // finishedAt, ttl ms. Returns the hash after the change, or nil when not running.
@@ -119,6 +119,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
           secret: job.secret,
           createdAt: job.createdAt,
           input: job.input,
+          traceParent: job.traceParent,
         };
         const fields: Record<string, string> = { record: JSON.stringify(fixed), status: job.status, replica: replicaId };
         if (job.location !== null) fields.location = job.location;

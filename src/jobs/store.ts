@@ -28,6 +28,11 @@ export interface JobRecord {
   /** What the payload needs of the mutation's input once the job ends (`clientMutationId`, record ids). */
   input: Record<string, unknown>;
   outcome: JobOutcome | null;
+  /**
+   * The W3C `traceparent` of the span that submitted the job, when tracing is on: the spans of
+   * its webhook, polls and publication link to it, on whichever replica they happen.
+   */
+  traceParent?: string | undefined;
 }
 
 export interface JobStore {

@@ -88,7 +88,8 @@ async function receive(request: Request, id: string, secret: string, { jobs, max
   if (success === 'false' && (typeof outcome.error !== 'object' || outcome.error === null)) {
     return reject(400, 'a failure body carries {"error": ErrorCode}');
   }
-  const first = await jobs.deliverWebhook(id, { success: success === 'true', body: outcome });
+  // The delivery's own trace, when the upstream sent one, is the parent of the webhook's span.
+  const first = await jobs.deliverWebhook(id, { success: success === 'true', body: outcome }, request.headers.get('traceparent') ?? undefined);
   return new fetchAPI.Response(first ? 'recorded' : 'already recorded', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 

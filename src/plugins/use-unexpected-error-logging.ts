@@ -6,6 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { useErrorHandler, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { traceFields, type SpanScope } from '../tracing/spans.js';
 import { isUpstreamRequestError } from '../upstream/errors.js';
 
 export interface UnexpectedErrorLoggingOptions {
@@ -17,7 +18,7 @@ export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions
   return useErrorHandler(({ errors, context, phase }) => {
     // The client hung up: its reads were cancelled on purpose and nobody reads the answer.
     if (clientHungUp(context)) {
-      options.logger.debug({ reqId: requestIdOf(context), phase, errors: errors.length }, 'operation abandoned by its client');
+      options.logger.debug({ reqId: requestIdOf(context), ...traceOf(context), phase, errors: errors.length }, 'operation abandoned by its client');
       return;
     }
     for (const error of errors) {
@@ -26,7 +27,7 @@ export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions
       const path = error instanceof GraphQLError ? error.path : undefined;
       // `reqId`, the key every other request-scoped log line uses.
       options.logger.error(
-        { err: original instanceof Error ? original : error, reqId: requestIdOf(context), phase, path },
+        { err: original instanceof Error ? original : error, reqId: requestIdOf(context), ...traceOf(context), phase, path },
         'unexpected error (masked for the client)',
       );
     }
@@ -37,9 +38,21 @@ export function useUnexpectedErrorLogging(options: UnexpectedErrorLoggingOptions
  * The gateway's fields of the GraphQL context (envelop hands execution-phase errors the execution
  * args instead, which hold it as `contextValue`).
  */
-function requestContextOf(context: unknown): { requestId?: unknown; signal?: { aborted?: unknown } } | undefined {
+function requestContextOf(context: unknown): RequestFields | undefined {
   const holder = context as { contextValue?: object } | null | undefined;
-  return (holder?.contextValue ?? holder ?? undefined) as { requestId?: unknown; signal?: { aborted?: unknown } } | undefined;
+  return (holder?.contextValue ?? holder ?? undefined) as RequestFields | undefined;
+}
+
+interface RequestFields {
+  requestId?: unknown;
+  signal?: { aborted?: unknown };
+  session?: { trace?: SpanScope | undefined };
+}
+
+/** `trace_id` and `span_id` of the operation's span, when it is traced: where the line's trace is. */
+function traceOf(context: unknown): ReturnType<typeof traceFields> {
+  const scope = requestContextOf(context)?.session?.trace;
+  return scope === undefined ? {} : traceFields((scope as { operation?: SpanScope['span'] }).operation ?? scope.span);
 }
 
 function requestIdOf(context: unknown): string | undefined {

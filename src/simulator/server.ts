@@ -92,6 +92,8 @@ export interface JournalHeaders {
   'x-request-id'?: string;
   authorization?: string;
   'x-tenant-id'?: string;
+  /** The W3C trace context the gateway propagates (its upstream call's span). */
+  traceparent?: string;
 }
 
 /** One API request as received. */
@@ -611,7 +613,7 @@ function header(request: IncomingMessage, name: string): string | undefined {
 
 function journalHeaders(request: IncomingMessage): JournalHeaders {
   const headers: JournalHeaders = {};
-  for (const name of ['x-job-uuid', 'x-web-hook', 'x-request-id', 'authorization', 'x-tenant-id'] as const) {
+  for (const name of ['x-job-uuid', 'x-web-hook', 'x-request-id', 'authorization', 'x-tenant-id', 'traceparent'] as const) {
     const value = header(request, name);
     if (value !== undefined) headers[name] = value;
   }

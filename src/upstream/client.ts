@@ -4,7 +4,9 @@
  * through the composed dispatcher of `http.ts`, maps every failure to one error class of
  * `errors.ts` and decodes answers with the operation's decoder. It knows nothing of GraphQL.
  */
+import type { Span } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
+import { SpanKind, injectTraceHeaders, recordFailure, startChildSpan } from '../tracing/spans.js';
 import { DecodeError, RecordDecoder, asObject } from './decode.js';
 import type { RecordDemand } from './demand.js';
 import {
@@ -21,7 +23,7 @@ import {
 import { CircuitBreakers, type BreakerState, type BreakerTicket } from './breaker.js';
 import { CredentialGate, type CredentialGateOptions, type CredentialVerdict, type GatePass } from './credential-gate.js';
 import { cursorIdentity, readableAuthorization, resourceIdentity } from './credentials.js';
-import { CONNECT_FAILURE_CODES, createUpstreamDispatcher, transportErrorCode } from './http.js';
+import { CONNECT_FAILURE_CODES, createUpstreamDispatcher, transportErrorCode, type RetryListener } from './http.js';
 import { OriginLimiter, QueueFullError } from './limiter.js';
 import { mayQuote, redact, secretOf } from './redact.js';
 import { SharedFlights } from './shared-flights.js';
@@ -201,8 +203,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       : buildTarget(resourcesRoot, `api/v1/resources/${path}`, query);
   }
 
-  /** Sends one request; resolves with any HTTP answer, rejects only when none came. */
-  async function send(request: RawRequest, callOptions: CallOptions | undefined): Promise<RawResponse> {
+  /**
+   * Sends one request; resolves with any HTTP answer, rejects only when none came. With a `span`
+   * (the call's), its `traceparent` goes upstream and each retry is counted on it.
+   */
+  async function send(request: RawRequest, callOptions: CallOptions | undefined, span?: Span): Promise<RawResponse> {
     if (closed) {
       throw new UpstreamUnavailableError(`${request.operation}: the upstream client is closed`, { operation: request.operation });
     }
@@ -218,6 +223,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const headers: Headers = { accept: 'application/json', ...request.headers };
     if (callOptions?.requestId) headers['x-request-id'] = callOptions.requestId;
+    if (span !== undefined) injectTraceHeaders(span, headers);
     let release: (() => void) | undefined;
     try {
       // Waiting for a slot counts against the call's deadline, like the request itself.
@@ -235,6 +241,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         deadline.signal,
         maxResponseBytes,
         request.operation,
+        span === undefined ? undefined : (attempt) => span.setAttribute('upstream.retries', attempt),
       );
     } catch (error) {
       if (error instanceof UpstreamRequestError) throw error;
@@ -260,23 +267,34 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  /** Runs one call: sends, reports to `onRequest`, and lets `handle` turn the answer into a result. */
+  /**
+   * Runs one call: sends, reports to `onRequest`, and lets `handle` turn the answer into a result.
+   * Under a trace (`callOptions.trace`) the call is one span, counted on its parent.
+   */
   async function call<T>(request: RawRequest, callOptions: CallOptions | undefined, handle: (response: RawResponse) => T): Promise<T> {
     const started = performance.now();
     let status: number | null = null;
     let ticket: BreakerTicket | undefined;
     let pass: GatePass | undefined;
+    const span = callOptions?.trace === undefined ? undefined : startCallSpan(request, callOptions.trace);
     try {
       if (request.identity !== undefined) pass = await credentialGate.enter(request.identity, callOptions?.clientAddress, request.operation, callOptions?.signal);
-      ticket = admit(request);
-      const response = withoutCredentials(await send(request, callOptions), request.headers.authorization);
+      ticket = admit(request, span);
+      if (callOptions?.trace !== undefined) callOptions.trace.upstreamRequests += 1;
+      const response = withoutCredentials(await send(request, callOptions, span), request.headers.authorization);
       status = response.status;
+      span?.setAttribute('http.response.status_code', status);
       const result = handle(response);
       ticket.success();
       pass?.settle('accepted', true);
       report(request, status, started);
+      span?.end();
       return result;
     } catch (error) {
+      if (span !== undefined) {
+        recordFailure(span, error);
+        span.end();
+      }
       if (ticket !== undefined) settle(ticket, error, callOptions);
       pass?.settle(verdictOf(request, status, error), ticket !== undefined && wasSent(error));
       report(request, status, started, error);
@@ -291,9 +309,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
+  /** The span of one upstream call, under `parent`: the spec's operation name, its method and origin. */
+  function startCallSpan(request: RawRequest, parent: NonNullable<CallOptions['trace']>): Span {
+    return startChildSpan(
+      parent,
+      `upstream ${request.operation}`,
+      { 'upstream.operation': request.operation, 'http.request.method': request.method, 'server.address': request.target.origin, 'upstream.retries': 0 },
+      SpanKind.CLIENT,
+    );
+  }
+
   /** Lets the call through its origin's breaker, or fails it at once while the upstream is away. */
-  function admit(request: RawRequest): BreakerTicket {
-    const admission = breakers.for(request.target.origin).admit();
+  function admit(request: RawRequest, span?: Span): BreakerTicket {
+    const breaker = breakers.for(request.target.origin);
+    // The state the call met: an open breaker explains a call that failed without being sent.
+    span?.setAttribute('upstream.breaker.state', breaker.snapshot().state);
+    const admission = breaker.admit();
     if (admission.admitted) return admission.ticket;
     const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
     throw new UpstreamUnavailableError(
@@ -610,6 +641,7 @@ function exchange(
   signal: AbortSignal,
   maxBytes: number,
   operation: string,
+  onRetry?: (attempt: number) => void,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
@@ -637,7 +669,8 @@ function exchange(
       if (settle()) reject(error);
     }
     signal.addEventListener('abort', onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
+    const handler: Dispatcher.DispatchHandler & RetryListener = {
+      onRetry,
       onRequestStart(started) {
         controller = started;
       },

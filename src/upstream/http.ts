@@ -80,6 +80,14 @@ export function createRetryInterceptor(options: RetryInterceptorOptions): Dispat
     };
 }
 
+/**
+ * A dispatch handler that wants to hear of each retry (the upstream call's span counts them):
+ * the retry interceptor calls `onRetry` before each new attempt. Other handlers ignore it.
+ */
+export interface RetryListener {
+  onRetry?(attempt: number): void;
+}
+
 type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
 
 /** A retryable answer held back until its body shows whether it is an ErrorCode. */
@@ -153,6 +161,7 @@ class RetryingRequest implements Dispatcher.DispatchController {
   private scheduleRetry(): void {
     const delay = this.backoff(this.attempt);
     this.attempt += 1;
+    (this.handler as RetryListener).onRetry?.(this.attempt);
     this.current = null;
     this.timer = setTimeout(() => {
       this.timer = null;

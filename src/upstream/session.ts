@@ -5,6 +5,7 @@
  * once (as the resolver calling it did before sessions), before any upstream call. Writes take
  * their caller from `jobCaller()`, so no schema module holds a credential either.
  */
+import type { SpanScope } from '../tracing/spans.js';
 import { ownerOf } from './credentials.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import type { ParamsOf, ReadOperation, ResultOf } from './operations/define.js';
@@ -34,6 +35,8 @@ export interface SessionBinding {
   readonly requestId: string;
   readonly signal: AbortSignal | undefined;
   readonly clientAddress: string | undefined;
+  /** Where the spans of this session's upstream calls go (`src/tracing/`); undefined: tracing off. */
+  readonly trace?: SpanScope | undefined;
   /**
    * The error a read raises when the caller sent no credential for its family. Given by the
    * caller of `createUpstreamSession` so that this layer stays free of GraphQL.
@@ -85,6 +88,19 @@ export class UpstreamSession {
    */
   withSignal(signal: AbortSignal | undefined): UpstreamSession {
     return new UpstreamSession(this.client, { ...this.binding, signal }, this.demand);
+  }
+
+  /**
+   * The same caller, signal and demand, its calls' spans under `trace` (a loader batch's span):
+   * the spans are passed along explicitly, never through a context manager (`src/tracing/spans.ts`).
+   */
+  withTrace(trace: SpanScope | undefined): UpstreamSession {
+    return trace === undefined ? this : new UpstreamSession(this.client, { ...this.binding, trace }, this.demand);
+  }
+
+  /** Where this session's calls put their spans; undefined when tracing is off. */
+  get trace(): SpanScope | undefined {
+    return this.binding.trace;
   }
 
   /** Throws the missing-credential error now when the caller sent no credential for `family`. */
@@ -152,8 +168,8 @@ export class UpstreamSession {
   }
 
   private options(): CallOptions {
-    const { requestId, signal, clientAddress } = this.binding;
-    return { requestId, signal, demand: this.demand, clientAddress };
+    const { requestId, signal, clientAddress, trace } = this.binding;
+    return { requestId, signal, demand: this.demand, clientAddress, trace };
   }
 }
 

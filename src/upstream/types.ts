@@ -9,6 +9,7 @@
  * caller's own credential; the client keeps none between calls. Every failure rejects with an
  * `UpstreamRequestError` subclass from `errors.ts`, each with a stable `code`.
  */
+import type { SpanScope } from '../tracing/spans.js';
 import type { RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
 import type { ParamsOf, ReadOperation, ResultOf, WriteOperation } from './operations/define.js';
@@ -55,6 +56,11 @@ export interface CallOptions {
    * not accepted yet draws on this address's budget; undefined: a call of the gateway's own.
    */
   clientAddress?: string | undefined;
+  /**
+   * The span the call's own span goes under (`src/tracing/`); its `traceparent` goes upstream.
+   * Undefined (tracing off, or a call of the gateway's own): no span, no header.
+   */
+  trace?: SpanScope | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
  */
 import type { GatewayContext } from '../../context.js';
 import { observeBatch } from '../../metrics.js';
+import { inChildSpan } from '../../tracing/spans.js';
 import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Release } from '../../upstream/releases.js';
@@ -53,13 +54,25 @@ function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page
   };
 }
 
+/**
+ * One loader batch: its records by `field`, read in chunks of `maxBatchSize` keys. Traced, it is
+ * one span (`loader <family>`: its keys and the upstream requests it made, its pages included).
+ */
 async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[]): Promise<R[]> {
-  const session = context.session;
-  session.requireCredential(family.credential);
+  context.session.requireCredential(family.credential);
   const distinct = [...new Set(values)];
   observeBatch(context, family.name, distinct.length);
-  const pages = await Promise.all(chunk(distinct, context.maxBatchSize).map((keys) => family.readAll(session, [{ field, op: 'in', value: keys }])));
-  return pages.flat();
+  return inChildSpan(
+    context.session.trace,
+    `loader ${family.name}`,
+    { 'loader.type': family.name, 'loader.field': field, 'loader.keys': distinct.length },
+    async (batch) => {
+      const session = context.session.withTrace(batch);
+      const pages = await Promise.all(chunk(distinct, context.maxBatchSize).map((keys) => family.readAll(session, [{ field, op: 'in', value: keys }])));
+      return pages.flat();
+    },
+    (span, batch) => span.setAttribute('loader.upstream_requests', batch.upstreamRequests),
+  );
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {

@@ -286,6 +286,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
           input: keptInput(input, info),
           requestId: context.requestId,
           clientAddress: context.clientAddress,
+          trace: context.session.trace,
           request: { operation: spec.operation, params, systemTags: input.systemTags, userTags: input.userTags },
         });
         if (input.async !== true && job.status === 'RUNNING') {
