@@ -13,6 +13,7 @@ import { defaultConfig, loadConfig, type GatewayConfig } from '../src/config.js'
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { tracingEnabled } from '../src/tracing/provider.js';
 import { credentialHeaders, startHarness } from './support/harness.js';
+import { freePort, startRedis } from './support/redis.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
 
@@ -259,6 +260,53 @@ describe('OpenTelemetry traces', () => {
     const operation = only(receiver.spans, (span) => span.traceId !== '' && children(receiver.spans, span).some((child) => child.name === 'graphql.validate'), 'the operation');
     expect(operation.statusCode).toBe(2);
     expect(receiver.spans.filter((span) => span.name.startsWith('upstream '))).toHaveLength(0);
+  });
+});
+
+describe('OpenTelemetry traces with Redis, two replicas', () => {
+  it("a job started on replica A whose webhook lands on replica B: B's webhook span links to A's mutation", async () => {
+    const redis = await startRedis();
+    const simulator = createSimulator({ asyncDelayMs: 5 });
+    const simulatorUrl = await simulator.start(0, '127.0.0.1');
+    const portB = await freePort();
+    const urlB = `http://127.0.0.1:${portB}`;
+    const replica = (name: string, port: number) =>
+      createApp(
+        {
+          ...defaultConfig,
+          port,
+          host: '127.0.0.1',
+          upstreamUrl: simulatorUrl,
+          redisUrl: redis.url,
+          publicUrl: urlB,
+          otelExporterOtlpEndpoint: receiver.endpoint,
+          otelServiceName: name,
+        },
+        { logger: pino({ level: 'silent' }) },
+      );
+    const a = replica('replica-a', 0);
+    const b = replica('replica-b', portB);
+    try {
+      const urlA = await a.start();
+      await b.start();
+      const response = await fetch(`${urlA}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...credentialHeaders(simulator.credentials) },
+        body: JSON.stringify({ query: UPDATE_NQN, variables: { input: { uuid: connectedHost(simulator), nqn: nqn('73') } } }),
+      });
+      const body = (await response.json()) as { data: { updateHostNqn: { job: { id: string; status: string } } } };
+      expect(body.data.updateHostNqn.job.status).toBe('SUCCEEDED');
+    } finally {
+      await a.stop();
+      await b.stop();
+      await simulator.stop();
+      await redis.stop();
+    }
+    const submit = only(receiver.spans, (span) => span.name === 'job.submit', 'the submit');
+    expect(submit.serviceName).toBe('replica-a');
+    const webhook = only(receiver.spans, (span) => span.name === 'job.webhook', 'the webhook');
+    expect(webhook.serviceName).toBe('replica-b');
+    expect(webhook.links.map((link) => [link.traceId, link.spanId])).toEqual([[submit.traceId, submit.spanId]]);
   });
 });
 

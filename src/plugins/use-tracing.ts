@@ -63,7 +63,6 @@ export function createOperationTracing(tracer: Tracer): OperationTracing {
     if (scope.ended) return;
     scope.ended = true;
     if (error !== undefined) recordFailure(scope.operation, error);
-    scope.operation.setAttribute('upstream.requests', scope.upstreamRequests);
     scope.operation.end();
   }
 
