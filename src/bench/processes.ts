@@ -37,8 +37,10 @@ async function spawnAnnounced<T>(
   env: Record<string, string>,
   match: (line: string) => T | null,
   nodeArgs: string[] = [],
+  cwd?: string,
 ): Promise<{ child: ChildProcess; announced: T }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -154,6 +156,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** Run the gateway of another checkout (scenario 7's `BENCH_BASELINE_DIR`). @default this one */
+  cwd?: string;
 }
 
 export interface GatewayProcess extends Spawned {
@@ -177,6 +181,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     },
     (line) => /^GraphiQL: (\S+)\/graphql$/.exec(line)?.[1] ?? null,
     options.nodeArgs,
+    options.cwd,
   );
   return { ...handle(child, announced), gcPauseMs: () => gcPauseMilliseconds(announced) };
 }

@@ -7,7 +7,8 @@
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
  * run: 10), `BENCH_PAIRS` (scenario 2: gateway/direct pairs of runs per concurrency, 3),
  * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3),
- * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7,8`); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
+ * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7,8,9`); scenario 9: `BENCH_BASELINE_DIR` (also
+ * compare tracing off against the gateway of that checkout); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
  * `BENCH_LIVE_CREDENTIALS` (`1,10,100`), `BENCH_LIVE_ROUNDS` (10), `BENCH_LIVE_CHURN` (the
  * simulator's `SIM_CHURN`: `2@first`), `LIVE_POLL_MS` (2000).
  */
@@ -21,7 +22,8 @@ import { LIVE_DASHBOARD_COLLECTIONS, measureLive, type LiveRow } from './live.js
 import { percentile } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
-import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type SimulatorProcess, type Spawned } from './processes.js';
+import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type GatewayProcess, type SimulatorProcess, type Spawned } from './processes.js';
+import { compareGateways, startSpanSink, type GatewayComparison } from './tracing.js';
 import { measureTrusted, writeDashboardManifest, type TrustedResult } from './trusted.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
 
@@ -35,7 +37,8 @@ const settings = {
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
   warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
-  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').split(',').map((text) => Number(text.trim())),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9').split(',').map((text) => Number(text.trim())),
+  baselineDir: process.env.BENCH_BASELINE_DIR,
   liveDashboards: numberFromEnv('BENCH_LIVE_DASHBOARDS', 1000),
   liveCredentials: (process.env.BENCH_LIVE_CREDENTIALS ?? '1,10,100').split(',').map((text) => Number(text.trim())),
   liveRounds: numberFromEnv('BENCH_LIVE_ROUNDS', 10),
@@ -44,7 +47,7 @@ const settings = {
 };
 const runs = (scenario: number) => settings.scenarios.includes(scenario);
 
-/** Clients of scenarios 5, 6 and 8. */
+/** Clients of scenarios 5, 6, 8 and 9. */
 const MANY_CLIENTS = 50;
 
 interface Report {
@@ -64,6 +67,8 @@ interface Report {
   live?: LiveRow[];
   /** Scenario 8: 50 clients, trusted documents by id against plain POSTs of the text. */
   trusted?: TrustedResult;
+  /** Scenario 9: tracing on against off, 50 distinct dashboards; with a baseline, off against the gateway before tracing. */
+  tracing?: { on: GatewayComparison; exportedBytesPerDashboard: number; off?: GatewayComparison };
   durationSec: number;
 }
 
@@ -138,6 +143,9 @@ async function main(): Promise<void> {
       });
       await locked.stop();
     }
+
+    let tracing: Report['tracing'];
+    if (runs(9)) tracing = await measureScenario9(simulator, uncached, stopLater);
 
     let mobile: MobileResult | undefined;
     if (runs(4)) {
@@ -216,6 +224,7 @@ async function main(): Promise<void> {
       distinct,
       live,
       trusted,
+      tracing,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -225,6 +234,33 @@ async function main(): Promise<void> {
   } finally {
     for (const spawned of stopLater.reverse()) await spawned.stop().catch(() => undefined);
     await rm(heapDir, { recursive: true, force: true });
+  }
+}
+
+/** Scenario 9: `uncached` (tracing off) against the same gateway exporting every span, and against the baseline checkout when there is one. */
+async function measureScenario9(simulator: SimulatorProcess, uncached: GatewayProcess, stopLater: Spawned[]): Promise<Report['tracing']> {
+  const sink = await startSpanSink();
+  const traced = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+  stopLater.push(traced);
+  const compare = { simulator, headers: simulator.headers, bodies: distinctDashboardBodies(MANY_CLIENTS), connections: MANY_CLIENTS, durationSec: settings.durationSec, pairs: settings.pairs };
+  try {
+    log(`scenario 9: tracing on (every span exported over OTLP/HTTP) against off, ${MANY_CLIENTS} clients, distinct dashboards`);
+    const on = await compareGateways({ ...compare, base: uncached, other: traced });
+    await traced.stop();
+    // What the gateway exported for the dashboards it answered, all its runs (warm-ups included) counted.
+    const answered = sum(on.pairs.map((pair) => pair.other.requests));
+    const exportedBytesPerDashboard = sink.exportedBytes / Math.max(1, answered);
+    let off: GatewayComparison | undefined;
+    if (settings.baselineDir !== undefined) {
+      const baseline = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0' }, cwd: settings.baselineDir });
+      stopLater.push(baseline);
+      log(`scenario 9: tracing off against the gateway of ${settings.baselineDir}`);
+      off = await compareGateways({ ...compare, base: baseline, other: uncached });
+      await baseline.stop();
+    }
+    return { on, exportedBytesPerDashboard, off };
+  } finally {
+    await sink.close();
   }
 }
 
@@ -423,6 +459,27 @@ function scenario7Rows(live: readonly LiveRow[]): string[][] {
   return rows;
 }
 
+function scenario9Rows(t: NonNullable<Report['tracing']>): string[][] {
+  const rows: string[][] = [];
+  const describe = (label: string, c: GatewayComparison, target: number | undefined): void => {
+    rows.push([
+      `9. throughput ${label}, ${c.connections} clients`,
+      `${c.other.rps.toFixed(1)} / ${c.base.rps.toFixed(1)} req/s = ${ratio(c.throughputRatio)}${c.pairs.length < 2 ? '' : ` (median pair; pairs ${c.pairs.map((pair) => ratio(pair.throughputRatio)).join(', ')})`}`,
+      target === undefined ? '-' : `≥ ${target}x`,
+      target === undefined ? '-' : verdict(c.throughputRatio >= target),
+    ]);
+    rows.push([`9. p50 ${label}`, `${ms(c.other.p50Ms)} / ${ms(c.base.p50Ms)} = ${ratio(c.p50Ratio)}`, '-', '-']);
+    rows.push([`9. gateway CPU per dashboard ${label}`, `${ms(c.other.cpuMsPerRequest[0]!)} / ${ms(c.base.cpuMsPerRequest[0]!)} = ${ratio(c.cpuRatio)}`, '-', '-']);
+    const failed = sum(c.pairs.map((pair) => pair.base.failures + pair.other.failures));
+    rows.push([`9. failed answers ${label}`, String(failed), '0', verdict(failed === 0)]);
+  };
+  describe('tracing on / off', t.on, undefined);
+  rows.push(['9. OTLP bytes exported per dashboard (tracing on)', kb(t.exportedBytesPerDashboard), '-', '-']);
+  // "No measurable cost when off": within the pairs' own spread of a loaded machine.
+  if (t.off !== undefined) describe('tracing off / before tracing', t.off, 0.95);
+  return rows;
+}
+
 /** Scenario 8: trusted documents cost nothing measurable against the text (target: within 5%). */
 function scenario8Rows(t: TrustedResult): string[][] {
   const clients = `${t.connections} clients`;
@@ -450,6 +507,7 @@ export function renderTable(report: Report): string {
     ...(report.distinct ? manyClientsRows('6. distinct dashboards (a filter and order each)', report.distinct, { throughput: 0.95, p50: 1.1 }) : []),
     ...(report.live ? scenario7Rows(report.live) : []),
     ...(report.trusted ? scenario8Rows(report.trusted) : []),
+    ...(report.tracing ? scenario9Rows(report.tracing) : []),
   ];
   const header = ['scenario', 'measured', 'target', 'verdict'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
