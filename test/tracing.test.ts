@@ -51,8 +51,8 @@ afterEach(async () => {
   await receiver.close();
 });
 
-async function startTraced(config: Partial<GatewayConfig> = {}): Promise<Traced> {
-  const simulator = createSimulator({ asyncDelayMs: 5 });
+async function startTraced(config: Partial<GatewayConfig> = {}, simulatorOptions: Parameters<typeof createSimulator>[0] = {}): Promise<Traced> {
+  const simulator = createSimulator({ asyncDelayMs: 5, ...simulatorOptions });
   const simulatorUrl = await simulator.start(0, '127.0.0.1');
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
@@ -251,6 +251,30 @@ describe('OpenTelemetry traces', () => {
     for (const operation of operations) {
       expect(receiver.spans.filter((span) => span.name.startsWith('upstream ') && descendsFrom(receiver.spans, span, operation))).toHaveLength(1);
     }
+  });
+
+  it('a retried upstream call is one span counting its retries; a call the open breaker refused is a span saying so, with no request', async () => {
+    // The simulator's fault injection draws twice per faulty request (whether, and which fault).
+    let faultyDraws = 2;
+    const random = (): number => (faultyDraws > 0 ? (faultyDraws--, 0.1) : 0.9);
+    const gateway = await startTraced({ upstreamBreakerThreshold: 1, responseCacheTtlMs: 0 }, { faultRate: 0.5, random });
+    const query = 'query One { vmInstances(first: 1) { nodes { uuid } } }';
+    expect((await gateway.gql(query)).errors).toBeUndefined();
+    // Every attempt of the next call fails (the first and both retries): the breaker opens.
+    faultyDraws = 6;
+    expect((await gateway.gql(query)).errors).toBeDefined();
+    const requestsBefore = gateway.simulator.stats().total;
+    expect((await gateway.gql(query)).errors).toBeDefined();
+    expect(gateway.simulator.stats().total).toBe(requestsBefore);
+    await gateway.stop();
+
+    const calls = receiver.spans.filter((span) => span.name === 'upstream CursorQuery');
+    expect(calls.map((span) => [span.attributes['upstream.retries'], span.attributes['upstream.breaker.state'], span.attributes['http.response.status_code'] ?? null, span.statusCode])).toEqual([
+      [1, 'closed', 200, 0],
+      [2, 'closed', expect.anything(), 2],
+      [0, 'open', null, 2],
+    ]);
+    expect(calls[2]!.attributes['error.type']).toBe('UPSTREAM_UNAVAILABLE');
   });
 
   it('an operation refused at validation ends its span with the error, and makes no upstream span', async () => {
