@@ -27,7 +27,7 @@ exitOnSignals(
 );
 try {
   const url = await app.start();
-  process.stdout.write(startedMessage(url, demo?.credentials));
+  process.stdout.write(startedMessage(url, demo?.credentials, config.trustedDocuments));
 } catch (error) {
   const message = listenFailureMessage(error, config.port, config.host);
   if (message === undefined) throw error;

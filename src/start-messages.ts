@@ -12,27 +12,31 @@ const DEMO_QUERY = '{ vmInstances(first: 3) { totalCount nodes { name state host
  * The lines printed once the gateway listens. The credentials are the embedded simulator's own
  * demo credentials (never a real upstream's: with `UPSTREAM_URL` set, `credentials` is undefined).
  */
-export function startedMessage(url: string, credentials: SimulatorCredentials | undefined): string {
+export function startedMessage(url: string, credentials: SimulatorCredentials | undefined, trustedDocuments?: string): string {
   const lines = [`GraphiQL: ${url}/graphql`];
+  if (trustedDocuments !== undefined) {
+    // A pasted text query would only be refused (PERSISTED_QUERY_ONLY): say how to name an operation instead.
+    lines.push(`Only the operations of ${trustedDocuments} run (TRUSTED_DOCUMENTS): send their id, e.g. -d '{"documentId":"<id>"}'.`);
+  }
   if (credentials !== undefined) {
     const headers: [string, string][] = [
       ['Authorization', `OAuth ${credentials.session}`],
       ['X-Resources-Authorization', `Bearer ${credentials.token}`],
       ['X-Tenant-ID', credentials.tenantId],
     ];
+    const curl = [
+      `  curl -s ${url}/graphql`,
+      `-H ${shellQuote('content-type: application/json')}`,
+      ...headers.map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`),
+      `-d ${shellQuote(JSON.stringify({ query: DEMO_QUERY }))}`,
+    ].join(' ');
     lines.push(
       '',
       'The upstream is the embedded simulator, with demo data. Its credentials (already filled in in GraphiQL):',
       ...headers.map(([name, value]) => `  ${name}: ${value}`),
       '',
-      'Try it:',
-      [
-        `  curl -s ${url}/graphql`,
-        `-H ${shellQuote('content-type: application/json')}`,
-        ...headers.map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`),
-        `-d ${shellQuote(JSON.stringify({ query: DEMO_QUERY }))}`,
-      ].join(' '),
-      '',
+      // With a manifest in force the text query would be refused: no curl to paste.
+      ...(trustedDocuments === undefined ? ['Try it:', curl, ''] : []),
     );
   }
   return `${lines.join('\n')}\n`;

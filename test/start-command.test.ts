@@ -4,6 +4,9 @@
  * it says which port and how to choose another, and exits non-zero without a stack trace.
  */
 import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
@@ -32,6 +35,19 @@ describe('npm start', () => {
     expect(answer.errors).toBeUndefined();
     expect(answer.data?.vmInstances.totalCount).toBeGreaterThan(0);
     expect(answer.data?.vmInstances.nodes).toHaveLength(3);
+  });
+
+  it('with TRUSTED_DOCUMENTS, prints how to name an operation instead of a curl command its manifest would refuse', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'start-trusted-'));
+    const manifest = join(directory, 'manifest.json');
+    await writeFile(manifest, JSON.stringify({ demo: '{ vmInstances(first: 3) { totalCount } }' }));
+    const gateway = await spawnGateway({ PORT: '0', TRUSTED_DOCUMENTS: manifest });
+    started.push(gateway);
+    await eventually(() => (gateway.output().includes('TRUSTED_DOCUMENTS') ? true : undefined), 'the trusted-documents line');
+    // The started message is written whole at once: the credential lines are there too.
+    expect(gateway.output()).toContain('X-Tenant-ID: ');
+    expect(gateway.output()).toContain(`Only the operations of ${manifest} run`);
+    expect(gateway.output()).not.toContain('curl ');
   });
 
   describe('with UPSTREAM_URL', () => {
