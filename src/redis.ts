@@ -1,11 +1,20 @@
 /**
- * The gateway's two Redis connections (`REDIS_URL`): one for commands and publishing, one in
- * subscriber mode. Both reconnect on their own; while either is down the gateway is not ready and
- * every Redis-backed operation fails at once with `RedisUnavailableError` rather than queueing.
+ * The gateway's Redis connections (`REDIS_URL`: one Redis, a Redis Cluster, or a master behind
+ * Sentinel): one for commands and publishing, one in subscriber mode, and one for the blocking
+ * reads of the finished-jobs stream. All reconnect on their own; while any is down the gateway is
+ * not ready and every Redis-backed operation fails at once with `RedisUnavailableError` rather
+ * than queueing.
+ *
+ * On a cluster every operation touches one key, or keys sharing a hash tag (`{...}`), and scripts
+ * touch only the keys they are given: nothing here assumes one keyspace on one node.
  */
 import { EventEmitter } from 'node:events';
-import { Redis, ReplyError } from 'ioredis';
+import { Cluster, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { parseRedisUrl, type RedisTarget } from './config.js';
+
+/** One Redis or a Redis Cluster: the same commands, routed by key on a cluster. */
+export type RedisClient = Redis | Cluster;
 
 /** A Redis-backed operation could not run because Redis is unreachable. */
 export class RedisUnavailableError extends Error {
@@ -20,16 +29,23 @@ export function isRedisUnavailableError(error: unknown): error is RedisUnavailab
 
 export interface RedisConnection {
   /** Commands and PUBLISH. Fails fast (no offline queue) while disconnected. */
-  readonly commands: Redis;
+  readonly commands: RedisClient;
   /** SUBSCRIBE only; queues while disconnected and resubscribes on reconnect. */
-  readonly subscriber: Redis;
-  /** Both connections are up. */
+  readonly subscriber: RedisClient;
+  /**
+   * Blocking reads (`XREAD BLOCK`) only, which would hold up every other command on a shared
+   * connection. Fails fast while disconnected: the reader resumes from its own offset.
+   */
+  readonly reader: RedisClient;
+  /** What `REDIS_URL` names. */
+  readonly target: RedisTarget;
+  /** Every connection is up. */
   isReady(): boolean;
-  /** Calls `listener` each time either connection is lost; returns the unsubscribe function. */
+  /** Calls `listener` each time a connection is lost; returns the unsubscribe function. */
   onDown(listener: () => void): () => void;
-  /** Resolves true once both connections are ready, false if `timeoutMs` passes first. */
+  /** Resolves true once every connection is ready, false if `timeoutMs` passes first. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
-  /** Both connections up and a round trip on the command one answered; false instead of throwing. */
+  /** Every connection up and a round trip on the command one answered; false instead of throwing. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -43,31 +59,32 @@ export interface RedisConnectionOptions {
 
 export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
   const { logger } = options;
+  const target = parseRedisUrl(options.url);
   const events = new EventEmitter();
   events.setMaxListeners(0);
-  // Reconnect quickly and forever: a replica must come back by itself when Redis does.
-  const retryStrategy = (times: number): number => Math.min(100 * times, 1000);
-  const commands = new Redis(options.url, {
-    lazyConnect: true,
+  const commands = connect(target, 'gateway-commands', {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 5000,
-    retryStrategy,
-    connectionName: 'gateway-commands',
   });
-  const subscriber = new Redis(options.url, {
-    lazyConnect: true,
-    // SUBSCRIBE/UNSUBSCRIBE issued while down wait for the reconnect instead of rejecting: the
+  const subscriber = connect(target, 'gateway-subscriber', {
+    // SUBSCRIBE/UNSUBSCRIBE issued while down wait for the reconnect instead of rejecting: a
     // Redis event target does not handle their promises (an unhandled rejection would kill us).
     maxRetriesPerRequest: null,
-    retryStrategy,
-    connectionName: 'gateway-subscriber',
   });
+  const reader = connect(target, 'gateway-reader', {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // A read cut by a lost connection is not sent again by the client: the reader checks that
+    // nothing was lost while it was away, then reads on from its offset.
+    autoResendUnfulfilledCommands: false,
+  });
+  const clients = [commands, subscriber, reader];
 
   let wasReady = false;
   let closing = false;
   function update(): void {
-    const ready = commands.status === 'ready' && subscriber.status === 'ready';
+    const ready = allReady();
     if (ready === wasReady) return;
     wasReady = ready;
     if (ready) {
@@ -78,7 +95,10 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       events.emit('down');
     }
   }
-  for (const client of [commands, subscriber]) {
+  function allReady(): boolean {
+    return clients.every((client) => client.status === 'ready');
+  }
+  for (const client of clients) {
     client.on('ready', update);
     client.on('close', update);
     client.on('end', update);
@@ -89,13 +109,15 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
   return {
     commands,
     subscriber,
-    isReady: () => commands.status === 'ready' && subscriber.status === 'ready',
+    reader,
+    target,
+    isReady: allReady,
     onDown(listener) {
       events.on('down', listener);
       return () => events.off('down', listener);
     },
     async waitUntilReady(timeoutMs) {
-      for (const client of [commands, subscriber]) {
+      for (const client of clients) {
         // A failed first connect still leaves ioredis retrying in the background.
         if (client.status === 'wait') client.connect().catch(() => undefined);
       }
@@ -113,9 +135,9 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       });
     },
     async ping() {
-      // Ready means both connections: the subscriber reconnects on its own schedule, and until
-      // it has, jobCompleted/jobEvents and every waiting mutation would fail.
-      if (subscriber.status !== 'ready') return false;
+      // Ready means every connection: each reconnects on its own schedule, and until the reader
+      // has, jobCompleted/jobEvents and every waiting mutation would wait.
+      if (subscriber.status !== 'ready' || reader.status !== 'ready') return false;
       try {
         return (await commands.ping()) === 'PONG';
       } catch {
@@ -124,9 +146,56 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     },
     async close() {
       closing = true;
-      await Promise.all([commands, subscriber].map((client) => client.quit().catch(() => client.disconnect())));
+      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
+}
+
+/** Per-connection options that mean the same on one Redis, a cluster's nodes, or a Sentinel's master. */
+type ConnectionOptions = Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest' | 'commandTimeout' | 'autoResendUnfulfilledCommands'>;
+
+// Reconnect quickly and forever: a replica must come back by itself when Redis does.
+const retryStrategy = (times: number): number => Math.min(100 * times, 1000);
+
+function connect(target: RedisTarget, connectionName: string, options: ConnectionOptions): RedisClient {
+  const common: RedisOptions = { lazyConnect: true, retryStrategy, connectionName, ...options };
+  switch (target.kind) {
+    case 'single':
+      return new Redis(target.url, common);
+    case 'sentinel':
+      return new Redis({
+        ...common,
+        sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+        name: target.masterName,
+        db: target.db,
+        username: target.username,
+        password: target.password,
+        sentinelPassword: target.sentinelPassword,
+        sentinelRetryStrategy: retryStrategy,
+        // After a failover the old master's clients are told to reconnect to the new one.
+        failoverDetector: true,
+        ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+      });
+    case 'cluster': {
+      const { enableOfflineQueue, ...perNode } = options;
+      const clusterOptions: ClusterOptions = {
+        lazyConnect: true,
+        clusterRetryStrategy: retryStrategy,
+        enableOfflineQueue: enableOfflineQueue ?? true,
+        redisOptions: {
+          ...perNode,
+          connectionName,
+          username: target.username,
+          password: target.password,
+          ...(target.tls ? { tls: {} } : {}),
+        },
+      };
+      return new Cluster(
+        target.nodes.map(({ host, port }) => ({ host, port })),
+        clusterOptions,
+      );
+    }
+  }
 }
 
 /**

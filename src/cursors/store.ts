@@ -77,49 +77,53 @@ export function createMemoryCursorStore(options: CursorStoreOptions): UpstreamCu
   };
 }
 
-const KEY_PREFIX = 'gateway:cursor:';
-const INDEX_KEY = 'gateway:cursors';
-const BYTES_KEY = 'gateway:cursor-bytes';
+// One hash tag for all: keeping a cursor touches its entry, the index and the byte count at once,
+// which on a Redis Cluster must share a slot.
+const KEY_PREFIX = 'gateway:cursor:{cursors}:';
+const INDEX_KEY = 'gateway:cursors:{cursors}';
+const BYTES_KEY = 'gateway:cursor-bytes:{cursors}';
 
 /**
  * One round trip per kept cursor: drop the expired entries from the index (their keys expired by
- * themselves), add the new one, then evict the oldest while over budget. Index members are
- * `<ref>:<size>`, so an entry's size is known after its key has gone.
+ * themselves), add the new one, then take the oldest out of the index while over budget and
+ * return their references, whose keys the caller deletes (the script touches only the keys it is
+ * given, as a cluster requires). Index members are `<ref>:<size>`, so an entry's size is known
+ * after its key has gone.
  *
- * KEYS: index, bytes counter. ARGV: key prefix, ref, cursor, ttl ms, now ms, budget, overhead.
- * (The entries' own keys are derived in the script, so this runs on a single Redis, as the job
- * store does, not on a cluster.)
+ * KEYS: index, bytes counter, the new entry. ARGV: ref, cursor, ttl ms, now ms, budget, overhead.
+ * Returns the references evicted.
  */
 const KEEP_SCRIPT = `
-local index, counter, prefix = KEYS[1], KEYS[2], ARGV[1]
-local function drop(members)
+local index, counter, entry = KEYS[1], KEYS[2], KEYS[3]
+local evicted = {}
+local function drop(members, delete)
   local freed = 0
   for i = 1, #members do
     local member = members[i]
     local colon = string.find(member, ':', 1, true)
     freed = freed + tonumber(string.sub(member, colon + 1))
-    redis.call('DEL', prefix .. string.sub(member, 1, colon - 1))
+    if delete then table.insert(evicted, string.sub(member, 1, colon - 1)) end
     redis.call('ZREM', index, member)
   end
   if freed > 0 then redis.call('DECRBY', counter, freed) end
 end
-local now, ttl = tonumber(ARGV[5]), tonumber(ARGV[4])
-drop(redis.call('ZRANGEBYSCORE', index, '-inf', now))
-local size = string.len(ARGV[3]) + tonumber(ARGV[7])
-redis.call('SET', prefix .. ARGV[2], ARGV[3], 'PX', ttl)
-redis.call('ZADD', index, now + ttl, ARGV[2] .. ':' .. size)
+local now, ttl = tonumber(ARGV[4]), tonumber(ARGV[3])
+drop(redis.call('ZRANGEBYSCORE', index, '-inf', now), false)
+local size = string.len(ARGV[2]) + tonumber(ARGV[6])
+redis.call('SET', entry, ARGV[2], 'PX', ttl)
+redis.call('ZADD', index, now + ttl, ARGV[1] .. ':' .. size)
 local total = redis.call('INCRBY', counter, size)
-local budget = tonumber(ARGV[6])
+local budget = tonumber(ARGV[5])
 while total > budget do
   local oldest = redis.call('ZRANGE', index, 0, 15)
   if #oldest == 0 then
     redis.call('SET', counter, 0)
     break
   end
-  drop(oldest)
+  drop(oldest, true)
   total = tonumber(redis.call('GET', counter) or '0')
 end
-return total
+return evicted
 `;
 
 export function createRedisCursorStore(connection: RedisConnection, options: CursorStoreOptions): UpstreamCursorStore {
@@ -128,21 +132,23 @@ export function createRedisCursorStore(connection: RedisConnection, options: Cur
     async keep(cursor) {
       const ref = randomBytes(REF_BYTES);
       const id = ref.toString('base64url');
-      await guardRedis('keep cursor', () =>
-        connection.commands.eval(
+      await guardRedis('keep cursor', async () => {
+        const evicted = (await connection.commands.eval(
           KEEP_SCRIPT,
-          2,
+          3,
           INDEX_KEY,
           BYTES_KEY,
-          KEY_PREFIX,
+          KEY_PREFIX + id,
           id,
           cursor,
           String(options.ttlMs),
           String(now()),
           String(options.maxBytes),
           String(ENTRY_OVERHEAD_BYTES),
-        ),
-      );
+        )) as string[];
+        // Out of the index and the count already; their keys share the slot, so one DEL.
+        if (evicted.length > 0) await connection.commands.del(...evicted.map((ref) => KEY_PREFIX + ref));
+      });
       return ref;
     },
     recall(ref) {

@@ -1,89 +1,253 @@
 /**
- * The job pub/sub over Redis: yoga's Redis event target carries each finished job to every
- * replica, and each replica hands it to its own subscribers.
+ * The job pub/sub over Redis: each finished job is appended once to a Redis stream, and every
+ * replica reads the stream from its own offset and hands each job to its own subscribers
+ * (`finished`, then `job` by id, then `owner` by credential).
  *
- * Two things yoga's pub/sub alone does not give a gateway behind a load balancer:
- * - No lost result between "read the store" and "listen": Redis SUBSCRIBE takes effect a round
- *   trip after it is sent, so once a `job` subscription is confirmed the store is read once more
- *   and a job that finished in between is delivered from there.
- * - A clear failure: while Redis is down a subscription fails at once, and one that is open when
- *   the connection drops ends with `RedisUnavailableError` (code `REDIS_UNAVAILABLE`), since Redis
- *   pub/sub does not replay what was published meanwhile. Clients resubscribe; `jobCompleted`
- *   then answers from the store.
+ * A stream rather than PUBLISH: a message published while a replica's connection is down (killed
+ * by `client-output-buffer-limit`, a network blip, a proxy's idle timeout) is gone for that
+ * replica, and its subscribers would silently miss a result while staying connected. A stream
+ * keeps the entries: the reader reconnects and reads on from the last entry it saw, so every
+ * subscriber gets every finished job, once (the reader also drops a job id it already handed
+ * out). What the reader cannot replay it says so: when the entries after its offset are gone
+ * (Redis restarted without them, a failover lost them, or the stream was trimmed past it while
+ * the reader was away) or the reader stays away longer than `resumeGraceMs`, open subscriptions
+ * end with `RedisUnavailableError` (code `REDIS_UNAVAILABLE`) and clients subscribe again.
+ *
+ * No result is lost between "read the store" and "listen" either: a `job` subscription listens
+ * first (in this process, where the reader delivers) and then reads the store.
+ *
+ * On a Redis Cluster the stream and its epoch share a hash tag (one slot, one node), and a blocking
+ * read holds only the reader's own connection.
  */
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { Repeater, type PubSubEvent, type PubSubEventTarget } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { Repeater } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { RedisUnavailableError, type RedisConnection } from '../redis.js';
-import { createJobPubSub, type JobPubSub, type JobTopics } from './events.js';
+import { RedisUnavailableError, type RedisClient, type RedisConnection } from '../redis.js';
+import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
 
 export interface RedisJobPubSubOptions {
   connection: RedisConnection;
-  /** Read after a `job` subscription is confirmed, to deliver a job that finished meanwhile. */
+  /** Read after a `job` subscription starts listening, to deliver a job that finished before. */
   store: JobStore;
   logger: Logger;
+  /**
+   * How long open subscriptions wait for a lost reader connection to come back (and replay what
+   * it missed) before they end with `REDIS_UNAVAILABLE`. @default 2000
+   */
+  resumeGraceMs?: number;
+  /** Longest single blocking read. @default 5000 */
+  blockMs?: number;
 }
 
-type JobEvent = PubSubEvent<JobTopics, Extract<keyof JobTopics, string>>;
+/** The finished jobs, oldest first; about `STREAM_MAX_LEN` kept. */
+export const FINISHED_STREAM_KEY = 'gw:{jobs-finished}';
+/** A random value written once per Redis dataset: a new one means the stream was lost. */
+const EPOCH_KEY = 'gw:{jobs-finished}:epoch';
+/** Entries kept: how far behind a reader may fall (while disconnected) and still catch up. */
+const STREAM_MAX_LEN = 10_000;
+/** Job ids remembered as delivered, so one published twice reaches subscribers once. */
+const DELIVERED_MEMORY = 10_000;
+
+interface Subscriber {
+  push(job: JobRecord): void;
+  fail(error: Error): void;
+}
 
 export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub {
   const { connection, store, logger } = options;
-  const target: PubSubEventTarget<JobTopics> = createRedisEventTarget<JobEvent>({
-    publishClient: publishWithoutThrowing(connection.commands, logger),
-    subscribeClient: connection.subscriber,
-  });
-  const publisher = createJobPubSub(target);
+  const reader: RedisClient = connection.reader;
+  const resumeGraceMs = options.resumeGraceMs ?? 2000;
+  const blockMs = options.blockMs ?? 5000;
+  // Topics other than the three a finished job goes to stay in this process.
+  const local = createJobPubSub();
+  const subscribers = new Map<string, Set<Subscriber>>();
+  const delivered = new Set<string>();
+
+  /** The last entry handed out, and the epoch it belongs to; unknown until the first check. */
+  let offset: string | undefined;
+  let epoch: string | undefined;
+  let needsCheck = true;
+  let grace: NodeJS.Timeout | undefined;
+  const onOffsetKnown: Array<() => void> = [];
+
+  function failAll(error: Error): void {
+    for (const set of subscribers.values()) for (const subscriber of set) subscriber.fail(error);
+  }
+
+  function interrupted(): void {
+    needsCheck = true;
+    if (grace !== undefined || ended()) return;
+    grace = setTimeout(() => {
+      grace = undefined;
+      if (!needsCheck) return;
+      failAll(new RedisUnavailableError('The connection to Redis was lost: results published meanwhile cannot be delivered. Subscribe again.'));
+    }, resumeGraceMs);
+    grace.unref();
+  }
+  reader.on('close', interrupted);
+  const ended = (): boolean => reader.status === 'end';
+
+  function deliver(job: JobRecord): void {
+    if (delivered.has(job.id)) return;
+    delivered.add(job.id);
+    if (delivered.size > DELIVERED_MEMORY) delivered.delete(delivered.values().next().value as string);
+    // `finished` first: this replica forgets the cached reads the job changed before its
+    // `jobCompleted` subscribers hear of it.
+    for (const topic of [`finished:${FINISHED_SCOPE}`, `job:${job.id}`, `owner:${job.owner}`]) {
+      for (const subscriber of subscribers.get(topic) ?? []) subscriber.push(job);
+    }
+  }
+
+  /**
+   * Establishes the offset (at start: the stream's end) or, after an interruption, makes sure
+   * every entry after it is still there; if not, ends the open subscriptions and starts afresh.
+   */
+  async function check(): Promise<void> {
+    await reader.set(EPOCH_KEY, randomBytes(12).toString('hex'), 'NX');
+    const current = await reader.get(EPOCH_KEY);
+    const state = await streamState(reader);
+    const lost =
+      offset !== undefined &&
+      (current !== epoch || compareIds(state.lastId, offset) < 0 || (state.maxDeletedId !== undefined && compareIds(state.maxDeletedId, offset) > 0));
+    if (lost) {
+      logger.warn({ offset, stream: state.lastId }, 'finished jobs published while the stream reader was away are gone from Redis; ending open subscriptions');
+      failAll(new RedisUnavailableError('Results published while the connection to Redis was lost are gone. Subscribe again.'));
+    }
+    if (offset === undefined || lost) offset = state.lastId;
+    epoch = current ?? undefined;
+    needsCheck = false;
+    clearTimeout(grace);
+    grace = undefined;
+    for (const resolve of onOffsetKnown.splice(0)) resolve();
+  }
+
+  async function run(): Promise<void> {
+    while (!ended()) {
+      try {
+        if (reader.status !== 'ready') {
+          if (reader.status === 'wait') reader.connect().catch(() => undefined);
+          await sleep(50);
+          continue;
+        }
+        if (needsCheck) await check();
+        const reply = (await reader.xread('COUNT', 256, 'BLOCK', blockMs, 'STREAMS', FINISHED_STREAM_KEY, offset!)) as StreamReply | null;
+        for (const [, entries] of reply ?? []) {
+          for (const [id, fields] of entries) {
+            offset = id;
+            const json = fieldOf(fields, 'job');
+            if (json !== undefined) deliver(JSON.parse(json) as JobRecord);
+          }
+        }
+      } catch (error) {
+        if (ended()) break;
+        logger.debug({ err: error }, 'reading finished jobs from redis failed; checking the stream before reading on');
+        interrupted();
+        await sleep(100);
+      }
+    }
+    clearTimeout(grace);
+    failAll(new RedisUnavailableError('The gateway is closing its connection to Redis.'));
+  }
+  void run();
+
+  function offsetKnown(): Promise<boolean> {
+    if (offset !== undefined && !needsCheck) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), resumeGraceMs);
+      timer.unref();
+      onOffsetKnown.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
 
   function subscribe(routingKey: string, id: string): Repeater<JobRecord> {
+    if (routingKey !== 'finished' && routingKey !== 'job' && routingKey !== 'owner') {
+      return local.subscribe(routingKey, id) as Repeater<JobRecord>;
+    }
     const topic = `${routingKey}:${id}`;
     return new Repeater<JobRecord>(async (push, stop) => {
-      if (!connection.isReady()) {
+      if (!connection.isReady() || !(await offsetKnown())) {
         stop(new RedisUnavailableError('Redis is unavailable: subscriptions cannot be delivered until it returns.'));
         return;
       }
-      const listener = (event: JobEvent): void => void push(event.detail);
-      target.addEventListener(topic, listener);
-      const offDown = connection.onDown(() =>
-        stop(new RedisUnavailableError('The connection to Redis was lost: results published meanwhile cannot be delivered. Subscribe again.')),
-      );
+      // A `job` subscription hears of its job once, from the store or from the stream.
+      let heard = false;
+      const subscriber: Subscriber = {
+        push(job) {
+          if (routingKey === 'job' && heard) return;
+          heard = true;
+          void push(job);
+        },
+        fail: (error) => stop(error),
+      };
+      let set = subscribers.get(topic);
+      if (!set) subscribers.set(topic, (set = new Set()));
+      set.add(subscriber);
       void stop.then(() => {
-        target.removeEventListener(topic, listener);
-        offDown();
+        set.delete(subscriber);
+        if (set.size === 0 && subscribers.get(topic) === set) subscribers.delete(topic);
       });
       if (routingKey !== 'job') return;
       try {
-        // Replies on one connection come in order: once this SUBSCRIBE is answered, so is the
-        // event target's, and anything published from now on reaches `listener`.
-        await connection.subscriber.subscribe(topic);
         const job = await store.get(id);
-        if (job && job.status !== 'RUNNING') await push(job);
+        if (job && job.status !== 'RUNNING') subscriber.push(job);
       } catch (error) {
         stop(error instanceof RedisUnavailableError ? error : new RedisUnavailableError('Redis is unavailable.', { cause: error }));
       }
     });
   }
 
+  function publish(routingKey: string, key: string, job: JobRecord): void {
+    if (routingKey === 'job' || routingKey === 'owner') return; // carried by the `finished` entry
+    if (routingKey !== 'finished') {
+      local.publish(routingKey, key, job);
+      return;
+    }
+    // The webhook secret stays in the job's hash: no reader of the stream needs it.
+    const entry = JSON.stringify({ ...job, secret: '' });
+    connection.commands.xadd(FINISHED_STREAM_KEY, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', entry).catch((error: unknown) => {
+      logger.warn({ err: error, job: job.id }, 'publishing a finished job on Redis failed; subscribers elsewhere miss it');
+    });
+  }
+
   return {
-    publish: (routingKey, ...args) => publisher.publish(routingKey, ...args),
+    publish: publish as JobPubSub['publish'],
     subscribe: subscribe as JobPubSub['subscribe'],
   };
 }
 
-/**
- * The command client, except that a failed PUBLISH is logged instead of becoming an unhandled
- * rejection: the event target drops the promise PUBLISH returns.
- */
-function publishWithoutThrowing(client: Redis, logger: Logger): Redis {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== 'publish') return Reflect.get(target, property, receiver) as unknown;
-      return (channel: string, message: string) =>
-        target.publish(channel, message).catch((error: unknown) => {
-          logger.warn({ err: error, channel }, 'publishing a finished job on Redis failed; subscribers elsewhere miss it');
-          return 0;
-        });
-    },
-  });
+type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]>;
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let index = 0; index + 1 < fields.length; index += 2) if (fields[index] === name) return fields[index + 1];
+  return undefined;
+}
+
+/** The stream's last id (`0-0` when it does not exist) and, on Redis 7+, the newest id trimmed away. */
+async function streamState(client: RedisClient): Promise<{ lastId: string; maxDeletedId: string | undefined }> {
+  let reply: unknown[];
+  try {
+    reply = (await client.xinfo('STREAM', FINISHED_STREAM_KEY)) as unknown[];
+  } catch (error) {
+    if (error instanceof Error && /no such key/i.test(error.message)) return { lastId: '0-0', maxDeletedId: undefined };
+    throw error;
+  }
+  const info = new Map<string, unknown>();
+  for (let index = 0; index + 1 < reply.length; index += 2) info.set(String(reply[index]), reply[index + 1]);
+  const maxDeleted = info.get('max-deleted-entry-id');
+  return { lastId: String(info.get('last-generated-id') ?? '0-0'), maxDeletedId: maxDeleted === undefined ? undefined : String(maxDeleted) };
+}
+
+/** Orders two stream ids (`<ms>-<seq>`). */
+export function compareIds(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

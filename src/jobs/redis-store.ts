@@ -13,10 +13,14 @@
  * A replica that dies stops renewing its heartbeat; `claimOrphaned()` on any other replica then claims
  * its running jobs (atomically: one claimant per job) and returns them to be polled, so a result
  * is never lost with the replica that started the job, even when the webhook is dropped.
+ *
+ * Every command and script touches one key, so the store works unchanged on a Redis Cluster,
+ * where a job's hash, the running set and each heartbeat may live on different nodes. The running
+ * set is an index, not the truth: a job is written before its id is added, and the id is removed
+ * after the job ended (by whoever ends it, or by the next claim that finds it ended or gone).
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { guardRedis, type RedisConnection } from '../redis.js';
+import { guardRedis, type RedisClient, type RedisConnection } from '../redis.js';
 import type { JobOutcome, JobRecord, JobStatus, JobStore } from './store.js';
 
 export interface RedisJobStoreOptions {
@@ -46,13 +50,12 @@ const replicaKey = (replica: string): string => `${PREFIX}replica:${replica}`;
 /** The fields of a job that never change, stored as one JSON value. */
 type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input' | 'traceParent'>;
 
-// Ends a running job once: KEYS[1] job, KEYS[2] running set; ARGV: id, status, outcome JSON,
-// finishedAt, ttl ms. Returns the hash after the change, or nil when not running.
+// Ends a running job once: KEYS[1] job; ARGV: status, outcome JSON, finishedAt, ttl ms. Returns
+// the hash after the change, or nil when not running.
 const FINISH_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'RUNNING' then return nil end
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'outcome', ARGV[3], 'finishedAt', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'outcome', ARGV[2], 'finishedAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return redis.call('HGETALL', KEYS[1])
 `;
 
@@ -63,25 +66,18 @@ redis.call('HSET', KEYS[1], 'location', ARGV[1])
 return 1
 `;
 
-// Claims the running jobs whose replica's heartbeat is gone: KEYS[1] running set; ARGV: this
-// replica, key prefix. Forgets ids whose job expired. Returns the claimed ids.
+// Moves a running job from the replica it belonged to (whose heartbeat is gone) to this one, unless
+// someone else did first: KEYS[1] job; ARGV: the replica it belonged to, this replica. Returns 1
+// when claimed. One claimant per job, whichever replicas look at once.
 const CLAIM_SCRIPT = `
-local claimed = {}
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local key = ARGV[2] .. 'job:' .. id
-  local replica = redis.call('HGET', key, 'replica')
-  if not replica then
-    redis.call('SREM', KEYS[1], id)
-  elseif replica ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. 'replica:' .. replica) == 0 then
-    redis.call('HSET', key, 'replica', ARGV[1])
-    table.insert(claimed, id)
-  end
-end
-return claimed
+if redis.call('HGET', KEYS[1], 'status') ~= 'RUNNING' then return 0 end
+if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'replica', ARGV[2])
+return 1
 `;
 
 export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStore {
-  const redis: Redis = options.connection.commands;
+  const redis: RedisClient = options.connection.commands;
   const ttlMs = options.ttlMs ?? 3_600_000;
   const leaseMs = options.leaseMs ?? 15_000;
   const runningTtlMs = options.runningTtlMs ?? 7_200_000;
@@ -125,11 +121,15 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
         if (job.location !== null) fields.location = job.location;
         if (job.finishedAt !== null) fields.finishedAt = String(job.finishedAt);
         if (job.outcome !== null) fields.outcome = JSON.stringify(job.outcome);
-        // With the heartbeat: no job of this replica is ever in Redis without it.
-        const multi = redis.multi().set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs).hset(jobKey(job.id), fields);
-        if (job.status === 'RUNNING') multi.pexpire(jobKey(job.id), runningTtlMs).sadd(RUNNING_KEY, job.id);
-        else multi.pexpire(jobKey(job.id), ttlMs);
-        await multi.exec();
+        // The heartbeat first: no job of this replica is ever in Redis without it. Then the job,
+        // then its id in the running set, so a claim never finds an id without its job.
+        await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs);
+        await redis
+          .multi()
+          .hset(jobKey(job.id), fields)
+          .pexpire(jobKey(job.id), job.status === 'RUNNING' ? runningTtlMs : ttlMs)
+          .exec();
+        if (job.status === 'RUNNING') await redis.sadd(RUNNING_KEY, job.id);
       }),
     get: (id) => guardRedis('read job', () => read(id)),
     setLocation: (id, location) =>
@@ -139,18 +139,45 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
     finish: (id, outcome: JobOutcome) =>
       guardRedis('finish job', async () => {
         const status: JobStatus = outcome.success ? 'SUCCEEDED' : 'FAILED';
-        const reply = await redis.eval(FINISH_SCRIPT, 2, jobKey(id), RUNNING_KEY, id, status, JSON.stringify(outcome), String(Date.now()), String(ttlMs));
-        return Array.isArray(reply) ? decodeJob(pairsToObject(reply)) : null;
+        const reply = await redis.eval(FINISH_SCRIPT, 1, jobKey(id), status, JSON.stringify(outcome), String(Date.now()), String(ttlMs));
+        if (!Array.isArray(reply)) return null;
+        // Only an index: a claim that finds the id of an ended job removes it too.
+        await redis.srem(RUNNING_KEY, id).catch(() => undefined);
+        return decodeJob(pairsToObject(reply));
       }),
     claimOrphaned: () =>
       guardRedis('claim orphaned jobs', async () => {
-        const claimed = (await redis.eval(CLAIM_SCRIPT, 1, RUNNING_KEY, replicaId, PREFIX)) as string[];
-        const jobs = await Promise.all(claimed.map((id) => read(id)));
+        const ids = await redis.smembers(RUNNING_KEY);
+        const owners = await Promise.all(ids.map((id) => redis.hmget(jobKey(id), 'status', 'replica')));
+        const alive = new Map<string, Promise<boolean>>();
+        const isAlive = (replica: string): Promise<boolean> => {
+          let known = alive.get(replica);
+          if (known === undefined) {
+            known = redis.exists(replicaKey(replica)).then((count) => count > 0);
+            alive.set(replica, known);
+          }
+          return known;
+        };
+        const claimed = await Promise.all(
+          ids.map(async (id, index) => {
+            const [status, replica] = owners[index]!;
+            if (status !== 'RUNNING' || !replica) {
+              // Ended, expired or discarded: forget the id.
+              await redis.srem(RUNNING_KEY, id);
+              return null;
+            }
+            if (replica === replicaId || (await isAlive(replica))) return null;
+            const won = await redis.eval(CLAIM_SCRIPT, 1, jobKey(id), replica, replicaId);
+            return won === 1 ? id : null;
+          }),
+        );
+        const jobs = await Promise.all(claimed.filter((id): id is string => id !== null).map((id) => read(id)));
         return jobs.filter((job): job is JobRecord => job !== null && job.status === 'RUNNING');
       }),
     discard: (id) =>
       guardRedis('discard job', async () => {
-        await redis.multi().del(jobKey(id)).srem(RUNNING_KEY, id).exec();
+        await redis.del(jobKey(id));
+        await redis.srem(RUNNING_KEY, id);
       }),
     async close() {
       closed = true;

@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 const REQUIRED: Record<string, string> = {
   chromium: 'chromium',
   'redis-server': 'redis-server',
+  'redis-cli': 'redis-tools',
 };
 
 function isInstalled(program: string): boolean {

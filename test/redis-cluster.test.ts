@@ -1,0 +1,223 @@
+/**
+ * Replicas on a real three-master Redis Cluster (`REDIS_URL=redis+cluster://...`), started by the
+ * test: jobs, their results and cursors work across replicas although the keys they use live on
+ * different nodes, and a killed replica's jobs are claimed by the one left.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../src/config.js';
+import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { credentialHeaders, errorCodes, type GraphQLResponse } from './support/harness.js';
+import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { freePort } from './support/redis.js';
+import { startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
+import { subscribeWs } from './support/subscriptions.js';
+
+const UPDATE_NQN = /* GraphQL */ `
+  mutation Update($input: UpdateHostNqnInput!) {
+    updateHostNqn(input: $input) { job { id status } }
+  }
+`;
+const JOB_FIELDS = 'id status operation payload { ... on UpdateHostNqnPayload { host { uuid nqn } } }';
+const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
+const JOB_EVENTS = `subscription { jobEvents { ${JOB_FIELDS} } }`;
+
+interface JobResult {
+  id: string;
+  status: string;
+  operation: string;
+  payload: { host: { uuid: string; nqn: string } | null } | null;
+}
+
+async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<T>, 'status'>) };
+}
+
+function nqn(suffix: string): string {
+  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
+}
+
+function connectedHost(simulator: Simulator): string {
+  const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
+  if (!host) throw new Error('the estate has no connected host');
+  return host.uuid;
+}
+
+describe('REDIS_URL naming a cluster or a Sentinel-watched master', () => {
+  it('reads seed nodes, a master name, a database and TLS', () => {
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7001,redis-c' }).redisUrl).toBe('redis+cluster://10.0.0.1:7000,10.0.0.2:7001,redis-c');
+    expect(loadConfig({ REDIS_URL: 'rediss+sentinel://app:s3cret@s1:26379,s2/mymaster/2?sentinelPassword=x' }).redisUrl).toBeDefined();
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe('redis://127.0.0.1:6379/0');
+  });
+
+  it('refuses a malformed one at start, without echoing its password', () => {
+    for (const bad of [
+      'redis+cluster://:hunter2@10.0.0.1:notaport',
+      'redis+cluster://:hunter2@10.0.0.1:99999',
+      'redis+cluster://:hunter2@10.0.0.1:7000/0',
+      'redis+sentinel://:hunter2@10.0.0.1:26379',
+      'redis+sentinel://:hunter2@10.0.0.1:26379/mymaster/notadb',
+      'redis+sentinel://:hunter2@10.0.0.1:26379/a/b/c',
+      'memcached://:hunter2@10.0.0.1',
+      'redis+cluster://:hunter2@,',
+    ]) {
+      let thrown: unknown;
+      try {
+        loadConfig({ REDIS_URL: bad });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, bad).toBeInstanceOf(ConfigError);
+      expect((thrown as Error).message).toMatch(/^REDIS_URL/);
+      expect((thrown as Error).message).not.toContain('hunter2');
+    }
+  });
+});
+
+describe('two replicas on a three-node Redis Cluster', () => {
+  let cluster: RedisCluster;
+  let simulator: Simulator;
+  let simulatorUrl: string;
+  let headers: Record<string, string>;
+  const replicas: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    simulator = createSimulator({ asyncDelayMs: 5 });
+    simulatorUrl = await simulator.start(0, '127.0.0.1');
+    headers = { authorization: `OAuth ${simulator.credentials.session}` };
+  });
+
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
+    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+  });
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await cluster?.stop();
+  });
+
+  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
+    const started = await spawnGateway({
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+      UPSTREAM_URL: simulatorUrl,
+      REDIS_URL: cluster.url,
+      JOB_POLL_AFTER_MS: '100',
+      JOB_LEASE_MS: '600',
+      LOG_LEVEL: 'warn',
+    });
+    replicas.push(started);
+    return started;
+  }
+
+  /** Both replicas send the upstream A's address as their webhook. */
+  async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
+    const [portA, portB] = [await freePort(), await freePort()];
+    const urlA = `http://127.0.0.1:${portA}`;
+    const [a, b] = await Promise.all([replica(portA, urlA), replica(portB, urlA)]);
+    await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
+    return { a, b };
+  }
+
+  async function keysPerNode(pattern: string): Promise<number[]> {
+    return Promise.all(
+      cluster.ports.map(async (port) => {
+        const node = new Redis({ port, host: '127.0.0.1' });
+        try {
+          return (await node.keys(pattern)).length;
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
+  }
+
+  it('delivers every job finished by a webhook on A to subscribers on B (and A), once each, and answers job(id) on both', async () => {
+    const { a, b } = await pair();
+    const params = { Authorization: headers.authorization! };
+    const eventsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, params);
+    const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
+    simulator.configure({ asyncDelayMs: 400 });
+    const uuid = connectedHost(simulator);
+
+    // Started on both replicas; every webhook lands on A.
+    const ids: string[] = [];
+    for (let index = 0; index < 12; index++) {
+      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+        index % 2 === 0 ? a.url : b.url,
+        UPDATE_NQN,
+        { input: { uuid, nqn: nqn(String(500 + index)), async: true } },
+        headers,
+      );
+      expect(errorCodes(started)).toEqual([]);
+      ids.push(started.data!.updateHostNqn.job.id);
+    }
+    const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: ids.at(-1) }, params);
+    await Promise.all([eventsOnA.waitFor(12, 20_000), eventsOnB.waitFor(12, 20_000), completedOnB.completed]);
+    // Nothing more arrives later (no duplicate deliveries).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    for (const events of [eventsOnA, eventsOnB]) {
+      expect(events.results.map((result) => result.data?.jobEvents.id).sort()).toEqual([...ids].sort());
+      expect(events.results.every((result) => result.data?.jobEvents.status === 'SUCCEEDED')).toBe(true);
+    }
+    expect(completedOnB.results).toEqual([
+      { data: { jobCompleted: { id: ids.at(-1), status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid, nqn: nqn('511') } } } } },
+    ]);
+    // Every webhook went to A: B heard of the jobs through the cluster only.
+    const deliveries = simulator.journal().filter((entry) => ids.includes(entry.headers['x-job-uuid'] ?? ''));
+    expect(deliveries.every((entry) => entry.headers['x-web-hook']?.startsWith(`${a.url}/webhooks/jobs/`))).toBe(true);
+    for (const url of [a.url, b.url]) {
+      for (const id of [ids[0], ids[1]]) {
+        const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id }, headers);
+        expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
+      }
+    }
+    // The jobs' keys are spread over the cluster: this ran against more than one node.
+    expect((await keysPerNode('gw:job:*')).filter((count) => count > 0).length).toBeGreaterThan(1);
+    await Promise.all([eventsOnA.close(), eventsOnB.close(), completedOnB.close()]);
+  });
+
+  it('pages on B with a cursor A issued: the upstream cursor kept in the cluster', async () => {
+    const { a, b } = await pair();
+    const reader = credentialHeaders(simulator.credentials);
+    const VMS = 'query($after: String) { vmInstances(first: 2, after: $after) { edges { node { uuid } } pageInfo { endCursor } } }';
+    type Page = { vmInstances: { edges: { node: { uuid: string } }[]; pageInfo: { endCursor: string | null } } };
+    const all = await gql<{ vmInstances: { edges: { node: { uuid: string } }[] } }>(a.url, 'query { vmInstances(first: 6) { edges { node { uuid } } } }', {}, reader);
+    const first = await gql<Page>(a.url, VMS, {}, reader);
+    const second = await gql<Page>(b.url, VMS, { after: first.data!.vmInstances.pageInfo.endCursor }, reader);
+    expect(errorCodes(second)).toEqual([]);
+    expect([...first.data!.vmInstances.edges, ...second.data!.vmInstances.edges].map((edge) => edge.node.uuid)).toEqual(
+      all.data!.vmInstances.edges.slice(0, 4).map((edge) => edge.node.uuid),
+    );
+    expect((await keysPerNode('gateway:cursor:{cursors}:*')).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
+  });
+
+  it('loses nothing when A is killed mid-job with the webhooks dropped: B claims and polls its jobs, and B\'s subscribers get every result', async () => {
+    const { a, b } = await pair();
+    simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
+    const uuid = connectedHost(simulator);
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index++) {
+      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn(String(700 + index)), async: true } }, headers);
+      expect(started.data?.updateHostNqn.job.status).toBe('RUNNING');
+      ids.push(started.data!.updateHostNqn.job.id);
+    }
+    expect(await a.kill('SIGKILL')).toBe('SIGKILL');
+
+    const params = { Authorization: headers.authorization! };
+    const completed = await Promise.all(ids.map((id) => subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id }, params)));
+    await Promise.all(completed.map((subscription) => subscription.completed));
+    expect(completed.map((subscription) => subscription.results.map((result) => result.data?.jobCompleted.status))).toEqual(ids.map(() => ['SUCCEEDED']));
+    // No webhook came: B polled the upstream for every one of A's jobs.
+    for (const id of ids) expect(simulator.journal().some((entry) => entry.operation === 'PollJob' && entry.path.endsWith(id))).toBe(true);
+    await Promise.all(completed.map((subscription) => subscription.close()));
+  });
+});
