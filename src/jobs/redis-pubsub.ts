@@ -33,7 +33,7 @@ export interface RedisJobPubSubOptions {
   logger: Logger;
   /**
    * How long open subscriptions wait for a lost reader connection to come back (and replay what
-   * it missed) before they end with `REDIS_UNAVAILABLE`. @default 2000
+   * it missed) before they end with `REDIS_UNAVAILABLE`; new ones wait as long. @default 3000
    */
   resumeGraceMs?: number;
   /** Longest single blocking read. @default 5000 */
@@ -57,7 +57,7 @@ interface Subscriber {
 export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub {
   const { connection, store, logger } = options;
   const reader: RedisClient = connection.reader;
-  const resumeGraceMs = options.resumeGraceMs ?? 2000;
+  const resumeGraceMs = options.resumeGraceMs ?? 3000;
   const blockMs = options.blockMs ?? 5000;
   // Topics other than the three a finished job goes to stay in this process.
   const local = createJobPubSub();
@@ -69,7 +69,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   let epoch: string | undefined;
   let needsCheck = true;
   let grace: NodeJS.Timeout | undefined;
-  const onOffsetKnown: Array<() => void> = [];
+  const onOffsetKnown = new Set<() => void>();
 
   function failAll(error: Error): void {
     for (const set of subscribers.values()) for (const subscriber of set) subscriber.fail(error);
@@ -119,7 +119,8 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     needsCheck = false;
     clearTimeout(grace);
     grace = undefined;
-    for (const resolve of onOffsetKnown.splice(0)) resolve();
+    for (const resolve of onOffsetKnown) resolve();
+    onOffsetKnown.clear();
   }
 
   async function run(): Promise<void> {
@@ -151,15 +152,20 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   }
   void run();
 
+  /** Resolves true once the reader knows its offset (at once, unless it is catching up), false after `resumeGraceMs`. */
   function offsetKnown(): Promise<boolean> {
     if (offset !== undefined && !needsCheck) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), resumeGraceMs);
-      timer.unref();
-      onOffsetKnown.push(() => {
+      const known = (): void => {
         clearTimeout(timer);
         resolve(true);
-      });
+      };
+      const timer = setTimeout(() => {
+        onOffsetKnown.delete(known);
+        resolve(false);
+      }, resumeGraceMs);
+      timer.unref();
+      onOffsetKnown.add(known);
     });
   }
 
@@ -169,7 +175,8 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     }
     const topic = `${routingKey}:${id}`;
     return new Repeater<JobRecord>(async (push, stop) => {
-      if (!connection.isReady() || !(await offsetKnown())) {
+      // A reader that lost its connection a moment ago is given `resumeGraceMs` to come back.
+      if (!(await offsetKnown()) || connection.commands.status !== 'ready') {
         stop(new RedisUnavailableError('Redis is unavailable: subscriptions cannot be delivered until it returns.'));
         return;
       }

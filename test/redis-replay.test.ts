@@ -1,0 +1,173 @@
+/**
+ * Results published while a replica's Redis connection is down are not lost for its subscribers:
+ * the test keeps cutting the replicas' Redis connections that carry results to subscribers (the
+ * stream reader, and every pub/sub connection) while jobs finish, on one Redis and on a
+ * three-node cluster. Every `jobEvents` and `jobCompleted` subscriber still gets every finished
+ * job exactly once, and the replica whose connection was cut still drops the cached reads the
+ * jobs changed.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { credentialHeaders, errorCodes, type GraphQLResponse } from './support/harness.js';
+import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { freePort, startRedis } from './support/redis.js';
+import { startRedisCluster } from './support/redis-cluster.js';
+import { subscribeSse, subscribeWs } from './support/subscriptions.js';
+
+const UPDATE_NQN = /* GraphQL */ `
+  mutation Update($input: UpdateHostNqnInput!) {
+    updateHostNqn(input: $input) { job { id status } }
+  }
+`;
+const JOB_COMPLETED = 'subscription($id: ID!) { jobCompleted(id: $id) { id status } }';
+const JOB_EVENTS = 'subscription { jobEvents { id status } }';
+
+interface JobResult {
+  id: string;
+  status: string;
+}
+
+async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<T>, 'status'>) };
+}
+
+function nqn(suffix: string): string {
+  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
+}
+
+function connectedHost(simulator: Simulator): string {
+  const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
+  if (!host) throw new Error('the estate has no connected host');
+  return host.uuid;
+}
+
+/** Cuts, on every node, the connections that carry finished jobs to a replica's subscribers. */
+async function cutDeliveryConnections(nodes: readonly Redis[]): Promise<number> {
+  let cut = 0;
+  for (const node of nodes) {
+    const list = await node.client('LIST');
+    const readers = String(list)
+      .split('\n')
+      .filter((line) => / name=gateway-reader /.test(line))
+      .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+    for (const id of readers) cut += Number(await node.client('KILL', 'ID', id));
+    cut += Number(await node.client('KILL', 'TYPE', 'pubsub'));
+  }
+  return cut;
+}
+
+const deployments = [
+  { name: 'one Redis', start: async () => { const server = await startRedis(); return { url: server.url, ports: [server.port], stop: () => server.stop() }; } },
+  { name: 'a three-node Redis Cluster', start: startRedisCluster },
+];
+
+describe.each(deployments)('results published while a replica\'s connection to $name is cut', ({ start }) => {
+  let redis: { url: string; ports: readonly number[]; stop(): Promise<void> };
+  let nodes: Redis[];
+  let simulator: Simulator;
+  let simulatorUrl: string;
+  let headers: Record<string, string>;
+  const replicas: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await start();
+    nodes = redis.ports.map((port) => new Redis({ port, host: '127.0.0.1', connectionName: 'test-control' }));
+    simulator = createSimulator({ asyncDelayMs: 5 });
+    simulatorUrl = await simulator.start(0, '127.0.0.1');
+    headers = { authorization: `OAuth ${simulator.credentials.session}` };
+  });
+
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
+    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+  });
+
+  afterAll(async () => {
+    for (const node of nodes ?? []) node.disconnect();
+    await simulator?.stop();
+    await redis?.stop();
+  });
+
+  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
+    const started = await spawnGateway({
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+      UPSTREAM_URL: simulatorUrl,
+      REDIS_URL: redis.url,
+      JOB_POLL_AFTER_MS: '5000',
+      LOG_LEVEL: 'warn',
+    });
+    replicas.push(started);
+    return started;
+  }
+
+  it('every subscriber on the cut replica gets every finished job exactly once, and its cached reads are dropped', async () => {
+    // A takes every webhook; B's connections are the ones cut (A's too: they are found by name).
+    const [portA, portB] = [await freePort(), await freePort()];
+    const urlA = `http://127.0.0.1:${portA}`;
+    const [a, b] = await Promise.all([replica(portA, urlA), replica(portB, urlA)]);
+    await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
+    const params = { Authorization: headers.authorization! };
+    const reader = credentialHeaders(simulator.credentials);
+    const uuid = connectedHost(simulator);
+    const readNqn = async (): Promise<string | undefined> =>
+      (await gql<{ host: { nqn: string } }>(b.url, 'query($uuid: Uuid!) { host(uuid: $uuid) { nqn } }', { uuid }, reader)).data?.host.nqn;
+    const cachedBefore = await readNqn();
+
+    const wsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
+    const sseOnB = await subscribeSse<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, { authorization: headers.authorization! });
+    const wsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, params);
+    simulator.configure({ asyncDelayMs: 250 });
+
+    let cutting = true;
+    let cuts = 0;
+    const cutter = (async () => {
+      while (cutting) {
+        cuts += await cutDeliveryConnections(nodes);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+
+    const count = 16;
+    const ids: string[] = [];
+    const completed: Awaited<ReturnType<typeof subscribeWs<{ jobCompleted: JobResult }>>>[] = [];
+    try {
+      for (let index = 0; index < count; index++) {
+        const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+          index % 2 === 0 ? a.url : b.url,
+          UPDATE_NQN,
+          { input: { uuid, nqn: nqn(String(800 + index)), async: true } },
+          headers,
+        );
+        expect(errorCodes(started)).toEqual([]);
+        const id = started.data!.updateHostNqn.job.id;
+        ids.push(id);
+        completed.push(await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id }, params));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await Promise.all([wsOnB.waitFor(count, 20_000), sseOnB.waitFor(count, 20_000), wsOnA.waitFor(count, 20_000), ...completed.map((subscription) => subscription.completed)]);
+    } finally {
+      cutting = false;
+      await cutter;
+    }
+    expect(cuts).toBeGreaterThan(4);
+    // Late duplicates would arrive now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const sorted = [...ids].sort();
+    for (const events of [wsOnB, sseOnB, wsOnA]) {
+      expect(events.results.map((result) => result.errors ?? result.data?.jobEvents.id).sort()).toEqual(sorted);
+    }
+    expect(completed.map((subscription) => subscription.results)).toEqual(ids.map((id) => [{ data: { jobCompleted: { id, status: 'SUCCEEDED' } } }]));
+    // B's cached read (30 s TTL) was dropped when the jobs finished on A.
+    expect(cachedBefore).not.toBe(nqn(String(800 + count - 1)));
+    await eventually(async () => (await readNqn()) === nqn(String(800 + count - 1)), 'B serves the NQN the last job wrote', 40, 50);
+    await Promise.all([wsOnB.close(), sseOnB.close(), wsOnA.close(), ...completed.map((subscription) => subscription.close())]);
+  });
+});
