@@ -146,7 +146,9 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     },
     async close() {
       closing = true;
-      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+      // The reader at once: a QUIT would wait behind its blocking read.
+      reader.disconnect();
+      await Promise.all([commands, subscriber].map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
 }
