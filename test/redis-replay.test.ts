@@ -4,12 +4,14 @@
  * stream reader, and every pub/sub connection) while jobs finish, on one Redis and on a
  * three-node cluster. Every `jobEvents` and `jobCompleted` subscriber still gets every finished
  * job exactly once, and the replica whose connection was cut still drops the cached reads the
- * jobs changed.
+ * jobs changed. And what cannot be replayed (the stream trimmed past the reader's offset, or lost
+ * with the dataset) ends the open subscriptions with REDIS_UNAVAILABLE instead of leaving them
+ * silently short.
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { credentialHeaders, errorCodes, type GraphQLResponse } from './support/harness.js';
+import { credentialHeaders, errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
 import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
 import { freePort, startRedis } from './support/redis.js';
 import { startRedisCluster } from './support/redis-cluster.js';
@@ -169,5 +171,58 @@ describe.each(deployments)('results published while a replica\'s connection to $
     expect(cachedBefore).not.toBe(nqn(String(800 + count - 1)));
     await eventually(async () => (await readNqn()) === nqn(String(800 + count - 1)), 'B serves the NQN the last job wrote', 40, 50);
     await Promise.all([wsOnB.close(), sseOnB.close(), wsOnA.close(), ...completed.map((subscription) => subscription.close())]);
+  });
+});
+
+describe('a reader that comes back to find the results it missed gone', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let control: Redis;
+  let harness: Harness;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    control = new Redis(redis.url, { connectionName: 'test-control' });
+    harness = await startHarness({ config: { redisUrl: redis.url, jobPollAfterMs: 100, jobLeaseMs: 600 } });
+  });
+
+  afterAll(async () => {
+    control?.disconnect();
+    await harness?.close();
+    await redis?.stop();
+  });
+
+  async function readerId(): Promise<string> {
+    const line = String(await control.client('LIST'))
+      .split('\n')
+      .find((candidate) => / name=gateway-reader /.test(candidate));
+    return /\bid=(\d+)/.exec(line!)![1]!;
+  }
+
+  async function runJob(): Promise<string> {
+    const host = [...harness.simulator.store.hosts.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
+    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, { input: { uuid: host.uuid, nqn: nqn('950') } });
+    expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
+    return done.data!.updateHostNqn.job.id;
+  }
+
+  // Each cut and what follows it run in one MULTI: done before the reader can reconnect.
+  it.each([
+    ['trimmed past its offset', (multi: ReturnType<Redis['multi']>) => multi.xadd('gw:{jobs-finished}', '*', 'job', '{}').xtrim('gw:{jobs-finished}', 'MAXLEN', 0)],
+    ['lost with the whole dataset', (multi: ReturnType<Redis['multi']>) => multi.flushall()],
+  ])('ends open subscriptions with REDIS_UNAVAILABLE when the stream was %s, and delivers again to new ones', async (_name, lose) => {
+    const params = { Authorization: harness.headers.authorization };
+    const open = await subscribeWs<{ jobEvents: JobResult }>(harness.url, JOB_EVENTS, {}, params);
+    const first = await runJob();
+    await open.waitFor(1);
+    await lose(control.multi().client('KILL', 'ID', await readerId())).exec();
+    await open.completed;
+    expect(open.results.map((result) => result.errors?.[0]?.extensions?.code ?? result.data?.jobEvents.id)).toEqual([first, 'REDIS_UNAVAILABLE']);
+
+    await eventually(async () => (await fetch(`${harness.url}/readyz`)).status === 200, 'ready again');
+    const again = await subscribeWs<{ jobEvents: JobResult }>(harness.url, JOB_EVENTS, {}, params);
+    const second = await runJob();
+    await again.waitFor(1);
+    expect(again.results).toEqual([{ data: { jobEvents: { id: second, status: 'SUCCEEDED' } } }]);
+    await Promise.all([open.close(), again.close()]);
   });
 });

@@ -66,6 +66,8 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
 
   /** The last entry handed out, and the epoch it belongs to; unknown until the first check. */
   let offset: string | undefined;
+  /** How many entries the stream had received up to `offset` (Redis 7's `entries-added` numbering). */
+  let seen = 0;
   let epoch: string | undefined;
   let needsCheck = true;
   let grace: NodeJS.Timeout | undefined;
@@ -107,14 +109,23 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     await reader.set(EPOCH_KEY, randomBytes(12).toString('hex'), 'NX');
     const current = await reader.get(EPOCH_KEY);
     const state = await streamState(reader);
+    // Trimming takes the oldest entries: more of them gone than this reader has counted (entries
+    // added up to its offset) means some it never read. Fewer added than it counted, a newest id
+    // older than its offset, or a new epoch: not the stream it was reading.
+    const counts = state.entriesAdded !== undefined;
     const lost =
       offset !== undefined &&
-      (current !== epoch || compareIds(state.lastId, offset) < 0 || (state.maxDeletedId !== undefined && compareIds(state.maxDeletedId, offset) > 0));
+      (current !== epoch ||
+        compareIds(state.lastId, offset) < 0 ||
+        (counts && (state.entriesAdded! - state.length > seen || state.entriesAdded! < seen)));
     if (lost) {
-      logger.warn({ offset, stream: state.lastId }, 'finished jobs published while the stream reader was away are gone from Redis; ending open subscriptions');
+      logger.warn({ offset, stream: state.lastId, seen, entriesAdded: state.entriesAdded, length: state.length }, 'finished jobs published while the stream reader was away are gone from Redis; ending open subscriptions');
       failAll(new RedisUnavailableError('Results published while the connection to Redis was lost are gone. Subscribe again.'));
     }
-    if (offset === undefined || lost) offset = state.lastId;
+    if (offset === undefined || lost) {
+      offset = state.lastId;
+      seen = state.entriesAdded ?? 0;
+    }
     epoch = current ?? undefined;
     needsCheck = false;
     clearTimeout(grace);
@@ -136,6 +147,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             offset = id;
+            seen += 1;
             const json = fieldOf(fields, 'job');
             if (json !== undefined) deliver(JSON.parse(json) as JobRecord);
           }
@@ -233,19 +245,31 @@ function fieldOf(fields: string[], name: string): string | undefined {
   return undefined;
 }
 
-/** The stream's last id (`0-0` when it does not exist) and, on Redis 7+, the newest id trimmed away. */
-async function streamState(client: RedisClient): Promise<{ lastId: string; maxDeletedId: string | undefined }> {
+interface StreamState {
+  /** The newest id the stream ever gave (`0-0` when it does not exist). */
+  lastId: string;
+  /** Entries it holds now. */
+  length: number;
+  /** Entries ever appended (Redis 7 and later). */
+  entriesAdded: number | undefined;
+}
+
+async function streamState(client: RedisClient): Promise<StreamState> {
   let reply: unknown[];
   try {
     reply = (await client.xinfo('STREAM', FINISHED_STREAM_KEY)) as unknown[];
   } catch (error) {
-    if (error instanceof Error && /no such key/i.test(error.message)) return { lastId: '0-0', maxDeletedId: undefined };
+    if (error instanceof Error && /no such key/i.test(error.message)) return { lastId: '0-0', length: 0, entriesAdded: 0 };
     throw error;
   }
   const info = new Map<string, unknown>();
   for (let index = 0; index + 1 < reply.length; index += 2) info.set(String(reply[index]), reply[index + 1]);
-  const maxDeleted = info.get('max-deleted-entry-id');
-  return { lastId: String(info.get('last-generated-id') ?? '0-0'), maxDeletedId: maxDeleted === undefined ? undefined : String(maxDeleted) };
+  const added = info.get('entries-added');
+  return {
+    lastId: String(info.get('last-generated-id') ?? '0-0'),
+    length: Number(info.get('length') ?? 0),
+    entriesAdded: added === undefined ? undefined : Number(added),
+  };
 }
 
 /** Orders two stream ids (`<ms>-<seq>`). */
