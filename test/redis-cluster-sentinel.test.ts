@@ -26,7 +26,8 @@ describe('a master behind Sentinel', () => {
 
   beforeAll(async () => {
     sentinel = await startRedisSentinel();
-    harness = await startHarness({ config: { redisUrl: sentinel.url, jobPollAfterMs: 100, jobLeaseMs: 600 } });
+    // Jobs take 300 ms: a subscription opened just before is listening by the time one finishes.
+    harness = await startHarness({ simulator: { asyncDelayMs: 300 }, config: { redisUrl: sentinel.url, jobPollAfterMs: 1000, jobLeaseMs: 600 } });
   });
 
   afterAll(async () => {
@@ -34,7 +35,12 @@ describe('a master behind Sentinel', () => {
     await sentinel?.stop();
   });
 
-  const ready = async (): Promise<boolean> => (await fetch(`${harness.url}/readyz`)).status === 200;
+  let lastReadiness = '';
+  const ready = async (): Promise<boolean> => {
+    const response = await fetch(`${harness.url}/readyz`);
+    lastReadiness = await response.text();
+    return response.status === 200;
+  };
 
   async function runJob(suffix: string): Promise<string> {
     const host = [...harness.simulator.store.hosts.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
@@ -63,7 +69,9 @@ describe('a master behind Sentinel', () => {
 
     await sentinel.killMaster();
     await eventually(async () => (await sentinel.masterAddress()) === `127.0.0.1:${sentinel.replicaPort}`, 'the sentinel promotes the replica', 400, 50);
-    await eventually(ready, 'ready again on the promoted replica', 400, 50);
+    await eventually(ready, 'ready again on the promoted replica', 400, 50).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${lastReadiness}`);
+    });
 
     const read = await harness.gql<{ job: { status: string } }>('query($id: ID!) { job(id: $id) { status } }', { id: first });
     expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });

@@ -182,7 +182,8 @@ describe('a reader that comes back to find the results it missed gone', () => {
   beforeAll(async () => {
     redis = await startRedis();
     control = new Redis(redis.url, { connectionName: 'test-control' });
-    harness = await startHarness({ config: { redisUrl: redis.url, jobPollAfterMs: 100, jobLeaseMs: 600 } });
+    // Jobs take 300 ms: a subscription opened just before is listening by the time one finishes.
+    harness = await startHarness({ simulator: { asyncDelayMs: 300 }, config: { redisUrl: redis.url, jobPollAfterMs: 1000, jobLeaseMs: 600 } });
   });
 
   afterAll(async () => {
