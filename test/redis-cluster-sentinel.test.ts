@@ -10,6 +10,9 @@ import { eventually } from './support/process.js';
 import { startRedisSentinel, type RedisSentinel } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
 
+// Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
+// under the whole suite. A deadline for a hang, not a measure of speed.
+const SLOW_TEST_MS = 120_000;
 const UPDATE_NQN = /* GraphQL */ `
   mutation Update($input: UpdateHostNqnInput!) {
     updateHostNqn(input: $input) { job { id status } }
@@ -50,7 +53,7 @@ describe('a master behind Sentinel', () => {
     return done.data!.updateHostNqn.job.id;
   }
 
-  it('keeps jobs in the master the sentinel names, and follows it to the replica it promotes', async () => {
+  it('keeps jobs in the master the sentinel names, and follows it to the replica it promotes', { timeout: SLOW_TEST_MS }, async () => {
     await eventually(ready, 'ready through the sentinel');
     const params = { Authorization: harness.headers.authorization };
     const before = await subscribeWs<{ jobEvents: { id: string } }>(harness.url, 'subscription { jobEvents { id } }', {}, params);

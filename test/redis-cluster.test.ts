@@ -13,6 +13,9 @@ import { freePort } from './support/redis.js';
 import { startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
 
+// Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
+// under the whole suite. A deadline for a hang, not a measure of speed.
+const SLOW_TEST_MS = 120_000;
 const UPDATE_NQN = /* GraphQL */ `
   mutation Update($input: UpdateHostNqnInput!) {
     updateHostNqn(input: $input) { job { id status } }
@@ -139,7 +142,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
     );
   }
 
-  it('delivers every job finished by a webhook on A to subscribers on B (and A), once each, and answers job(id) on both', async () => {
+  it('delivers every job finished by a webhook on A to subscribers on B (and A), once each, and answers job(id) on both', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
     const params = { Authorization: headers.authorization! };
     const eventsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, params);
@@ -185,7 +188,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
     await Promise.all([eventsOnA.close(), eventsOnB.close(), completedOnB.close()]);
   });
 
-  it('pages on B with a cursor A issued: the upstream cursor kept in the cluster', async () => {
+  it('pages on B with a cursor A issued: the upstream cursor kept in the cluster', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
     const reader = credentialHeaders(simulator.credentials);
     const VMS = 'query($after: String) { vmInstances(first: 2, after: $after) { edges { node { uuid } } pageInfo { endCursor } } }';
@@ -200,7 +203,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
     expect((await keysPerNode('gateway:cursor:{cursors}:*')).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
   });
 
-  it('loses nothing when A is killed mid-job with the webhooks dropped: B claims and polls its jobs, and B\'s subscribers get every result', async () => {
+  it('loses nothing when A is killed mid-job with the webhooks dropped: B claims and polls its jobs, and B\'s subscribers get every result', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
     simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
     const uuid = connectedHost(simulator);

@@ -148,8 +148,9 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
           for (const [id, fields] of entries) {
             offset = id;
             seen += 1;
-            const json = fieldOf(fields, 'job');
-            if (json !== undefined) deliver(JSON.parse(json) as JobRecord);
+            const job = decodeEntry(fields);
+            if (job) deliver(job);
+            else logger.warn({ entry: id }, 'an entry of the finished-jobs stream is not a job; skipped');
           }
         }
       } catch (error) {
@@ -240,9 +241,18 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
 
 type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]>;
 
-function fieldOf(fields: string[], name: string): string | undefined {
-  for (let index = 0; index + 1 < fields.length; index += 2) if (fields[index] === name) return fields[index + 1];
-  return undefined;
+/** The job of a stream entry; null for anything else (written by something other than a gateway). */
+function decodeEntry(fields: string[]): JobRecord | null {
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    if (fields[index] !== 'job') continue;
+    try {
+      const job = JSON.parse(fields[index + 1]!) as Partial<JobRecord> | null;
+      return job && typeof job.id === 'string' && typeof job.owner === 'string' ? (job as JobRecord) : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }
 
 interface StreamState {
