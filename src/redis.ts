@@ -174,8 +174,10 @@ function connect(target: RedisTarget, connectionName: string, options: Connectio
         password: target.password,
         sentinelPassword: target.sentinelPassword,
         sentinelRetryStrategy: retryStrategy,
-        // After a failover the old master's clients are told to reconnect to the new one.
-        failoverDetector: true,
+        // A master demoted by a failover answers writes READONLY: reconnect, asking the sentinels
+        // again, and send the command there. (ioredis' `failoverDetector` left clients that were
+        // already reconnecting stuck in tests, with the new master up.)
+        reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
         ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
       });
     case 'cluster': {
