@@ -4,6 +4,8 @@
  */
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivesPlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from './context.js';
 
@@ -38,7 +40,10 @@ const CURSOR_MAY_BE_PROMISED = { pothosExposedField: null };
 const GATEWAY_OWN = { since: null };
 
 export const builder = new SchemaBuilder<GatewaySchemaTypes>({
-  plugins: [RelayPlugin, DataloaderPlugin],
+  // Federation last, as its docs ask: it reads the resolvers the others settled on. It only adds
+  // directives (`@key`) that the directives plugin carries into the subgraph's SDL; the standalone
+  // schema prints without them (`schema/index.ts`).
+  plugins: [RelayPlugin, DataloaderPlugin, DirectivesPlugin, FederationPlugin],
   relay: {
     // The kit declares clientMutationId itself: a payload read later through `Job.payload`
     // must echo it from the job, which the plugin's per-request field cannot.
@@ -67,7 +72,8 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
       description: 'A record with a globally unique, opaque `id`; fetch any of them again with `node(id:)`.',
       extensions: GATEWAY_OWN,
     },
-    pageInfoTypeOptions: { description: 'Forward pagination state of a connection.', extensions: GATEWAY_OWN },
+    // Shareable: another subgraph's Relay connections bring a `PageInfo` of their own to the supergraph.
+    pageInfoTypeOptions: { description: 'Forward pagination state of a connection.', extensions: GATEWAY_OWN, shareable: true },
     idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
     // `node` and `nodes` are schema/kit/node.ts's own: the plugin's decode every id before resolving,
     // so one bad id would fail the whole field instead of its own slot.

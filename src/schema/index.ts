@@ -6,8 +6,9 @@
  * story, a folder (`vm-instance/`: its types, queries, mutations and loaders) when it outgrew one.
  */
 import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
-import { specifiedDirectives } from 'graphql';
+import { specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { builder } from '../builder.js';
+import { buildSubgraphSchema } from './kit/federation.js';
 import './kit/scalars.js';
 import './kit/errors.js';
 import './kit/connection-fields.js';
@@ -24,5 +25,19 @@ import './sns/index.js';
 import './directory.js';
 import './primary-storage.js';
 
-// `@live` is declared so that GraphiQL, codegen and validation know it (`useLiveQuery` runs it).
-export const schema = builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });
+export interface SchemaOptions {
+  /**
+   * Build the Federation v2 subgraph (`_service`, `_entities`, `@key`s; see `kit/federation.ts`)
+   * instead of the standalone API. It declares no `@live`: a router runs no live queries. @default false
+   */
+  readonly subgraph?: boolean;
+}
+
+/** The served schema: the standalone API, or the same types as a Federation v2 subgraph. */
+export function buildSchema(options: SchemaOptions = {}): GraphQLSchema {
+  if (options.subgraph) return buildSubgraphSchema();
+  // `@live` is declared so that GraphiQL, codegen and validation know it (`useLiveQuery` runs it).
+  return builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });
+}
+
+export const schema = buildSchema();

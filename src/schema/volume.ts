@@ -6,6 +6,7 @@
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
+import { entityByUuid } from './kit/federation.js';
 import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, exposeRecordFields, follows } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
@@ -37,6 +38,9 @@ VolumeRef.implement({
     ...exposeRecordFields(t, 'volume', 'size', 'actualSize', 'deviceId', 'isShareable', 'encrypted', 'lastDetachDate', 'createDate', 'lastOpDate'),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(VolumeRef, 'Volume');
 
 export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name: 'VolumeConnection' });
 

@@ -4,6 +4,7 @@
 import { builder } from '../../builder.js';
 import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
 export const CbtTaskStatus = recordEnum('CbtTaskStatus', {
@@ -30,6 +31,9 @@ export const CbtTaskRef = builder.loadableNode('CbtTask', {
     ...exposeRecordFields(t, 'cbtTask', 'createDate', 'lastOpDate'),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(CbtTaskRef, 'CbtTask');
 
 export const CbtTaskConnection = builder.connectionObject({
   type: CbtTaskRef,

@@ -8,6 +8,7 @@ import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../
 import type { HostRecord } from '../../upstream/records.js';
 import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
@@ -64,5 +65,8 @@ export const HostRef = builder.loadableNode('Host', {
     }),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(HostRef, 'Host');
 
 export const HostConnection = builder.connectionObject({ type: HostRef, name: 'HostConnection' });

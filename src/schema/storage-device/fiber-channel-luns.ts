@@ -5,6 +5,7 @@
 import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { exposeRecordFields, follows } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
@@ -98,6 +99,9 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
     }),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(FiberChannelLunRef, 'FiberChannelLun');
 
 export const FiberChannelLunConnection = builder.connectionObject({
   type: FiberChannelLunRef,

@@ -7,6 +7,7 @@ import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { groupByKey, requestLoader } from '../kit/loading.js';
 import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
@@ -30,6 +31,9 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
     ),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(HbaDeviceRef, 'HbaDevice');
 
 export const HbaDeviceConnection = builder.connectionObject({
   type: HbaDeviceRef,

@@ -8,6 +8,7 @@ import type { VmInstanceRecord } from '../../upstream/records.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { alsoReads, backedBy, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
@@ -99,5 +100,8 @@ VmInstanceRef.implement({
     }),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(VmInstanceRef, 'VmInstance');
 
 export const VmInstanceConnection = builder.connectionObject({ type: VmInstanceRef, name: 'VmInstanceConnection' });

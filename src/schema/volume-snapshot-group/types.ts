@@ -6,6 +6,7 @@
 import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
@@ -56,6 +57,9 @@ VolumeSnapshotRefType.implement({
     ),
   }),
 });
+
+// A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
+entityByUuid(VolumeSnapshotGroupRef, 'VolumeSnapshotGroup');
 
 export const VolumeSnapshotGroupConnection = builder.connectionObject({
   type: VolumeSnapshotGroupRef,
