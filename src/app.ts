@@ -10,8 +10,8 @@ import type { Server } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createClientAddressResolver } from './client-address.js';
 import type { GatewayConfig } from './config.js';
@@ -58,7 +58,7 @@ import { useUnexpectedErrorLogging } from './plugins/use-unexpected-error-loggin
 import { useVariableCoercion } from './plugins/use-variable-coercion.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
-import { schema } from './schema/index.js';
+import { buildSchema, schema } from './schema/index.js';
 import { schemaForRelease, useReleaseValidation } from './schema/releases.js';
 import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
@@ -101,6 +101,18 @@ export interface AppDeps {
 }
 
 const GRAPHQL_PATH = '/graphql';
+/** Where the schema is served as a Federation v2 subgraph (`_service`, `_entities`). */
+export const SUBGRAPH_PATH = '/subgraph';
+
+function isSubgraphRequest(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(SUBGRAPH_PATH) && (url.length === SUBGRAPH_PATH.length || url[SUBGRAPH_PATH.length] === '?');
+}
+
+let builtSubgraphSchema: GraphQLSchema | undefined;
+/** Built on first use and kept, as the standalone schema is. */
+function subgraphSchema(): GraphQLSchema {
+  return (builtSubgraphSchema ??= buildSchema({ subgraph: true }));
+}
 
 export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const upstreamUrl = config.upstreamUrl ?? deps.demo?.url;
@@ -149,12 +161,24 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
   const trusted = config.trustedDocuments === undefined ? undefined : createTrusted(config, config.trustedDocuments, metrics, logger);
 
-  const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
-  const invalidateWrite = createWriteInvalidation(responseCache, schema, declaredTouches(schema));
-  // Identical queries in flight share one execution, but not across a write of their credential.
-  const coalescing = config.coalesceQueries
-    ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
-    : undefined;
+  // Each endpoint (`/graphql`, `/subgraph`) answers from its own cache and coalesces only its own
+  // queries: one document text may mean two things on the two schemas (an introspection query).
+  const endpointState = (served: GraphQLSchema) => {
+    const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
+    const invalidateWrite = createWriteInvalidation(responseCache, served, declaredTouches(served));
+    // Identical queries in flight share one execution, but not across a write of their credential.
+    const coalescing = config.coalesceQueries
+      ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
+      : undefined;
+    const writeFinished = (job: JobRecord): void => {
+      coalescing?.writeFinished(job.owner);
+      const touched = touchedBy(job, served);
+      if (touched) invalidateWrite(touched);
+    };
+    return { schema: served, responseCache, coalescing, writeFinished };
+  };
+  const standalone = endpointState(schema);
+  const federated = endpointState(subgraphSchema());
   // `@live` queries: what invalidates them (finished jobs here, the change feed) goes through `live`.
   const live = createLiveQueries({
     perSocket: config.liveMaxPerSocket,
@@ -173,12 +197,12 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const feedMetrics = createFeedMetrics(metrics.registry);
   let feed: ChangeFeed | undefined;
   const forgetWrittenRecords = (job: JobRecord): void => {
-    coalescing?.writeFinished(job.owner);
     // Reads already under way may have been answered before the write: later ones start afresh.
     upstream.closeReadsInFlight();
+    standalone.writeFinished(job);
+    federated.writeFinished(job);
     const touched = touchedBy(job, schema);
     if (!touched) return;
-    invalidateWrite(touched);
     // Last: the live queries' runs find the in-flight reads closed and no coalesced execution to join.
     for (const change of liveCollections.changesOf(touched)) live.invalidateOwner(job.owner, change, 'job');
   };
@@ -209,121 +233,129 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
 
   // UPSTREAM_VERSION: the schema that release offers; the full one still names what it left out.
   const servedSchema = config.upstreamVersion === undefined ? schema : schemaForRelease(schema, config.upstreamVersion);
-  const yoga = createYoga<ServerContext, GatewayContext>({
-    schema: servedSchema,
-    graphqlEndpoint: GRAPHQL_PATH,
-    landingPage: false,
-    graphiql: config.graphiql ? graphiqlOptions(deps.demo?.credentials) : false,
-    renderGraphiQL,
-    logging: {
-      debug: (...args) => logger.debug(args.map(String).join(' ')),
-      info: (...args) => logger.info(args.map(String).join(' ')),
-      warn: (...args) => logger.warn(args.map(String).join(' ')),
-      error: (...args) => {
-        const err = args.find((arg) => arg instanceof Error);
-        // Yoga logs every error its masking replaced, the expected ones too (an expired session, a
-        // hung-up client). Those are answers, not faults; useUnexpectedErrorLogging logs the
-        // unexpected ones, with the request id.
-        if (err instanceof GraphQLError) logger.debug({ err }, 'masked error');
-        else logger.error({ err }, args.map(String).join(' '));
+  /** Yoga serving `served` at `path`, with every GraphQL plugin (and `routes` first). */
+  const createEndpoint = (served: GraphQLSchema, state: ReturnType<typeof endpointState>, path: string, routes: Plugin[]) =>
+    createYoga<ServerContext, GatewayContext>({
+      schema: served,
+      graphqlEndpoint: path,
+      landingPage: false,
+      graphiql: config.graphiql ? graphiqlOptions(deps.demo?.credentials) : false,
+      renderGraphiQL,
+      logging: {
+        debug: (...args) => logger.debug(args.map(String).join(' ')),
+        info: (...args) => logger.info(args.map(String).join(' ')),
+        warn: (...args) => logger.warn(args.map(String).join(' ')),
+        error: (...args) => {
+          const err = args.find((arg) => arg instanceof Error);
+          // Yoga logs every error its masking replaced, the expected ones too (an expired session, a
+          // hung-up client). Those are answers, not faults; useUnexpectedErrorLogging logs the
+          // unexpected ones, with the request id.
+          if (err instanceof GraphQLError) logger.debug({ err }, 'masked error');
+          else logger.error({ err }, args.map(String).join(' '));
+        },
       },
-    },
-    maskedErrors: { maskError: maskUnexpectedError },
-    // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
-    maxRequestBodySize: false,
-    cors: corsOptions(config.corsOrigins),
-    // Cross-cutting features, one `useX` from src/plugins/ each.
-    plugins: [
-      // The gateway's own routes first: they answer before admission, parsing or any limit.
-      useHealth(),
-      useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger }),
-      useMetricsRoute({ registry: metrics.registry, logger }),
-      useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
-      useRootRedirect(GRAPHQL_PATH),
-      // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
-      admission.plugin,
-      // Before the parameters are checked: a request naming a trusted document by id has no query
-      // until it is resolved here, and any other document is refused before anything reads it.
-      ...(trusted ? [trusted.plugin] : []),
-      // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
-      useRequestValidation(),
-      // Before the limits and the cost: a refused operation is traced too.
-      ...(operationTracing ? [operationTracing.plugin] : []),
-      ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
-      // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
-      useSseSingleConnection({ endpoint: GRAPHQL_PATH, maxBodyBytes: config.maxBodyBytes }),
-      // Hardening: browsers' simple requests need a header; operation shape and cost limits are
-      // enforced before execution, so a rejected operation never reaches the upstream.
-      useCsrfPrevention(),
-      useCloseAfterRefusedBody(),
-      ...(config.graphiql ? [] : [useDisableIntrospection()]),
-      useOperationLimits({
-        maxDepth: config.maxDepth,
-        maxAliases: config.maxAliases,
-        maxTokens: config.maxTokens,
-        maxDirectives: config.maxDirectives,
-        maxIntrospectionRoots: config.maxIntrospectionRoots,
-        blockFieldSuggestions: !config.graphiql,
-      }),
-      useMutationLimit(config.maxMutations),
-      ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: schema, release: config.upstreamVersion })]),
-      useUnexpectedErrorLogging({ logger }),
-      operationMetrics.plugin,
-      // Before the response cache, which wraps whatever executor is in place when it runs.
-      ...(config.graphqlJit ? [useJit()] : []),
-      useReleaseLoadedRecords(),
-      ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
-      // Before the response cache: a hash-only request must have its query text by the time the
-      // cache computes its key. Not with trusted documents: nothing registers, the manifest decides.
-      ...(trusted ? [] : [usePersistedQueries()]),
-      // Before the response cache and the cost: an operation whose variables do not coerce is
-      // answered BAD_USER_INPUT before either looks at it.
-      useVariableCoercion(),
-      // After graphql-jit and before the cost gate: each caller is admitted, charged and reported
-      // on its own, only the execution is shared (by callers the response cache did not answer).
-      ...(coalescing ? [coalescing.plugin] : []),
-      // Between coalescing and the cost gate: each run of a live query is charged, and may share an
-      // execution in flight of its own credential woken by the same change (see use-live-query.ts).
-      useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged }),
-      // Around the response cache: an answer served from the cache is neither charged nor refused,
-      // and the cost of the execution that filled it is not kept with it.
-      queryCost.gate,
-      subscriptionLimits.plugin,
-      useResponseCache({ cache: responseCache, ttlMs: config.responseCacheTtlMs }),
-      queryCost.report,
-      useDeferStream(),
-      useCompression({ minBytes: config.compressionMinBytes }),
-      // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
-      sharedSubscriptions.plugin,
-      // After every request parser has registered (as yoga places its own), so it limits the chosen one.
-      useRequestBodyLimit(config.maxBodyBytes),
-    ],
-    context: (initial) => {
-      const { request, connectionParams, req } = initial;
-      const source: CredentialSource = connectionParams
-        ? connectionParamsSource(connectionParams)
-        : (name) => request.headers.get(name) ?? undefined;
-      const forwardedFor = req?.headers['x-forwarded-for'];
-      const context = createContext({
-        credentials: readCredentials(source),
-        upstream,
-        maxBatchSize: config.maxBatchSize,
-        jobs,
-        mutationWaitMs: config.mutationWaitMs,
-        cursors,
-        requestId: request.headers.get('x-request-id') ?? undefined,
-        // Over HTTP it aborts when the client hangs up. WebSocket operations get a request of their
-        // own (graphql-ws-yoga.ts), whose signal never aborts.
-        signal: request.signal,
-        clientAddress: resolveClientAddress(req?.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor),
-        trace: operationTracing?.scopeOf(initial),
-      });
-      return withBatchObserver(context, metrics);
-    },
-  });
+      maskedErrors: { maskError: maskUnexpectedError },
+      // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
+      maxRequestBodySize: false,
+      cors: corsOptions(config.corsOrigins),
+      // Cross-cutting features, one `useX` from src/plugins/ each.
+      plugins: [
+        // The gateway's own routes first: they answer before admission, parsing or any limit.
+        ...routes,
+        // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
+        admission.plugin,
+        // Before the parameters are checked: a request naming a trusted document by id has no query
+        // until it is resolved here, and any other document is refused before anything reads it.
+        ...(trusted ? [trusted.plugin] : []),
+        // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
+        useRequestValidation(),
+        // Before the limits and the cost: a refused operation is traced too.
+        ...(operationTracing ? [operationTracing.plugin] : []),
+        ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
+        // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
+        useSseSingleConnection({ endpoint: path, maxBodyBytes: config.maxBodyBytes }),
+        // Hardening: browsers' simple requests need a header; operation shape and cost limits are
+        // enforced before execution, so a rejected operation never reaches the upstream.
+        useCsrfPrevention(),
+        useCloseAfterRefusedBody(),
+        ...(config.graphiql ? [] : [useDisableIntrospection()]),
+        useOperationLimits({
+          maxDepth: config.maxDepth,
+          maxAliases: config.maxAliases,
+          maxTokens: config.maxTokens,
+          maxDirectives: config.maxDirectives,
+          maxIntrospectionRoots: config.maxIntrospectionRoots,
+          blockFieldSuggestions: !config.graphiql,
+        }),
+        useMutationLimit(config.maxMutations),
+        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: schema, release: config.upstreamVersion })]),
+        useUnexpectedErrorLogging({ logger }),
+        operationMetrics.plugin,
+        // Before the response cache, which wraps whatever executor is in place when it runs.
+        ...(config.graphqlJit ? [useJit()] : []),
+        useReleaseLoadedRecords(),
+        ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
+        // Before the response cache: a hash-only request must have its query text by the time the
+        // cache computes its key. Not with trusted documents: nothing registers, the manifest decides.
+        ...(trusted ? [] : [usePersistedQueries()]),
+        // Before the response cache and the cost: an operation whose variables do not coerce is
+        // answered BAD_USER_INPUT before either looks at it.
+        useVariableCoercion(),
+        // After graphql-jit and before the cost gate: each caller is admitted, charged and reported
+        // on its own, only the execution is shared (by callers the response cache did not answer).
+        ...(state.coalescing ? [state.coalescing.plugin] : []),
+        // Between coalescing and the cost gate: each run of a live query is charged, and may share an
+        // execution in flight of its own credential woken by the same change (see use-live-query.ts).
+        useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged }),
+        // Around the response cache: an answer served from the cache is neither charged nor refused,
+        // and the cost of the execution that filled it is not kept with it.
+        queryCost.gate,
+        subscriptionLimits.plugin,
+        useResponseCache({ cache: state.responseCache, ttlMs: config.responseCacheTtlMs }),
+        queryCost.report,
+        useDeferStream(),
+        useCompression({ minBytes: config.compressionMinBytes }),
+        // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
+        sharedSubscriptions.plugin,
+        // After every request parser has registered (as yoga places its own), so it limits the chosen one.
+        useRequestBodyLimit(config.maxBodyBytes),
+      ],
+      context: (initial) => {
+        const { request, connectionParams, req } = initial;
+        const source: CredentialSource = connectionParams
+          ? connectionParamsSource(connectionParams)
+          : (name) => request.headers.get(name) ?? undefined;
+        const forwardedFor = req?.headers['x-forwarded-for'];
+        const context = createContext({
+          credentials: readCredentials(source),
+          upstream,
+          maxBatchSize: config.maxBatchSize,
+          jobs,
+          mutationWaitMs: config.mutationWaitMs,
+          cursors,
+          requestId: request.headers.get('x-request-id') ?? undefined,
+          // Over HTTP it aborts when the client hangs up. WebSocket operations get a request of their
+          // own (graphql-ws-yoga.ts), whose signal never aborts.
+          signal: request.signal,
+          clientAddress: resolveClientAddress(req?.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor),
+          trace: operationTracing?.scopeOf(initial),
+        });
+        return withBatchObserver(context, metrics);
+      },
+    });
+
+  const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [
+    useHealth(),
+    useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger }),
+    useMetricsRoute({ registry: metrics.registry, logger }),
+    useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
+    useRootRedirect(GRAPHQL_PATH),
+  ]);
+  // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
+  const subgraph = createEndpoint(federated.schema, federated, SUBGRAPH_PATH, []);
 
   const http = createNodeServer({
-    handler: yoga.requestListener,
+    handler: (req, res) => (isSubgraphRequest(req.url) ? subgraph : yoga).requestListener(req, res),
     timeouts: config,
     websocket: {
       path: GRAPHQL_PATH,
