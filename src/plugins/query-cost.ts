@@ -7,8 +7,8 @@
  * - a scalar or enum field costs 0 (`__typename` too);
  * - an object field costs 1 plus its selection;
  * - a connection's `edges` and `nodes` count `first` items (the default page when omitted);
- * - any other list counts the length of its `ids` argument when it has one (`nodes(ids:)`),
- *   else `listSize` items;
+ * - any other list counts the length of its `ids` argument when it has one (`nodes(ids:)`), or of
+ *   its `representations` (a subgraph's `_entities`), else `listSize` items;
  * - a field that may cause upstream calls of its own (`schema/kit/upstream-calls.ts`: a relation the
  *   spec gives no batch form, per parent; `node`/`nodes`, per id) adds `upstreamCallCost` points
  *   per call, scalar or not;
@@ -417,9 +417,10 @@ function pageSizeOf(args: Record<string, unknown>, model: CostModel): number {
   return Math.min(Math.max(0, Math.floor(first)), model.maxPageSize);
 }
 
+/** A plain list's items: as many as the ids (`nodes(ids:)`) or entity representations (a subgraph's `_entities`) asked for, else `listSize`. */
 function listLength(args: Record<string, unknown>, model: CostModel): number {
-  const ids = args.ids;
-  return Array.isArray(ids) ? ids.length : model.listSize;
+  const asked = args.ids ?? args.representations;
+  return Array.isArray(asked) ? asked.length : model.listSize;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
