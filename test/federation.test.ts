@@ -1,0 +1,317 @@
+/**
+ * The gateway as a Federation v2 subgraph (`/subgraph`): its `_service` SDL, `_entities` through
+ * the per-request loaders, and a real supergraph: this subgraph composed with a small "owners"
+ * subgraph written here (`@apollo/subgraph`'s buildSubgraphSchema on yoga) by
+ * `@theguild/federation-composition`, served by Hive Gateway's runtime in process, the
+ * credentials forwarded as a router forwards them. Upstream requests are counted on the simulator.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ENTITY_REPRESENTATIONS } from '../src/schema/kit/federation.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+
+const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
+
+let harness: Harness;
+let owners: { url: string; server: Server };
+/** The uuids of the first 50 VMs, which the owners subgraph says team "storage" owns. */
+let storageVms: string[];
+
+/** Posts to the gateway's subgraph endpoint, as a router does. */
+async function subgraphQuery<T = Record<string, unknown>>(
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = harness.headers,
+): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${harness.url}/subgraph`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<T>;
+}
+
+const ENTITIES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on VmInstance { uuid name host { name } } ... on Host { uuid name } } }';
+
+/** A subgraph another team might run: who owns each VM, and each team's VMs by uuid. */
+function ownersTypeDefs(): string {
+  return `
+    extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])
+    scalar Uuid
+    interface Node { id: ID! }
+    type Query {
+      node(id: ID!): Node
+      team(name: String!): Team
+    }
+    type Team implements Node @key(fields: "id") {
+      id: ID!
+      name: String!
+      vmInstances: [VmInstance!]!
+    }
+    type Owner { team: String! }
+    type VmInstance @key(fields: "uuid") {
+      uuid: Uuid!
+      owner: Owner
+    }
+    type PageInfo @shareable {
+      hasNextPage: Boolean!
+      hasPreviousPage: Boolean!
+      startCursor: String
+      endCursor: String
+    }
+  `;
+}
+
+async function startOwners(): Promise<{ url: string; server: Server }> {
+  const team = { id: 'team-storage', name: 'storage' };
+  const schema = buildSubgraphSchema({
+    typeDefs: parse(ownersTypeDefs()),
+    resolvers: {
+      Query: {
+        team: (_root: unknown, args: { name: string }) => (args.name === team.name ? team : null),
+        node: (_root: unknown, args: { id: string }) => (args.id === team.id ? { __typename: 'Team', ...team } : null),
+      },
+      Team: { vmInstances: () => storageVms.map((uuid) => ({ uuid })) },
+      VmInstance: {
+        __resolveReference: (reference: { uuid: string }) => reference,
+        owner: (vm: { uuid: string }) => ({ team: storageVms.includes(vm.uuid) ? 'storage' : 'unowned' }),
+      },
+    } as never,
+  });
+  const yoga = createYoga({ schema, graphqlEndpoint: '/graphql', logging: false });
+  const server = createServer(yoga);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, server };
+}
+
+/** The composed supergraph of the gateway's subgraph (its SDL as `_service` answers it) and the owners subgraph. */
+async function composeSupergraph(): Promise<string> {
+  const service = await subgraphQuery<{ _service: { sdl: string } }>('{ _service { sdl } }');
+  const composed = composeServices([
+    { name: 'infra', typeDefs: parse(service.data!._service.sdl), url: `${harness.url}/subgraph` },
+    { name: 'owners', typeDefs: parse(ownersTypeDefs()), url: owners.url },
+  ]);
+  expect(composed.errors ?? []).toEqual([]);
+  return composed.supergraphSdl!;
+}
+
+/** Hive Gateway on the supergraph, forwarding the three credential headers (its `propagateHeaders`). */
+function startRouter(supergraph: string) {
+  return createGatewayRuntime({
+    supergraph,
+    logging: false,
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) =>
+        Object.fromEntries(CREDENTIAL_HEADERS.flatMap((name) => (request.headers.has(name) ? [[name, request.headers.get(name)!]] : []))),
+    },
+    transportEntries: {
+      // Subscriptions over graphql-ws at /graphql (the subgraph's subscription fields are the
+      // standalone API's), the credentials as connectionParams.
+      infra: {
+        options: {
+          subscriptions: {
+            kind: 'ws',
+            location: '/graphql',
+            options: {
+              connectionParams: Object.fromEntries(CREDENTIAL_HEADERS.map((name) => [name, `{context.headers.${name}}`])),
+            },
+          },
+        },
+      },
+    },
+  });
+}
+
+beforeAll(async () => {
+  // No response cache: every query below is counted at the upstream.
+  harness = await startHarness({ config: { responseCacheTtlMs: 0 } });
+  owners = await startOwners();
+  const page = await harness.gql<{ vmInstances: { nodes: { uuid: string }[] } }>('{ vmInstances(first: 50) { nodes { uuid } } }');
+  storageVms = page.data!.vmInstances.nodes.map((vm) => vm.uuid);
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => owners?.server.close(resolve));
+  await harness?.close();
+});
+
+describe('the subgraph endpoint', () => {
+  it('answers _service { sdl } with the committed schema/subgraph.graphql: @link to Federation v2, @key(fields: "uuid") on the seven records', async () => {
+    const response = await subgraphQuery<{ _service: { sdl: string } }>('{ _service { sdl } }');
+    const sdl = response.data!._service.sdl;
+    expect(`${sdl}\n`).toBe(readFileSync(new URL('../schema/subgraph.graphql', import.meta.url), 'utf8'));
+    expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.6"');
+    for (const type of ['Host', 'VmInstance', 'Volume', 'VolumeSnapshotGroup', 'CbtTask', 'HbaDevice', 'FiberChannelLun']) {
+      expect(sdl).toMatch(new RegExp(`type ${type} implements Node\\s+@key\\(fields: "uuid"\\)\\s+@key\\(fields: "id"\\)`));
+    }
+    // node/nodes stay out of the subgraph (see README, Federation); /graphql keeps them and has no _entities.
+    expect(sdl).not.toMatch(/^\s+node\(/m);
+    const standalone = await harness.gql('{ _service { sdl } }');
+    expect(errorCodes(standalone)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
+
+  it('_entities for 50 VMs and their hosts costs the upstream requests of the same page read directly', async () => {
+    harness.resetStats();
+    const direct = await harness.gql<{ vmInstances: { nodes: { uuid: string; name: string; host: { name: string } | null }[] } }>(
+      '{ vmInstances(first: 50) { nodes { uuid name host { name } } } }',
+    );
+    const directRequests = harness.upstreamRequests();
+    expect(direct.errors).toBeUndefined();
+
+    harness.resetStats();
+    const entities = await subgraphQuery<{ _entities: { uuid: string; name: string; host: { name: string } | null }[] }>(ENTITIES, {
+      r: storageVms.map((uuid) => ({ __typename: 'VmInstance', uuid })),
+    });
+    expect(entities.errors).toBeUndefined();
+    expect(entities.data!._entities).toEqual(direct.data!.vmInstances.nodes);
+    expect(harness.upstreamRequests()).toBe(directRequests);
+
+    // And 5 cost what 50 do: one batched read per type, whatever the count.
+    harness.resetStats();
+    await subgraphQuery(ENTITIES, { r: storageVms.slice(0, 5).map((uuid) => ({ __typename: 'VmInstance', uuid })) });
+    expect(harness.upstreamRequests()).toBe(directRequests);
+  });
+
+  it('resolves a representation by global id too, and a bad one fails only its own slot, before any upstream call', async () => {
+    const ids = await harness.gql<{ hosts: { nodes: { id: string; uuid: string; name: string }[] } }>('{ hosts(first: 1) { nodes { id uuid name } } }');
+    const host = ids.data!.hosts.nodes[0]!;
+    harness.resetStats();
+    const bad = await subgraphQuery<{ _entities: unknown[] }>(ENTITIES, {
+      r: [
+        { __typename: 'Host', uuid: 'not-a-uuid,or:a:filter' },
+        { __typename: 'Host', id: Buffer.from(`VmInstance:${host.uuid}`).toString('base64') },
+        { __typename: 'Host' },
+      ],
+    });
+    expect(bad.data!._entities).toEqual([null, null, null]);
+    expect(errorCodes(bad)).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT', 'BAD_USER_INPUT']);
+    expect(harness.upstreamRequests()).toBe(0);
+
+    const mixed = await subgraphQuery<{ _entities: unknown[] }>(ENTITIES, {
+      r: [{ __typename: 'Host', id: host.id }, { __typename: 'Host', uuid: 'f'.repeat(32) }],
+    });
+    expect(mixed.data!._entities).toEqual([{ uuid: host.uuid, name: host.name }, null]);
+    expect(errorCodes(mixed)).toEqual(['NOT_FOUND']);
+  });
+
+  it('refuses more than the most representations, and callers without credentials, before any upstream call', async () => {
+    harness.resetStats();
+    const tooMany = await subgraphQuery(ENTITIES, {
+      r: Array.from({ length: MAX_ENTITY_REPRESENTATIONS + 1 }, () => ({ __typename: 'Host', uuid: storageVms[0] })),
+    });
+    expect(errorCodes(tooMany)).toEqual(['BAD_USER_INPUT']);
+    const anonymous = await subgraphQuery(ENTITIES, { r: [{ __typename: 'VmInstance', uuid: storageVms[0] }] }, {});
+    expect(errorCodes(anonymous)).toEqual(['UNAUTHENTICATED']);
+    expect(harness.upstreamRequests()).toBe(0);
+  });
+
+  it('charges the query cost per representation, as `nodes` charges per id', async () => {
+    const costOf = async (count: number): Promise<number> => {
+      const response = await subgraphQuery<unknown>('query($r: [_Any!]!) { _entities(representations: $r) { ... on VmInstance { name } } }', {
+        r: storageVms.slice(0, count).map((uuid) => ({ __typename: 'VmInstance', uuid })),
+      });
+      return (response.extensions as { cost: { requestedQueryCost: number } }).cost.requestedQueryCost;
+    };
+    expect(await costOf(50)).toBe(50 * (await costOf(1)));
+  });
+
+  it("another tenant's VMs are not found through _entities", async () => {
+    const other = await subgraphQuery<{ _entities: unknown[] }>(ENTITIES, { r: [{ __typename: 'VmInstance', uuid: storageVms[0] }] }, harness.secondHeaders);
+    expect(other.data!._entities).toEqual([null]);
+    expect(errorCodes(other)).toEqual(['NOT_FOUND']);
+  });
+});
+
+describe('a supergraph served by Hive Gateway', () => {
+  let router: ReturnType<typeof startRouter>;
+
+  beforeAll(async () => {
+    router = startRouter(await composeSupergraph());
+  });
+
+  afterAll(async () => {
+    await router?.dispose();
+  });
+
+  async function routerQuery<T>(query: string, headers: Record<string, string> = harness.headers): Promise<GraphQLResponse<T>> {
+    const response = await router.fetch('http://router.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<T>;
+  }
+
+  it('answers 50 VMs with their owner (the owners subgraph) and host for the upstream requests of the direct page', async () => {
+    harness.resetStats();
+    const direct = await harness.gql<{ vmInstances: { nodes: { name: string; host: { name: string } | null }[] } }>(
+      '{ vmInstances(first: 50) { nodes { name host { name } } } }',
+    );
+    const directRequests = harness.upstreamRequests();
+
+    harness.resetStats();
+    const routed = await routerQuery<{ vmInstances: { nodes: { name: string; owner: { team: string }; host: { name: string } | null }[] } }>(
+      '{ vmInstances(first: 50) { nodes { name owner { team } host { name } } } }',
+    );
+    expect(routed.errors).toBeUndefined();
+    expect(routed.data!.vmInstances.nodes).toEqual(direct.data!.vmInstances.nodes.map((vm) => ({ ...vm, owner: { team: 'storage' } })));
+    expect(harness.upstreamRequests()).toBe(directRequests);
+  });
+
+  it("answers a team's 50 VMs with their hosts through _entities, for the upstream requests of the direct page", async () => {
+    harness.resetStats();
+    const direct = await harness.gql<{ vmInstances: { nodes: { name: string; host: { name: string } | null }[] } }>(
+      '{ vmInstances(first: 50) { nodes { name host { name } } } }',
+    );
+    const directRequests = harness.upstreamRequests();
+
+    harness.resetStats();
+    const routed = await routerQuery<{ team: { vmInstances: { name: string; host: { name: string } | null }[] } }>(
+      '{ team(name: "storage") { name vmInstances { name host { name } } } }',
+    );
+    expect(routed.errors).toBeUndefined();
+    expect(routed.data!.team.vmInstances).toEqual(direct.data!.vmInstances.nodes);
+    expect(harness.upstreamRequests()).toBe(directRequests);
+  });
+
+  it("passes each caller's own credentials: without them the gateway's fields fail UNAUTHENTICATED, the other tenant sees its own", async () => {
+    const anonymous = await routerQuery<{ team: { name: string; vmInstances: unknown[] | null } | null }>(
+      '{ team(name: "storage") { name vmInstances { name } } }',
+      {},
+    );
+    expect(errorCodes(anonymous)).toContain('UNAUTHENTICATED');
+    const second = await routerQuery<{ vmInstances: { totalCount: number } }>('{ vmInstances(first: 1) { totalCount } }', harness.secondHeaders);
+    const first = await routerQuery<{ vmInstances: { totalCount: number } }>('{ vmInstances(first: 1) { totalCount } }');
+    expect(second.data!.vmInstances.totalCount).toBeLessThan(first.data!.vmInstances.totalCount);
+  });
+
+  it('delivers jobCompleted through the router (graphql-ws to the gateway), with the job started by the same credential', async () => {
+    const host = await harness.gql<{ hosts: { nodes: { uuid: string }[] } }>('{ hosts(first: 1) { nodes { uuid } } }');
+    const uuid = host.data!.hosts.nodes[0]!.uuid;
+    const started = await routerQuery<{ updateHostNqn: { job: { id: string } } }>(
+      `mutation { updateHostNqn(input: { uuid: "${uuid}", nqn: "nqn.2014-08.org.example:federated", async: true }) { job { id } } }`,
+    );
+    expect(started.errors).toBeUndefined();
+    const response = await router.fetch('http://router.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...harness.headers },
+      body: JSON.stringify({
+        query: `subscription { jobCompleted(id: "${started.data!.updateHostNqn.job.id}") { status payload { ... on UpdateHostNqnPayload { host { nqn } } } } }`,
+      }),
+    });
+    const events = await response.text();
+    const next = events
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { data?: { jobCompleted: unknown } })
+      .find((event) => event.data !== undefined);
+    expect(next?.data).toEqual({ jobCompleted: { status: 'SUCCEEDED', payload: { host: { nqn: 'nqn.2014-08.org.example:federated' } } } });
+  });
+});
