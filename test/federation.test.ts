@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
-import { parse } from 'graphql';
+import { Kind, parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ENTITY_REPRESENTATIONS } from '../src/schema/kit/federation.js';
@@ -99,11 +99,18 @@ async function composeSupergraph(): Promise<string> {
     { name: 'owners', typeDefs: parse(ownersTypeDefs()), url: owners.url },
   ]);
   expect(composed.errors ?? []).toEqual([]);
+  // The clients' API: both subgraphs' `Node` merge into one interface, `node` is the owners' own.
+  const api = parse(composed.publicSdl!);
+  const query = api.definitions.find((definition) => definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === 'Query');
+  const fields = query?.kind === Kind.OBJECT_TYPE_DEFINITION ? (query.fields ?? []).map((field) => field.name.value) : [];
+  expect(fields).toEqual(expect.arrayContaining(['node', 'team', 'vmInstances', 'hosts']));
+  expect(fields).not.toContain('nodes');
+  expect(fields).not.toContain('_entities');
   return composed.supergraphSdl!;
 }
 
 /** Hive Gateway on the supergraph, forwarding the three credential headers (its `propagateHeaders`). */
-function startRouter(supergraph: string) {
+function startRouter(supergraph: string, subscriptions: 'ws' | 'sse' = 'ws') {
   return createGatewayRuntime({
     supergraph,
     logging: false,
@@ -111,9 +118,10 @@ function startRouter(supergraph: string) {
       fromClientToSubgraphs: ({ request }) =>
         Object.fromEntries(CREDENTIAL_HEADERS.flatMap((name) => (request.headers.has(name) ? [[name, request.headers.get(name)!]] : []))),
     },
-    transportEntries: {
-      // Subscriptions over graphql-ws at /graphql (the subgraph's subscription fields are the
-      // standalone API's), the credentials as connectionParams.
+    // Subscriptions over graphql-ws at /graphql (the subgraph's subscription fields are the
+    // standalone API's), the credentials as connectionParams; or, with no transport entry, over
+    // SSE at /subgraph with the propagated headers.
+    transportEntries: subscriptions === 'sse' ? {} : {
       infra: {
         options: {
           subscriptions: {
@@ -291,19 +299,37 @@ describe('a supergraph served by Hive Gateway', () => {
     const first = await routerQuery<{ vmInstances: { totalCount: number } }>('{ vmInstances(first: 1) { totalCount } }');
     expect(second.data!.vmInstances.totalCount).toBeLessThan(first.data!.vmInstances.totalCount);
   });
+});
 
-  it('delivers jobCompleted through the router (graphql-ws to the gateway), with the job started by the same credential', async () => {
+describe.each([
+  { transport: 'ws' as const, how: 'graphql-ws to /graphql' },
+  { transport: 'sse' as const, how: 'SSE to /subgraph' },
+])('subscriptions through Hive Gateway ($how)', ({ transport }) => {
+  let router: ReturnType<typeof startRouter>;
+
+  beforeAll(async () => {
+    router = startRouter(await composeSupergraph(), transport);
+  });
+
+  afterAll(async () => {
+    await router?.dispose();
+  });
+
+  it('deliver jobCompleted of a job the same credential started through the router', async () => {
     const host = await harness.gql<{ hosts: { nodes: { uuid: string }[] } }>('{ hosts(first: 1) { nodes { uuid } } }');
     const uuid = host.data!.hosts.nodes[0]!.uuid;
-    const started = await routerQuery<{ updateHostNqn: { job: { id: string } } }>(
-      `mutation { updateHostNqn(input: { uuid: "${uuid}", nqn: "nqn.2014-08.org.example:federated", async: true }) { job { id } } }`,
-    );
-    expect(started.errors).toBeUndefined();
+    const nqn = `nqn.2014-08.org.example:federated-${transport}`;
+    const started = await router.fetch('http://router.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...harness.headers },
+      body: JSON.stringify({ query: `mutation { updateHostNqn(input: { uuid: "${uuid}", nqn: "${nqn}", async: true }) { job { id } } }` }),
+    });
+    const { data } = (await started.json()) as { data: { updateHostNqn: { job: { id: string } } } };
     const response = await router.fetch('http://router.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...harness.headers },
       body: JSON.stringify({
-        query: `subscription { jobCompleted(id: "${started.data!.updateHostNqn.job.id}") { status payload { ... on UpdateHostNqnPayload { host { nqn } } } } }`,
+        query: `subscription { jobCompleted(id: "${data.updateHostNqn.job.id}") { status payload { ... on UpdateHostNqnPayload { host { nqn } } } } }`,
       }),
     });
     const events = await response.text();
@@ -312,6 +338,6 @@ describe('a supergraph served by Hive Gateway', () => {
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)) as { data?: { jobCompleted: unknown } })
       .find((event) => event.data !== undefined);
-    expect(next?.data).toEqual({ jobCompleted: { status: 'SUCCEEDED', payload: { host: { nqn: 'nqn.2014-08.org.example:federated' } } } });
+    expect(next?.data).toEqual({ jobCompleted: { status: 'SUCCEEDED', payload: { host: { nqn } } } });
   });
 });
