@@ -15,7 +15,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createClientAddressResolver } from './client-address.js';
 import type { GatewayConfig } from './config.js';
-import { connectionParamsSource, createContext, readCredentials, type CredentialSource, type GatewayContext } from './context.js';
+import { createContext, readCredentials, readWebSocketCredentials, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
 import { graphiqlOptions } from './graphiql.js';
@@ -322,12 +322,14 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       ],
       context: (initial) => {
         const { request, connectionParams, req } = initial;
-        const source: CredentialSource = connectionParams
-          ? connectionParamsSource(connectionParams)
-          : (name) => request.headers.get(name) ?? undefined;
+        // A WebSocket operation's `req` is the socket's upgrade request (graphql-ws-yoga.ts).
+        const credentials =
+          req?.headers.upgrade?.toLowerCase() === 'websocket'
+            ? readWebSocketCredentials(connectionParams, req.headers)
+            : readCredentials((name) => request.headers.get(name) ?? undefined);
         const forwardedFor = req?.headers['x-forwarded-for'];
         const context = createContext({
-          credentials: readCredentials(source),
+          credentials,
           upstream,
           maxBatchSize: config.maxBatchSize,
           jobs,

@@ -5,6 +5,7 @@
  * serves one caller's records to another.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { contextCacheSymbol } from '@pothos/core';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
@@ -76,6 +77,24 @@ export function connectionParamsSource(params: Readonly<Record<string, unknown>>
     if (typeof value === 'string') lowered.set(key.toLowerCase(), value);
   }
   return (name) => lowered.get(name.toLowerCase());
+}
+
+/**
+ * The credentials of a WebSocket operation: its `connectionParams` when they carry any (what
+ * clients send), else the headers of the socket's upgrade request, where a router's header
+ * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
+ * subgraph). Never a mix of the two.
+ */
+export function readWebSocketCredentials(
+  params: Readonly<Record<string, unknown>> | undefined,
+  upgradeHeaders: IncomingHttpHeaders,
+): Credentials {
+  const fromParams = readCredentials(connectionParamsSource(params));
+  if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return fromParams;
+  return readCredentials((name) => {
+    const value = upgradeHeaders[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  });
 }
 
 export function createContext(options: {

@@ -110,7 +110,14 @@ async function composeSupergraph(): Promise<string> {
 }
 
 /** Hive Gateway on the supergraph, forwarding the three credential headers (its `propagateHeaders`). */
-function startRouter(supergraph: string, subscriptions: 'ws' | 'sse' = 'ws') {
+/**
+ * How the router subscribes at the gateway: graphql-ws to /graphql with the credentials as
+ * connectionParams (`ws-params`) or as headers of the upgrade request (`ws-headers`, as Apollo
+ * Router's header propagation sends them), or SSE to /subgraph (Hive Gateway's default).
+ */
+type SubscriptionTransport = 'ws-params' | 'ws-headers' | 'sse';
+
+function startRouter(supergraph: string, subscriptions: SubscriptionTransport = 'ws-params') {
   return createGatewayRuntime({
     supergraph,
     logging: false,
@@ -118,23 +125,17 @@ function startRouter(supergraph: string, subscriptions: 'ws' | 'sse' = 'ws') {
       fromClientToSubgraphs: ({ request }) =>
         Object.fromEntries(CREDENTIAL_HEADERS.flatMap((name) => (request.headers.has(name) ? [[name, request.headers.get(name)!]] : []))),
     },
-    // Subscriptions over graphql-ws at /graphql (the subgraph's subscription fields are the
-    // standalone API's), the credentials as connectionParams; or, with no transport entry, over
-    // SSE at /subgraph with the propagated headers.
-    transportEntries: subscriptions === 'sse' ? {} : {
-      infra: {
-        options: {
-          subscriptions: {
-            kind: 'ws',
-            location: '/graphql',
-            options: {
-              connectionParams: Object.fromEntries(CREDENTIAL_HEADERS.map((name) => [name, `{context.headers.${name}}`])),
-            },
-          },
-        },
-      },
-    },
+    // The subgraph's subscription fields are the standalone API's: over graphql-ws they are
+    // served at /graphql.
+    transportEntries: subscriptions === 'sse' ? {} : { infra: { options: { subscriptions: webSocketSubscriptions(subscriptions) } } },
   });
+}
+
+function webSocketSubscriptions(transport: 'ws-params' | 'ws-headers') {
+  const interpolated = CREDENTIAL_HEADERS.map((name) => [name, `{context.headers.${name}}`] as const);
+  return transport === 'ws-params'
+    ? { kind: 'ws', location: '/graphql', options: { connectionParams: Object.fromEntries(interpolated) } }
+    : { kind: 'ws', location: '/graphql', headers: interpolated };
 }
 
 beforeAll(async () => {
@@ -302,7 +303,8 @@ describe('a supergraph served by Hive Gateway', () => {
 });
 
 describe.each([
-  { transport: 'ws' as const, how: 'graphql-ws to /graphql' },
+  { transport: 'ws-params' as const, how: 'graphql-ws to /graphql, credentials as connectionParams' },
+  { transport: 'ws-headers' as const, how: 'graphql-ws to /graphql, credentials as upgrade headers' },
   { transport: 'sse' as const, how: 'SSE to /subgraph' },
 ])('subscriptions through Hive Gateway ($how)', ({ transport }) => {
   let router: ReturnType<typeof startRouter>;
