@@ -5,9 +5,11 @@
  * `@theguild/federation-composition`, served by Hive Gateway's runtime in process, the
  * credentials forwarded as a router forwards them. Upstream requests are counted on the simulator.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
@@ -341,5 +343,30 @@ describe.each([
       .map((line) => JSON.parse(line.slice(6)) as { data?: { jobCompleted: unknown } })
       .find((event) => event.data !== undefined);
     expect(next?.data).toEqual({ jobCompleted: { status: 'SUCCEEDED', payload: { host: { nqn } } } });
+  });
+});
+
+describe('the subgraph endpoint under TRUSTED_DOCUMENTS', () => {
+  it('runs only the manifest operations too: /subgraph is no way around it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'federation-trusted-'));
+    const path = join(dir, 'manifest.json');
+    writeFileSync(path, JSON.stringify({ 'doc-hosts': '{ hosts(first: 1) { totalCount } }' }));
+    const trusted = await startHarness({ config: { trustedDocuments: path, graphiql: false } });
+    try {
+      const post = (body: unknown) =>
+        fetch(`${trusted.url}/subgraph`, { method: 'POST', headers: { 'content-type': 'application/json', ...trusted.headers }, body: JSON.stringify(body) });
+      trusted.resetStats();
+      for (const query of ['{ _service { sdl } }', ENTITIES]) {
+        const refused = await post({ query, variables: { r: [] } });
+        expect(refused.status).toBe(400);
+        expect(errorCodes((await refused.json()) as GraphQLResponse)).toEqual(['PERSISTED_QUERY_ONLY']);
+      }
+      expect(trusted.upstreamRequests()).toBe(0);
+      const byId = (await (await post({ documentId: 'doc-hosts' })).json()) as GraphQLResponse<{ hosts: { totalCount: number } }>;
+      expect(byId.data!.hosts.totalCount).toBeGreaterThan(0);
+    } finally {
+      await trusted.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
