@@ -370,3 +370,33 @@ describe('the subgraph endpoint under TRUSTED_DOCUMENTS', () => {
     }
   });
 });
+
+describe('the subgraph endpoint with the response cache on', () => {
+  it('answers _entities from its cache until a write changes the record, also one made through /graphql', async () => {
+    const cached = await startHarness();
+    try {
+      const post = async <T>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>> => {
+        const response = await fetch(`${cached.url}/subgraph`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...cached.headers },
+          body: JSON.stringify({ query, variables }),
+        });
+        return (await response.json()) as GraphQLResponse<T>;
+      };
+      const hosts = await cached.gql<{ hosts: { nodes: { uuid: string }[] } }>('{ hosts(first: 1) { nodes { uuid } } }');
+      const uuid = hosts.data!.hosts.nodes[0]!.uuid;
+      const read = () => post<{ _entities: { nqn: string | null }[] }>('query($r: [_Any!]!) { _entities(representations: $r) { ... on Host { nqn } } }', { r: [{ __typename: 'Host', uuid }] });
+      const before = await read();
+      cached.resetStats();
+      expect((await read()).data).toEqual(before.data);
+      expect(cached.upstreamRequests()).toBe(0);
+      const nqn = 'nqn.2014-08.org.example:after-write';
+      // Written by a client of /graphql: the subgraph's cache must drop it too.
+      const written = await cached.gql(`mutation { updateHostNqn(input: { uuid: "${uuid}", nqn: "${nqn}" }) { host { nqn } } }`);
+      expect(written.errors).toBeUndefined();
+      expect((await read()).data!._entities).toEqual([{ nqn }]);
+    } finally {
+      await cached.close();
+    }
+  });
+});
