@@ -108,10 +108,12 @@ function isSubgraphRequest(url: string | undefined): boolean {
   return url !== undefined && url.startsWith(SUBGRAPH_PATH) && (url.length === SUBGRAPH_PATH.length || url[SUBGRAPH_PATH.length] === '?');
 }
 
-let builtSubgraphSchema: GraphQLSchema | undefined;
-/** Built on first use and kept, as the standalone schema is. */
-function subgraphSchema(): GraphQLSchema {
-  return (builtSubgraphSchema ??= buildSchema({ subgraph: true }));
+const builtSubgraphSchemas = new Map<string | undefined, GraphQLSchema>();
+/** The subgraph of an upstream release (undefined: the newest), built on first use and kept, as the standalone schema is. */
+function subgraphSchema(release: string | undefined): GraphQLSchema {
+  let built = builtSubgraphSchemas.get(release);
+  if (built === undefined) builtSubgraphSchemas.set(release, (built = buildSchema({ subgraph: true, release })));
+  return built;
 }
 
 export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
@@ -163,22 +165,24 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
 
   // Each endpoint (`/graphql`, `/subgraph`) answers from its own cache and coalesces only its own
   // queries: one document text may mean two things on the two schemas (an introspection query).
-  const endpointState = (served: GraphQLSchema) => {
+  // `full` is the endpoint's schema before UPSTREAM_VERSION leaves anything out: writes declare
+  // what they touch there, and the release validation names what the served one lacks from it.
+  const endpointState = (full: GraphQLSchema) => {
     const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
-    const invalidateWrite = createWriteInvalidation(responseCache, served, declaredTouches(served));
+    const invalidateWrite = createWriteInvalidation(responseCache, full, declaredTouches(full));
     // Identical queries in flight share one execution, but not across a write of their credential.
     const coalescing = config.coalesceQueries
       ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
       : undefined;
     const writeFinished = (job: JobRecord): void => {
       coalescing?.writeFinished(job.owner);
-      const touched = touchedBy(job, served);
+      const touched = touchedBy(job, full);
       if (touched) invalidateWrite(touched);
     };
-    return { schema: served, responseCache, coalescing, writeFinished };
+    return { schema: full, responseCache, coalescing, writeFinished };
   };
   const standalone = endpointState(schema);
-  const federated = endpointState(subgraphSchema());
+  const federated = endpointState(subgraphSchema(undefined));
   // `@live` queries: what invalidates them (finished jobs here, the change feed) goes through `live`.
   const live = createLiveQueries({
     perSocket: config.liveMaxPerSocket,
@@ -288,7 +292,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           blockFieldSuggestions: !config.graphiql,
         }),
         useMutationLimit(config.maxMutations),
-        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: schema, release: config.upstreamVersion })]),
+        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, release: config.upstreamVersion })]),
         useUnexpectedErrorLogging({ logger }),
         operationMetrics.plugin,
         // Before the response cache, which wraps whatever executor is in place when it runs.
@@ -354,7 +358,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     useRootRedirect(GRAPHQL_PATH),
   ]);
   // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
-  const subgraph = createEndpoint(federated.schema, federated, SUBGRAPH_PATH, []);
+  const subgraph = createEndpoint(subgraphSchema(config.upstreamVersion), federated, SUBGRAPH_PATH, []);
 
   const http = createNodeServer({
     handler: (req, res) => (isSubgraphRequest(req.url) ? subgraph : yoga).requestListener(req, res),

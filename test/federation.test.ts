@@ -400,3 +400,59 @@ describe('the subgraph endpoint with the response cache on', () => {
     }
   });
 });
+
+describe('the subgraph of an older upstream release (UPSTREAM_VERSION)', () => {
+  let older: Harness;
+
+  beforeAll(async () => {
+    older = await startHarness({ config: { responseCacheTtlMs: 0, upstreamVersion: '4.7.0' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await older?.close();
+  });
+
+  async function olderSubgraph<T>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>> {
+    const response = await fetch(`${older.url}/subgraph`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...older.headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<T>;
+  }
+
+  it('gives a router only what that release offers: its SDL has no newer field and keeps every @key, and it composes', async () => {
+    const service = await olderSubgraph<{ _service: { sdl: string } }>('{ _service { sdl } }');
+    const sdl = service.data!._service.sdl;
+    const host = parse(sdl).definitions.find((definition) => definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === 'Host');
+    expect(host?.kind).toBe(Kind.OBJECT_TYPE_DEFINITION);
+    if (host?.kind !== Kind.OBJECT_TYPE_DEFINITION) return;
+    const fields = (host.fields ?? []).map((field) => field.name.value);
+    expect(fields).toContain('managementIp');
+    // NVMe qualified name: Since 4.10.6.
+    expect(fields).not.toContain('nqn');
+    expect(host.directives?.map((directive) => directive.name.value)).toContain('key');
+    expect(sdl).not.toMatch(/updateHostNqn/);
+
+    const composed = composeServices([
+      { name: 'infra', typeDefs: parse(sdl), url: `${older.url}/subgraph` },
+      { name: 'owners', typeDefs: parse(ownersTypeDefs()), url: 'http://127.0.0.1:1/graphql' },
+    ]);
+    expect(composed.errors ?? []).toEqual([]);
+    expect(composed.publicSdl).not.toMatch(/\bnqn\b/);
+  });
+
+  it('answers _entities with the fields that release has, and names the release of one it lacks', async () => {
+    const host = await older.gql<{ hosts: { nodes: { uuid: string; name: string }[] } }>('{ hosts(first: 1) { nodes { uuid name } } }');
+    const { uuid, name } = host.data!.hosts.nodes[0]!;
+    const entities = await olderSubgraph<{ _entities: { name: string }[] }>('query($r: [_Any!]!) { _entities(representations: $r) { ... on Host { name } } }', {
+      r: [{ __typename: 'Host', uuid }],
+    });
+    expect(entities.errors).toBeUndefined();
+    expect(entities.data!._entities[0]!.name).toBe(name);
+
+    const newer = await olderSubgraph('query($r: [_Any!]!) { _entities(representations: $r) { ... on Host { nqn } } }', { r: [{ __typename: 'Host', uuid }] });
+    expect(errorCodes(newer)).toEqual(['NOT_IN_UPSTREAM_RELEASE']);
+    expect(newer.errors![0]!.message).toMatch(/4\.10\.6/);
+  });
+});

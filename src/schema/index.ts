@@ -31,11 +31,16 @@ export interface SchemaOptions {
    * instead of the standalone API. It declares no `@live`: a router runs no live queries. @default false
    */
   readonly subgraph?: boolean;
+  /**
+   * Of the subgraph, only what this upstream release offers (`UPSTREAM_VERSION`, see
+   * `releases.ts`). The standalone schema goes through `schemaForRelease` where it is served.
+   */
+  readonly release?: string;
 }
 
 /** The served schema: the standalone API, or the same types as a Federation v2 subgraph. */
 export function buildSchema(options: SchemaOptions = {}): GraphQLSchema {
-  if (options.subgraph) return buildSubgraphSchema();
+  if (options.subgraph) return buildSubgraphSchema(options.release);
   // `@live` is declared so that GraphiQL, codegen and validation know it (`useLiveQuery` runs it).
   return builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });
 }

@@ -16,9 +16,22 @@ import { printSubgraphSchema } from '@apollo/subgraph';
 import type { ObjectRef, SchemaTypes } from '@pothos/core';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type DataLoader from 'dataloader';
-import { GraphQLError, GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfig } from 'graphql';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import {
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLInputObjectType,
+  GraphQLInterfaceType,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLUnionType,
+  type GraphQLFieldConfig,
+  type InterfaceTypeDefinitionNode,
+  type ObjectTypeDefinitionNode,
+} from 'graphql';
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
+import { schemaForRelease } from '../releases.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 
@@ -83,9 +96,11 @@ function badRepresentation(typeName: string, reason: string): GraphQLError {
 /**
  * The subgraph schema: the standalone schema with `_service`, `_entities` and the federation
  * directives, without `node`/`nodes`, and with `_entities` bounded to
- * `MAX_ENTITY_REPRESENTATIONS`. `_service { sdl }` prints this schema itself.
+ * `MAX_ENTITY_REPRESENTATIONS`. With `release` (`UPSTREAM_VERSION`), only what that upstream
+ * release offers, as the standalone schema (`schemaForRelease`), so a router plans no field the
+ * upstream lacks. `_service { sdl }` prints this schema itself.
  */
-export function buildSubgraphSchema(): GraphQLSchema {
+export function buildSubgraphSchema(release?: string): GraphQLSchema {
   const built = builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK, federationDirectives: ['@key', '@shareable'], sortSchema: true });
   const query = built.getQueryType();
   if (!query) throw new Error('the schema has no Query type');
@@ -102,9 +117,50 @@ export function buildSubgraphSchema(): GraphQLSchema {
     query: subgraphQuery,
     types: config.types.map((type) => (type === query ? subgraphQuery : type)),
   });
+  const served = release === undefined ? subgraph : withTrimmedAstNodes(schemaForRelease(subgraph, release));
   let printed: string | undefined;
-  const sdl = (): string => (printed ??= printSubgraphSchema(subgraph));
-  return subgraph;
+  const sdl = (): string => (printed ??= printSubgraphSchema(served));
+  return served;
+}
+
+/**
+ * The subgraph printer prints each type from its AST node when it has one (that is where its
+ * `@key`s and `@shareable` are), and a filtered schema keeps the AST nodes of the full one: each
+ * node is cut down to the fields, arguments, enum values, union members and interfaces its type
+ * still has.
+ */
+function withTrimmedAstNodes(schema: GraphQLSchema): GraphQLSchema {
+  const names = <N extends { readonly name: { readonly value: string } }>(nodes: readonly N[] | undefined, kept: (name: string) => boolean) =>
+    nodes?.filter((node) => kept(node.name.value));
+  const trimFields = <T extends ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode>(node: T | null | undefined, type: GraphQLObjectType | GraphQLInterfaceType): T | undefined => {
+    if (!node) return undefined;
+    const fields = type.getFields();
+    const interfaces = new Set(type.getInterfaces().map((implemented) => implemented.name));
+    return {
+      ...node,
+      interfaces: names(node.interfaces, (name) => interfaces.has(name)),
+      fields: node.fields
+        ?.filter((field) => fields[field.name.value] !== undefined)
+        .map((field) => ({ ...field, arguments: names(field.arguments, (arg) => fields[field.name.value]!.args.some((kept) => kept.name === arg)) })),
+    };
+  };
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_TYPE]: (type) => new GraphQLObjectType({ ...type.toConfig(), astNode: trimFields(type.astNode, type) }),
+    [MapperKind.INTERFACE_TYPE]: (type) => new GraphQLInterfaceType({ ...type.toConfig(), astNode: trimFields(type.astNode, type) }),
+    [MapperKind.INPUT_OBJECT_TYPE]: (type) => {
+      const node = type.astNode;
+      return new GraphQLInputObjectType({ ...type.toConfig(), astNode: node && { ...node, fields: names(node.fields, (name) => type.getFields()[name] !== undefined) } });
+    },
+    [MapperKind.ENUM_TYPE]: (type) => {
+      const node = type.astNode;
+      return new GraphQLEnumType({ ...type.toConfig(), astNode: node && { ...node, values: names(node.values, (name) => type.getValue(name) !== undefined) } });
+    },
+    [MapperKind.UNION_TYPE]: (type) => {
+      const node = type.astNode;
+      const members = new Set(type.getTypes().map((member) => member.name));
+      return new GraphQLUnionType({ ...type.toConfig(), astNode: node && { ...node, types: names(node.types, (name) => members.has(name)) } });
+    },
+  });
 }
 
 function bounded(field: GraphQLFieldConfig<unknown, unknown>): GraphQLFieldConfig<unknown, unknown> {
