@@ -10,7 +10,7 @@
  */
 import { fieldRelease, type AnyRecordDefinition } from '../upstream/define-record.js';
 import * as records from '../upstream/records.js';
-import { existsIn } from '../upstream/releases.js';
+import { existsIn, NEWEST_RELEASE } from '../upstream/releases.js';
 import { DecimalInteger, formatTimestamp, type Wire } from './format.js';
 import type {
   BlockDevice,
@@ -76,10 +76,19 @@ function releasedAs<T>(releases: AnyRecordDefinition, shape: WireRecord<T>): Wir
 /**
  * Whether field `name` of a record declared by `releases` exists in `release` (a list of records
  * newer than the release is left out whole rather than written as empty objects: `fieldRelease`).
+ * Every field exists in the newest release, the default; for an older one the answer is kept per
+ * record and field, since every record of every page asks it of every field.
  */
 function existsInRelease(releases: AnyRecordDefinition | undefined, name: string, release: string): boolean {
-  return releases === undefined || existsIn(fieldRelease(releases, name) ?? null, release);
+  if (releases === undefined || release === NEWEST_RELEASE) return true;
+  let byField = releasedFields.get(releases);
+  if (byField?.release !== release) releasedFields.set(releases, (byField = { release, exists: new Map() }));
+  let exists = byField.exists.get(name);
+  if (exists === undefined) byField.exists.set(name, (exists = existsIn(fieldRelease(releases, name) ?? null, release)));
+  return exists;
 }
+
+const releasedFields = new WeakMap<AnyRecordDefinition, { readonly release: string; readonly exists: Map<string, boolean> }>();
 
 /** Serializes stored records to the spec's wire records, timestamps in the store's zone. */
 export class WireFormat {
