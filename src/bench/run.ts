@@ -19,12 +19,12 @@ import { distinctDashboardBodies } from './dashboard.js';
 import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
 import { numberFromEnv } from './knobs.js';
 import { LIVE_DASHBOARD_COLLECTIONS, measureLive, type LiveRow } from './live.js';
-import { percentile } from './load.js';
+import { percentile, runLoad } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
 import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type GatewayProcess, type SimulatorProcess, type Spawned } from './processes.js';
 import { compareGateways, startSpanSink, type GatewayComparison } from './tracing.js';
-import { measureTrusted, writeDashboardManifest, type TrustedResult } from './trusted.js';
+import { measureTrusted, trustedBodiesOf, writeDashboardManifest, type TrustedResult } from './trusted.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
 
 const settings = {
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
     // Scenarios 2, 5 and 6 measure execution: no response cache on this gateway.
     const uncached = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0' } });
     stopLater.push(uncached);
+    // Warm as every gateway a scenario compares it with is (see warmUp), whichever scenarios run.
+    await warmUp(uncached, simulator.headers, distinctDashboardBodies(MANY_CLIENTS));
     const direct = await startDirectServer({ upstreamUrl: simulator.url });
     stopLater.push(direct);
     const against = { gateway: uncached, direct, simulator, headers: simulator.headers, durationSec: settings.durationSec, pairs: settings.pairs };
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
       await writeDashboardManifest(manifest);
       const locked = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0', TRUSTED_DOCUMENTS: manifest } });
       stopLater.push(locked);
+      await warmUp(locked, simulator.headers, trustedBodiesOf(distinctDashboardBodies(MANY_CLIENTS)));
       log(`scenario 8: ${MANY_CLIENTS} clients, trusted documents by id against plain POSTs of the text`);
       trusted = await measureTrusted({
         trusted: locked,
@@ -237,11 +240,27 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * A load run whose numbers are dropped: a gateway started for one scenario is compared with one
+ * that has served every scenario before it, and a fresh process (V8 still compiling, its heap
+ * still growing) lost each scenario's first pair by 5-15% for that alone.
+ */
+async function warmUp(gateway: GatewayProcess, headers: Record<string, string>, bodies: readonly string[]): Promise<void> {
+  await runLoad({
+    url: `${gateway.url}/graphql`,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    bodies,
+    connections: MANY_CLIENTS,
+    durationSec: settings.durationSec,
+  });
+}
+
 /** Scenario 9: `uncached` (tracing off) against the same gateway exporting every span, and against the baseline checkout when there is one. */
 async function measureScenario9(simulator: SimulatorProcess, uncached: GatewayProcess, stopLater: Spawned[]): Promise<Report['tracing']> {
   const sink = await startSpanSink();
   const traced = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
   stopLater.push(traced);
+  await warmUp(traced, simulator.headers, distinctDashboardBodies(MANY_CLIENTS));
   const compare = { simulator, headers: simulator.headers, bodies: distinctDashboardBodies(MANY_CLIENTS), connections: MANY_CLIENTS, durationSec: settings.durationSec, pairs: settings.pairs };
   try {
     log(`scenario 9: tracing on (every span exported over OTLP/HTTP) against off, ${MANY_CLIENTS} clients, distinct dashboards`);
@@ -254,6 +273,7 @@ async function measureScenario9(simulator: SimulatorProcess, uncached: GatewayPr
     if (settings.baselineDir !== undefined) {
       const baseline = await startGateway({ upstreamUrl: simulator.url, env: { RESPONSE_CACHE_TTL_MS: '0' }, cwd: settings.baselineDir });
       stopLater.push(baseline);
+      await warmUp(baseline, simulator.headers, distinctDashboardBodies(MANY_CLIENTS));
       log(`scenario 9: tracing off against the gateway of ${settings.baselineDir}`);
       off = await compareGateways({ ...compare, base: baseline, other: uncached });
       await baseline.stop();
