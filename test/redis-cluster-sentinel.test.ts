@@ -9,6 +9,7 @@ import { errorCodes, startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
 import { startRedisSentinel, type RedisSentinel } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
+import { nqn } from './support/replica-jobs.js';
 
 // Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
 // under the whole suite. A deadline for a hang, not a measure of speed.
@@ -18,10 +19,6 @@ const UPDATE_NQN = /* GraphQL */ `
     updateHostNqn(input: $input) { job { id status } }
   }
 `;
-
-function nqn(suffix: string): string {
-  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
-}
 
 describe('a master behind Sentinel', () => {
   let sentinel: RedisSentinel;

@@ -7,11 +7,12 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { credentialHeaders, errorCodes, type GraphQLResponse } from './support/harness.js';
+import { credentialHeaders, errorCodes } from './support/harness.js';
 import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
 import { freePort } from './support/redis.js';
 import { startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
+import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn } from './support/replica-jobs.js';
 
 // Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
 // under the whole suite. A deadline for a hang, not a measure of speed.
@@ -21,35 +22,8 @@ const UPDATE_NQN = /* GraphQL */ `
     updateHostNqn(input: $input) { job { id status } }
   }
 `;
-const JOB_FIELDS = 'id status operation payload { ... on UpdateHostNqnPayload { host { uuid nqn } } }';
 const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
 const JOB_EVENTS = `subscription { jobEvents { ${JOB_FIELDS} } }`;
-
-interface JobResult {
-  id: string;
-  status: string;
-  operation: string;
-  payload: { host: { uuid: string; nqn: string } | null } | null;
-}
-
-async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<GraphQLResponse<T>> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<T>, 'status'>) };
-}
-
-function nqn(suffix: string): string {
-  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
-}
-
-function connectedHost(simulator: Simulator): string {
-  const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
-  if (!host) throw new Error('the estate has no connected host');
-  return host.uuid;
-}
 
 describe('REDIS_URL naming a cluster or a Sentinel-watched master', () => {
   it('reads seed nodes, a master name, a database and TLS', () => {

@@ -6,44 +6,18 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { credentialHeaders, errorCodes, startHarness, type GraphQLResponse, type Harness } from './support/harness.js';
+import { credentialHeaders, errorCodes, startHarness, type Harness } from './support/harness.js';
 import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
 import { subscribeWs } from './support/subscriptions.js';
+import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn } from './support/replica-jobs.js';
 
 const UPDATE_NQN = /* GraphQL */ `
   mutation Update($input: UpdateHostNqnInput!) {
     updateHostNqn(input: $input) { job { id status } }
   }
 `;
-const JOB_FIELDS = 'id status operation payload { ... on UpdateHostNqnPayload { host { uuid nqn } } }';
 const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
-
-interface JobResult {
-  id: string;
-  status: string;
-  operation: string;
-  payload: { host: { uuid: string; nqn: string } | null } | null;
-}
-
-async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<GraphQLResponse<T>> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<T>, 'status'>) };
-}
-
-function nqn(suffix: string): string {
-  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
-}
-
-function connectedHost(simulator: Simulator): string {
-  const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
-  if (!host) throw new Error('the estate has no connected host');
-  return host.uuid;
-}
 
 describe('two replicas sharing one Redis', () => {
   let redis: RedisServer;
