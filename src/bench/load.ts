@@ -100,6 +100,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** The value below which `fraction` of the sorted samples fall (nearest rank). */
+/**
+ * `count` (at least one) pairs of runs of `a` and `b` back to back, who goes first alternating from
+ * pair to pair, so a drift in the machine's speed stays out of the ratio; `pair` is handed each
+ * pair's results as (a, b) whatever their order.
+ */
+export async function alternatingPairs<P>(count: number, a: () => Promise<LoadResult>, b: () => Promise<LoadResult>, pair: (a: LoadResult, b: LoadResult) => P): Promise<P[]> {
+  const pairs: P[] = [];
+  for (let index = 0; index < Math.max(1, count); index++) {
+    if (index % 2 === 0) {
+      const first = await a();
+      pairs.push(pair(first, await b()));
+    } else {
+      const first = await b();
+      pairs.push(pair(await a(), first));
+    }
+  }
+  return pairs;
+}
+
 export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));

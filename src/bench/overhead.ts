@@ -7,8 +7,8 @@
  * alternating order, and reported as the pair whose throughput ratio is the median.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { DASHBOARD_BODY } from './dashboard.js';
-import { runLoad, type LoadResult } from './load.js';
+import { DASHBOARD_BODY, isDashboardData } from './dashboard.js';
+import { alternatingPairs, runLoad, type LoadResult } from './load.js';
 import type { GatewayProcess, Spawned } from './processes.js';
 
 /** One gateway run and one direct run, back to back. */
@@ -44,11 +44,6 @@ async function fetchDashboard(url: string, headers: Record<string, string>, body
   });
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   return response.json();
-}
-
-/** A dashboard answer with data and no GraphQL error (both sides answer `{"data":...}`). */
-function isDashboardData(body: string): boolean {
-  return body.startsWith('{"data":{"vmInstances":{') && !body.includes('"errors":');
 }
 
 function pairOf(gateway: LoadResult, direct: LoadResult): OverheadPair {
@@ -99,17 +94,7 @@ export async function measureOverhead(options: {
     const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, bodies: options.bodies, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
     const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator], gcPauseOf: options.gateway });
     const viaDirectRun = () => runLoad({ ...load, url: directUrl, cpuOf: [options.direct, options.simulator] });
-    const pairs: OverheadPair[] = [];
-    for (let index = 0; index < Math.max(1, options.pairs ?? 1); index++) {
-      // Alternating who goes first keeps a drift in the machine's speed out of the ratio.
-      if (index % 2 === 0) {
-        const gateway = await viaGatewayRun();
-        pairs.push(pairOf(gateway, await viaDirectRun()));
-      } else {
-        const direct = await viaDirectRun();
-        pairs.push(pairOf(await viaGatewayRun(), direct));
-      }
-    }
+    const pairs = await alternatingPairs(options.pairs ?? 1, viaGatewayRun, viaDirectRun, pairOf);
     rows.push({ connections, ...medianPair(pairs), pairs });
   }
   return { equivalent, responseBytes, rows };

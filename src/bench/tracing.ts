@@ -13,7 +13,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runLoad, type LoadResult } from './load.js';
+import { isDashboardData } from './dashboard.js';
+import { alternatingPairs, runLoad, type LoadResult } from './load.js';
 import { medianPair } from './overhead.js';
 import type { GatewayProcess, Spawned } from './processes.js';
 
@@ -68,11 +69,6 @@ export async function startSpanSink(): Promise<SpanSink> {
   };
 }
 
-/** A dashboard answer with data and no GraphQL error. */
-function isDashboardData(body: string): boolean {
-  return body.startsWith('{"data":{"vmInstances":{') && !body.includes('"errors":');
-}
-
 function pairOf(base: LoadResult, other: LoadResult): GatewayPair {
   return {
     base,
@@ -97,15 +93,6 @@ export async function compareGateways(options: {
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const load = { method: 'POST' as const, headers, bodies: options.bodies, connections: options.connections, durationSec: options.durationSec, verifyBody: isDashboardData };
   const runOn = (gateway: GatewayProcess) => runLoad({ ...load, url: `${gateway.url}/graphql`, cpuOf: [gateway, options.simulator], gcPauseOf: gateway });
-  const pairs: GatewayPair[] = [];
-  for (let index = 0; index < Math.max(1, options.pairs); index++) {
-    if (index % 2 === 0) {
-      const base = await runOn(options.base);
-      pairs.push(pairOf(base, await runOn(options.other)));
-    } else {
-      const other = await runOn(options.other);
-      pairs.push(pairOf(await runOn(options.base), other));
-    }
-  }
+  const pairs = await alternatingPairs(options.pairs, () => runOn(options.base), () => runOn(options.other), pairOf);
   return { connections: options.connections, ...medianPair(pairs), pairs };
 }

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { DISTINCT_DASHBOARD_QUERY } from './dashboard.js';
-import { runLoad, type LoadResult } from './load.js';
+import { DISTINCT_DASHBOARD_QUERY, isDashboardData } from './dashboard.js';
+import { alternatingPairs, runLoad, type LoadResult } from './load.js';
 import { medianPair } from './overhead.js';
 import type { GatewayProcess, Spawned } from './processes.js';
 
@@ -44,10 +44,6 @@ export function trustedBodiesOf(plainBodies: readonly string[]): string[] {
   });
 }
 
-function isDashboardData(body: string): boolean {
-  return body.startsWith('{"data":{"vmInstances":{') && !body.includes('"errors":');
-}
-
 export async function measureTrusted(options: {
   trusted: GatewayProcess;
   plain: GatewayProcess;
@@ -64,20 +60,12 @@ export async function measureTrusted(options: {
   const trustedRun = () =>
     runLoad({ ...load, url: `${options.trusted.url}/graphql`, body: trustedBodies[0], bodies: trustedBodies, cpuOf: [options.trusted, options.simulator] });
   const plainRun = () => runLoad({ ...load, url: `${options.plain.url}/graphql`, body: options.plainBodies[0], bodies: options.plainBodies, cpuOf: [options.plain, options.simulator] });
-  const pairs: TrustedPair[] = [];
-  for (let index = 0; index < Math.max(1, options.pairs); index++) {
-    // Alternating who goes first keeps a drift in the machine's speed out of the ratio.
-    let trusted: LoadResult;
-    let plain: LoadResult;
-    if (index % 2 === 0) {
-      trusted = await trustedRun();
-      plain = await plainRun();
-    } else {
-      plain = await plainRun();
-      trusted = await trustedRun();
-    }
-    pairs.push({ trusted, plain, p50Ratio: trusted.p50Ms / plain.p50Ms, throughputRatio: trusted.rps / plain.rps });
-  }
+  const pairs = await alternatingPairs(options.pairs, trustedRun, plainRun, (trusted, plain): TrustedPair => ({
+    trusted,
+    plain,
+    p50Ratio: trusted.p50Ms / plain.p50Ms,
+    throughputRatio: trusted.rps / plain.rps,
+  }));
   return {
     connections: options.connections,
     ...medianPair(pairs),
