@@ -6,8 +6,9 @@
  * - a connection (a type with `pageInfo`) stands for what its nodes stand for: a page that selects
  *   only `totalCount` still reads the collection.
  */
-import { getNamedType, isAbstractType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isAbstractType, isObjectType, type DocumentNode, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { recordBehind } from '../schema/kit/record-fields.js';
+import { selectedFieldTypes } from '../schema/kit/selected-types.js';
 import type { TouchedRecords } from '../schema/kit/mutation-kit.js';
 import { RECORDS } from '../upstream/records.js';
 import type { LiveChange, LiveCollection } from './invalidation.js';
@@ -78,17 +79,9 @@ function collectionsByType(schema: GraphQLSchema): Map<string, readonly LiveColl
 
 function readCollections(schema: GraphQLSchema, document: DocumentNode, byType: Map<string, readonly LiveCollection[]>): readonly LiveCollection[] {
   const found = new Set<LiveCollection>();
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field() {
-        const type = typeInfo.getType();
-        if (!type) return;
-        for (const concrete of concreteTypes(schema, getNamedType(type))) for (const collection of byType.get(concrete.name) ?? []) found.add(collection);
-      },
-    }),
-  );
+  for (const type of selectedFieldTypes(schema, document)) {
+    for (const concrete of concreteTypes(schema, type)) for (const collection of byType.get(concrete.name) ?? []) found.add(collection);
+  }
   return [...found].sort();
 }
 

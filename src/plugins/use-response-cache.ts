@@ -13,9 +13,6 @@ import {
   isInterfaceType,
   isObjectType,
   isUnionType,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
   type DocumentNode,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -23,6 +20,7 @@ import {
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import { readCredentials } from '../context.js';
+import { selectedFieldTypes } from '../schema/kit/selected-types.js';
 import { credentialsIdentity } from '../upstream/credentials.js';
 import { mayBeLiveRequest } from './use-live-query.js';
 
@@ -268,19 +266,7 @@ function trackExecutions(cache: Cache) {
 
 /** The connection types (those with `pageInfo`) any field of the document returns. */
 function selectedConnectionTypes(schema: GraphQLSchema, document: DocumentNode): readonly string[] {
-  const found = new Set<string>();
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field() {
-        const type = typeInfo.getType();
-        const named = type ? getNamedType(type) : undefined;
-        if (named && isObjectType(named) && 'pageInfo' in named.getFields()) found.add(named.name);
-      },
-    }),
-  );
-  return [...found];
+  return [...selectedFieldTypes(schema, document)].filter((type) => isObjectType(type) && 'pageInfo' in type.getFields()).map((type) => type.name);
 }
 
 /** Whether an `If-None-Match` list names `etag` (weak comparison: `W/` is ignored), or is `*`. */
