@@ -8,6 +8,7 @@
  */
 import { OPERATIONS, paramRelease, type AnyOperation } from '../upstream/operations/index.js';
 import { existsIn } from '../upstream/releases.js';
+import { isPlainObject } from './write-arguments.js';
 
 const OPERATIONS_BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((operation) => [operation.name, operation]));
 
@@ -17,16 +18,12 @@ export function operationExists(name: string, release: string): boolean {
   return operation === undefined || existsIn(operation.since, release);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A write's body without the parameters of operation `name` newer than `release` (in `params` or the action object). */
 export function withoutNewerParameters(name: string, body: Record<string, unknown>, release: string): Record<string, unknown> {
   const operation = OPERATIONS_BY_NAME.get(name);
   if (operation === undefined) return body;
   const keep = (container: unknown): unknown =>
-    isObject(container)
+    isPlainObject(container)
       ? Object.fromEntries(Object.entries(container).filter(([key]) => !Object.hasOwn(operation.params, key) || existsIn(paramRelease(operation, operation.params[key]), release)))
       : container;
   const out: Record<string, unknown> = { ...body };

@@ -24,6 +24,7 @@ import { matchRead } from './reads.js';
 import { isKnownSvcPath, isWritePath } from './routes.js';
 import { SimulatorStore } from './store.js';
 import { beginWrite, executeWrite, matchWrite } from './writes.js';
+import { isPlainObject } from './write-arguments.js';
 import { isRelease, NEWEST_RELEASE } from '../upstream/releases.js';
 import { operationExists, withoutNewerParameters } from './releases.js';
 
@@ -265,7 +266,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
       text,
     });
     if (bodyError !== null) return reject(bodyError);
-    if (!isObject(body)) return reject('The request body must be a JSON object');
+    if (!isPlainObject(body)) return reject('The request body must be a JSON object');
     let matched: MatchedWrite | null;
     try {
       matched = matchWrite(method, pathname, body);
@@ -397,6 +398,15 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     // `?operation=` narrows the journal to one operation: a caller polling it stays cheap.
     const operation = requestUrl.searchParams.get('operation');
     const raw = await readBody(request);
+    /** A POST control whose body must be a JSON object (an empty body reads as `{}`): 400 otherwise. */
+    const withObjectBody = (handle: (body: Record<string, unknown>) => void) => () => {
+      const { body, error } = parseBody(raw);
+      if (error !== null || !isPlainObject(body)) {
+        sendText(response, 400, error ?? 'The body must be a JSON object');
+        return;
+      }
+      handle(body);
+    };
     const controls: Record<string, [string, () => void]> = {
       '/__sim/stats': ['GET', () => sendJson(response, 200, { ...simulator.stats() })],
       '/__sim/reset': [
@@ -412,40 +422,20 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
       ],
       '/__sim/config': [
         'POST',
-        () => {
-          const { body, error } = parseBody(raw);
-          if (error !== null || !isObject(body)) {
-            sendText(response, 400, error ?? 'The body must be a JSON object');
-            return;
-          }
+        withObjectBody((body) => {
           simulator.configure(readConfigPatch(body));
           sendJson(response, 200, { ...config });
-        },
+        }),
       ],
-      '/__sim/sessions': [
-        'POST',
-        () => {
-          const { body, error } = parseBody(raw);
-          if (error !== null || !isObject(body)) {
-            sendText(response, 400, error ?? 'The body must be a JSON object');
-            return;
-          }
-          sendJson(response, 200, { credentials: addSessions(body) });
-        },
-      ],
+      '/__sim/sessions': ['POST', withObjectBody((body) => sendJson(response, 200, { credentials: addSessions(body) }))],
       '/__sim/churn': [
         'POST',
-        () => {
-          const { body, error } = parseBody(raw);
-          if (error !== null || !isObject(body)) {
-            sendText(response, 400, error ?? 'The body must be a JSON object');
-            return;
-          }
+        withObjectBody((body) => {
           const { apply, spec } = readChurnRequest(body);
           if (spec !== null) churn.setSpec(spec);
           const changes = apply === null ? [] : churn.apply(apply);
           sendJson(response, 200, { changes, ...churn.spec() });
-        },
+        }),
       ],
     };
     const control = controls[requestUrl.pathname];
@@ -600,10 +590,6 @@ function readConfigPatch(body: Record<string, unknown>): Partial<SimulatorConfig
     patch.dropWebhooks = body.dropWebhooks;
   }
   return patch;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {
