@@ -2,15 +2,13 @@
  * The change feed end to end: live dashboards over graphql-ws and SSE against the simulator,
  * changed directly on the simulator (not through the gateway), so only the feed can tell them.
  */
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
-import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import type { App } from '../src/app.js';
+import type { Simulator } from '../src/simulator/server.js';
 import { credentialHeaders, startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
-import { startRedis, type RedisServer } from './support/redis.js';
 import { subscribeSse, subscribeWs, type Collected } from './support/subscriptions.js';
+import { startAppReplicas, type AppReplicas } from './support/app-replicas.js';
 
 const POLL_MS = 250;
 
@@ -146,27 +144,18 @@ describe('live queries kept fresh by the upstream change feed', () => {
 });
 
 describe('the change feed across two replicas sharing Redis', () => {
-  let redis: RedisServer;
+  let replicas: AppReplicas | undefined;
   let simulator: Simulator;
   let replicaA: App;
   let replicaB: App;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    const upstreamUrl = await simulator.start(0, '127.0.0.1');
-    const config = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl, redisUrl: redis.url, liveMinIntervalMs: 0, livePollMs: POLL_MS };
-    replicaA = createApp(config, { logger: pino({ level: 'silent' }) });
-    replicaB = createApp(config, { logger: pino({ level: 'silent' }) });
-    await replicaA.start();
-    await replicaB.start();
+    replicas = await startAppReplicas({ liveMinIntervalMs: 0, livePollMs: POLL_MS });
+    ({ simulator, replicaA, replicaB } = replicas);
   });
 
   afterAll(async () => {
-    await replicaA?.stop();
-    await replicaB?.stop();
-    await simulator?.stop();
-    await redis?.stop();
+    await replicas?.stop();
   });
 
   it("a change A's poller sees reaches a live query on B, and the upstream sees one poller, not two", async () => {

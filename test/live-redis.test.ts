@@ -3,13 +3,11 @@
  * query open on replica B, through the finished-jobs topic both follow.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { createApp, type App } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
-import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import type { App } from '../src/app.js';
+import type { Simulator } from '../src/simulator/server.js';
 import { credentialHeaders } from './support/harness.js';
-import { startRedis, type RedisServer } from './support/redis.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
+import { startAppReplicas, type AppReplicas } from './support/app-replicas.js';
 
 const DASHBOARD = /* GraphQL */ `
   query Dashboard @live {
@@ -22,27 +20,18 @@ interface Dashboard {
 }
 
 describe('live queries across two replicas sharing Redis', () => {
-  let redis: RedisServer;
+  let replicas: AppReplicas | undefined;
   let simulator: Simulator;
   let replicaA: App;
   let replicaB: App;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    const upstreamUrl = await simulator.start(0, '127.0.0.1');
-    const config = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl, redisUrl: redis.url, liveMinIntervalMs: 0 };
-    replicaA = createApp(config, { logger: pino({ level: 'silent' }) });
-    replicaB = createApp(config, { logger: pino({ level: 'silent' }) });
-    await replicaA.start();
-    await replicaB.start();
+    replicas = await startAppReplicas({ liveMinIntervalMs: 0 });
+    ({ simulator, replicaA, replicaB } = replicas);
   });
 
   afterAll(async () => {
-    await replicaA?.stop();
-    await replicaB?.stop();
-    await simulator?.stop();
-    await redis?.stop();
+    await replicas?.stop();
   });
 
   it('a write through replica A updates live queries on replica B, over graphql-ws and SSE', async () => {
