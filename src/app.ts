@@ -60,7 +60,7 @@ import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { buildSchema, schema } from './schema/index.js';
 import { schemaForRelease, useReleaseValidation } from './schema/releases.js';
-import { declaredTouches, touchedBy } from './schema/kit/mutation-kit.js';
+import { declaredTouches, touchedBy, type TouchedRecords } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
 import type { LiveInvalidation } from './live/invalidation.js';
 import { createLiveQueries } from './live/live-queries.js';
@@ -174,9 +174,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     const coalescing = config.coalesceQueries
       ? createOperationCoalescing({ onQuery: (joined) => metrics.coalescedQueries.inc({ execution: joined ? 'joined' : 'started' }) })
       : undefined;
-    const writeFinished = (job: JobRecord): void => {
-      coalescing?.writeFinished(job.owner);
-      const touched = touchedBy(job, full);
+    /** A write of `owner`'s credential finished, having touched `touched` (null: no write of the kit). */
+    const writeFinished = (owner: string, touched: TouchedRecords | null): void => {
+      coalescing?.writeFinished(owner);
       if (touched) invalidateWrite(touched);
     };
     return { schema: full, responseCache, coalescing, writeFinished };
@@ -203,9 +203,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const forgetWrittenRecords = (job: JobRecord): void => {
     // Reads already under way may have been answered before the write: later ones start afresh.
     upstream.closeReadsInFlight();
-    standalone.writeFinished(job);
-    federated.writeFinished(job);
+    // Read once: both endpoints' schemas carry the same mutations' declarations of what they touch.
     const touched = touchedBy(job, schema);
+    standalone.writeFinished(job.owner, touched);
+    federated.writeFinished(job.owner, touched);
     if (!touched) return;
     // Last: the live queries' runs find the in-flight reads closed and no coalesced execution to join.
     for (const change of liveCollections.changesOf(touched)) live.invalidateOwner(job.owner, change, 'job');
