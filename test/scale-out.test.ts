@@ -298,9 +298,15 @@ describe('a Redis outage', () => {
     await redis.start();
     await eventually(async () => (await readiness()).status === 200, 'readiness after Redis returned');
     const events = await subscribeWs<{ jobEvents: JobResult }>(harness.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
-    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, {
-      input: { uuid: connectedHost(harness.simulator), nqn: nqn('303') },
-    });
+    // subscribeWs resolves once the socket is open, before the gateway has subscribed (its reader of
+    // the finished-jobs stream may still be checking its offset after the outage): a job that takes
+    // 300 ms finishes after the subscription is in place.
+    harness.simulator.configure({ asyncDelayMs: 300 });
+    const done = await harness
+      .gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, {
+        input: { uuid: connectedHost(harness.simulator), nqn: nqn('303') },
+      })
+      .finally(() => harness.simulator.configure({ asyncDelayMs: 5 }));
     expect(done.errors).toBeUndefined();
     expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
     await events.waitFor(1);
