@@ -374,6 +374,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         graphqlEndpoint: GRAPHQL_PATH,
         admission: admission.control,
         onShed: () => metrics.operationsShed.inc(),
+        onRefused: operationTracing?.refused,
         sharedSubscriptions,
         subscriptionLimits,
         resolvePayload: trusted?.resolveSubscribePayload,

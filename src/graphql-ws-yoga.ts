@@ -29,6 +29,11 @@ export interface GraphqlWsYogaOptions {
   admission: Pick<AdmissionControl, 'acquire'>;
   /** Called for an operation refused with OVERLOADED. */
   onShed: () => void;
+  /**
+   * Hears every operation answered with an error before it ran (admission, subscription limits),
+   * which yoga's plugins never see end: tracing ends the operation's span here.
+   */
+  onRefused?: ((operation: RefusedOperation, error: GraphQLError) => void) | undefined;
   sharedSubscriptions: Pick<SharedSubscriptions, 'subscribe'>;
   subscriptionLimits: Pick<SubscriptionLimits, 'take' | 'release'>;
   /**
@@ -37,6 +42,9 @@ export interface GraphqlWsYogaOptions {
    */
   resolvePayload?: ((payload: SubscribePayload) => SubscribePayload | GraphQLError) | undefined;
 }
+
+/** An operation refused after parsing and validation, before execution. */
+export type RefusedOperation = Pick<ExecutionArgs, 'document' | 'operationName' | 'contextValue'>;
 
 /** The graphql-ws server options that run each operation through `yoga`'s pipeline. */
 export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<Record<string, unknown> | undefined, SocketExtra> {
@@ -48,9 +56,10 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
       try {
         release = await admission.acquire(closed);
       } catch (error) {
-        if (!(error instanceof OverloadedError)) return { errors: [new GraphQLError('The connection closed.')] };
-        options.onShed();
-        return { errors: [overloadedError(error)] };
+        const refusal = error instanceof OverloadedError ? overloadedError(error) : new GraphQLError('The connection closed.');
+        if (error instanceof OverloadedError) options.onShed();
+        options.onRefused?.(args, refusal);
+        return { errors: [refusal] };
       }
       try {
         return await execute(args);
@@ -82,7 +91,10 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
       const contextValue = await contextFactory();
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         const refused = subscriptionLimits.take(ctx.extra, id, contextValue);
-        if (refused !== null) return [refused];
+        if (refused !== null) {
+          options.onRefused?.({ document, operationName: payload.operationName ?? null, contextValue }, refused);
+          return [refused];
+        }
       }
       const args: ExecutionArgs = {
         schema: enveloped,

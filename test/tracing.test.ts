@@ -5,6 +5,7 @@
  * spans) before reading what the receiver got.
  */
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.js';
@@ -251,6 +252,39 @@ describe('OpenTelemetry traces', () => {
     for (const operation of operations) {
       expect(receiver.spans.filter((span) => span.name.startsWith('upstream ') && descendsFrom(receiver.spans, span, operation))).toHaveLength(1);
     }
+  });
+
+  it('a graphql-ws operation refused before it ran (admission, subscription limits) ends its span with the error', async () => {
+    const gateway = await startTraced(
+      { maxConcurrentOperations: 1, maxQueuedOperations: 0, admissionTargetUtilization: 0, maxSubscriptionsPerCredential: 1 },
+      { latencyMs: 400 },
+    );
+    // One query at a time and none waiting: the second arrives while the first waits on the upstream.
+    const slow = 'query Slow { vmInstances(first: 1) { nodes { uuid } } }';
+    const running = await subscribeWs(gateway.url, slow, {}, gateway.headers);
+    await sleep(150);
+    const shed = await subscribeWs(gateway.url, slow, {}, gateway.headers);
+    await Promise.all([running.completed, shed.completed]);
+    // One subscription per credential: the second is refused.
+    const events = 'subscription Events { jobEvents { id } }';
+    const open = await subscribeWs(gateway.url, events, {}, gateway.headers);
+    await sleep(150);
+    const overLimit = await subscribeWs(gateway.url, events, {}, gateway.headers);
+    await overLimit.completed;
+    expect(running.results.map((result) => result.errors)).toEqual([undefined]);
+    expect(shed.results.flatMap((result) => result.errors ?? []).map((error) => error.extensions?.code)).toEqual(['OVERLOADED']);
+    expect(overLimit.results.flatMap((result) => result.errors ?? []).map((error) => error.extensions?.code)).toEqual(['TOO_MANY_SUBSCRIPTIONS']);
+    await Promise.all([running.close(), shed.close(), open.close(), overLimit.close()]);
+    await gateway.stop();
+
+    const overWs = receiver.spans.filter((span) => span.attributes['graphql.transport'] === 'graphql-ws');
+    const failed = overWs.filter((span) => span.statusCode === 2);
+    expect(failed.map((span) => [span.name, span.attributes['error.type']]).sort()).toEqual([
+      ['query Slow', 'OVERLOADED'],
+      ['subscription Events', 'TOO_MANY_SUBSCRIPTIONS'],
+    ]);
+    // Every operation span ended (the receiver only gets ended spans): the two that ran and the two refused.
+    expect(overWs.map((span) => span.name).sort()).toEqual(['query Slow', 'query Slow', 'subscription Events', 'subscription Events']);
   });
 
   it('a retried upstream call is one span counting its retries; a call the open breaker refused is a span saying so, with no request', async () => {

@@ -18,7 +18,7 @@
  * client, which is what ties a slow dashboard to the upstream call that made it slow.
  */
 import type { Span, Tracer } from '@opentelemetry/api';
-import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { SpanKind, contextFromTraceparent, recordFailure, startChildSpan, startSpan, type SpanScope } from '../tracing/spans.js';
 
@@ -39,6 +39,11 @@ export interface OperationTracing {
   readonly plugin: Plugin;
   /** The operation's scope, made by its first GraphQL step (parse, or the context factory). */
   scopeOf(start: OperationStart): OperationScope;
+  /**
+   * Ends the span of an operation refused before it ran where no plugin hook follows (graphql-ws:
+   * admission, subscription limits), named after its operation and failed with `error`.
+   */
+  refused(operation: Pick<ExecutionArgs, 'document' | 'operationName' | 'contextValue'>, error: unknown): void;
 }
 
 export function createOperationTracing(tracer: Tracer): OperationTracing {
@@ -140,7 +145,14 @@ export function createOperationTracing(tracer: Tracer): OperationTracing {
       if (scope !== undefined && !isAsyncIterable(result)) endOperation(scope);
     },
   };
-  return { plugin, scopeOf };
+  function refused(operation: Pick<ExecutionArgs, 'document' | 'operationName' | 'contextValue'>, error: unknown): void {
+    const scope = scopes.get((operation.contextValue as Partial<OperationStart>).request as Request);
+    if (scope === undefined) return;
+    nameOperation(scope, operation.document, operation.operationName);
+    endOperation(scope, error);
+  }
+
+  return { plugin, scopeOf, refused };
 }
 
 /** The caller's `traceparent` and `tracestate`: the request's headers, else the operation's extensions, else the connection's parameters. */
