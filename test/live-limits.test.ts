@@ -75,6 +75,75 @@ describe('live query limits', () => {
     expect(await metric(harness, 'gateway_live_invalidations_coalesced_total')).toBeGreaterThanOrEqual(2);
   });
 
+  it('runs each live query under the admission limit: the runs one write wakes take their turns instead of running at once', async () => {
+    // One operation at a time, and every upstream answer takes 150 ms.
+    harness = await startHarness({
+      config: { maxConcurrentOperations: 1, admissionTargetUtilization: 0, liveMinIntervalMs: 0, livePollMs: 0 },
+      simulator: { latencyMs: 150 },
+    });
+    // Four different documents (so no run shares another's execution), each one upstream read.
+    const pages = [1, 2, 3, 4].map((first) =>
+      subscribeWs<Dashboard>(harness!.url, `query Page${first} @live { vmInstances(first: ${first}) { nodes { uuid state nics { uuid driverType } } } }`, {}, harness!.headers),
+    );
+    const live = await Promise.all(pages);
+    open.push(...(live as Collected<never>[]));
+    await Promise.all(live.map((page) => page.waitFor(1)));
+    await changeDrivers(harness, live[3]!.results[0]!.data!, 1);
+    const answeredAt = await Promise.all(live.map((page) => page.waitFor(2).then(() => Date.now())));
+    // One at a time: the last answer comes at least three upstream answers after the first.
+    expect(Math.max(...answeredAt) - Math.min(...answeredAt)).toBeGreaterThanOrEqual(400);
+    for (const page of live) expect(page.results[1]!.errors).toBeUndefined();
+
+    // Over multipart HTTP the request's own place is given back with its response, before the
+    // first run takes one: a live query still answers under a limit of one.
+    const abort = new AbortController();
+    const response = await fetch(`${harness.url}/graphql`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...harness.headers },
+      body: JSON.stringify({ query: 'query Multipart @live { vmInstances(first: 1) { nodes { uuid } } }' }),
+    });
+    let received = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      received += decoder.decode(chunk, { stream: true });
+      if (received.includes('"isLive":true')) break;
+    }
+    abort.abort();
+    expect(received).toContain('"vmInstances"');
+  });
+
+  it('a live run refused by a full admission queue is tried again a second later, and the change still arrives', async () => {
+    // One operation at a time and none waiting: a run that finds the place taken is refused.
+    harness = await startHarness({
+      config: { maxConcurrentOperations: 1, maxQueuedOperations: 0, admissionTargetUtilization: 0, liveMinIntervalMs: 0, livePollMs: 0 },
+      simulator: { latencyMs: 150 },
+    });
+    const read: { key: string; collection: string }[] = [];
+    harness.app.live.onInterest((scope, collection, delta) => {
+      if (delta > 0) read.push({ key: scope.key, collection });
+    });
+    const page = await subscribeWs<Dashboard>(harness.url, 'query Page @live { vmInstances(first: 2) { nodes { uuid state nics { uuid driverType } } } }', {}, harness.headers);
+    open.push(page as Collected<never>);
+    await page.waitFor(1);
+    expect(page.results[0]!.errors).toBeUndefined();
+    const shedBefore = await metric(harness, 'gateway_operations_shed_total');
+
+    // A slow query holds the only place (two upstream answers one after the other: 300 ms or more)
+    // while the live query's scope is told its VMs changed.
+    const slow = harness.gql('{ vmInstances(first: 1) { nodes { host { uuid } } } }');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const invalidatedAt = Date.now();
+    for (const { key, collection } of read) harness.app.live.invalidate(key, { collection }, 'feed');
+    expect((await slow).errors).toBeUndefined();
+
+    await page.waitFor(2, 10_000);
+    expect(page.results[1]!.errors).toBeUndefined();
+    // Refused once (counted as shed), run again no sooner than a second later.
+    expect(await metric(harness, 'gateway_operations_shed_total')).toBe(shedBefore + 1);
+    expect(Date.now() - invalidatedAt).toBeGreaterThanOrEqual(900);
+  });
+
   it('a client asking @live(throttle:) for more than LIVE_MIN_INTERVAL_MS gets its runs that far apart', async () => {
     harness = await startHarness({ config: { liveMinIntervalMs: 0 } });
     const dashboard = await subscribeWs<Dashboard>(harness.url, DASHBOARD.replace('@live', '@live(throttle: 1500)'), {}, harness.headers);

@@ -7,7 +7,9 @@
  * `minIntervalMs`, a burst of invalidations coalesced into one run.
  *
  * The scheduling gives at-least-once-after-change: an invalidation that arrives while a run is
- * under way (whose reads may predate the change) makes one more run once it ends.
+ * under way (whose reads may predate the change) makes one more run once it ends, and a run that
+ * fails (the admission control refused it: the gateway is overloaded) is tried again, no sooner
+ * than `retryAfterMs` later.
  */
 import { GraphQLError } from 'graphql';
 import { ownerOf } from '../upstream/credentials.js';
@@ -20,6 +22,8 @@ export interface LiveQueriesOptions {
   perCredential: number;
   /** Least time (ms) between the starts of two runs of one live query. */
   minIntervalMs: number;
+  /** Least time (ms) before a run that failed is tried again. @default 1000 */
+  retryAfterMs?: number | undefined;
   /** The number of live queries open changed. */
   onOpen?: ((open: number) => void) | undefined;
   /** A live query runs again. */
@@ -42,7 +46,7 @@ export interface LiveQuerySpec {
   readonly socket?: object | undefined;
   /** Least time (ms) between its runs, when it asks for more than `minIntervalMs` (`@live(throttle:)`). */
   readonly throttleMs?: number | undefined;
-  /** Runs it again; the next run starts only once the promise settles. */
+  /** Runs it again; the next run starts only once the promise settles. A rejection means it did not run: it is tried again. */
   readonly run: (cause: LiveCause) => Promise<void>;
 }
 
@@ -79,6 +83,8 @@ interface Entry {
   running: boolean;
   closed: boolean;
   lastStart: number;
+  /** No run starts before this time (ms since the epoch): set when a run failed. */
+  notBefore: number;
   /** The cause of the run due next; null when none is due. */
   pending: LiveCause | null;
   timer: NodeJS.Timeout | undefined;
@@ -97,6 +103,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   const scopesByOwner = new Map<string, Set<string>>();
   const perSocket = new WeakMap<object, number>();
   const listeners = new Set<LiveInterestListener>();
+  const retryAfterMs = options.retryAfterMs ?? 1_000;
   let open = 0;
 
   function tellInterest(scope: LiveScope, collections: readonly LiveCollection[], delta: 1 | -1): void {
@@ -105,7 +112,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
 
   function schedule(entry: Entry): void {
     if (entry.closed || entry.running || entry.timer !== undefined || entry.pending === null) return;
-    const delay = Math.max(0, entry.lastStart + entry.intervalMs - Date.now());
+    const delay = Math.max(0, entry.lastStart + entry.intervalMs - Date.now(), entry.notBefore - Date.now());
     entry.timer = setTimeout(() => fire(entry), delay);
     entry.timer.unref();
   }
@@ -120,7 +127,11 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     options.onReexecution?.(cause);
     void entry.spec
       .run(cause)
-      .catch(() => undefined)
+      .catch(() => {
+        // It did not run: the change it was woken for is still unread.
+        entry.pending ??= cause;
+        entry.notBefore = Date.now() + retryAfterMs;
+      })
       .finally(() => {
         entry.running = false;
         schedule(entry);
@@ -188,6 +199,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
         running: true,
         closed: false,
         lastStart: Date.now(),
+        notBefore: 0,
         pending: null,
         timer: undefined,
       };

@@ -10,6 +10,9 @@
  * invalidation there re-runs every caller's queries), and wraps every resolver of the schema.
  *
  * Each run:
+ * - waits for its turn under the admission control, as an operation over HTTP does, so a burst
+ *   of invalidations cannot run more executions at once than the limit; a run the full queue
+ *   refuses is tried again later (the first one, refused, answers `OVERLOADED` and ends);
  * - reads the upstream afresh: the context's loaders are emptied after every run, and a job's
  *   invalidation comes after the in-flight reads it may have outdated were closed (`app.ts`);
  * - is charged to the caller's budget as a query is, requested cost up front, refunded what it
@@ -28,6 +31,7 @@ import { Repeater } from '@repeaterjs/repeater';
 import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../context.js';
+import { OverloadedError, overloadedError } from './use-admission.js';
 import type { SchemaCollections } from '../live/collections.js';
 import { liveScopeKey } from '../live/invalidation.js';
 import type { LiveQueries } from '../live/live-queries.js';
@@ -40,6 +44,11 @@ export interface LiveQueryOptions {
   collections: SchemaCollections;
   /** Charges each run (`createQueryCost`). */
   runCharged: QueryCost['runCharged'];
+  /**
+   * A place among the operations running (`AdmissionControl.acquire`): resolves with its release,
+   * rejects with `OverloadedError` when the queue is full or with `signal`'s reason.
+   */
+  admit: (signal: AbortSignal) => Promise<() => void>;
 }
 
 /** The contexts of operations running as live queries. */
@@ -75,24 +84,31 @@ const LIVE_TEXT = /@\s*live\b/;
 type Execute = (args: ExecutionArgs) => unknown;
 
 export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> {
-  const { live, collections, runCharged } = options;
+  const { live, collections, runCharged, admit } = options;
 
   function executeLive(args: ExecutionArgs, execute: Execute, throttleMs: number | undefined): ExecutionResult | AsyncIterableIterator<ExecutionResult> {
     const context = args.contextValue as GatewayContext;
     const { credentials } = context;
     const scope = { key: liveScopeKey(credentials), credentials };
+    // Aborted when the live query ends: a run still waiting for its turn leaves the queue.
+    const stopped = new AbortController();
     const runOnce = async (): Promise<{ result: ExecutionResult; refused: boolean }> => {
+      const release = await admit(stopped.signal);
       runGenerations.set(context, String(live.generationOf(scope.key)));
       try {
         return await runCharged(args, async (runArgs) => (await execute(runArgs)) as ExecutionResult);
       } finally {
+        release();
         // The next run reads the upstream afresh, and nothing is held between runs.
         forgetLoadedRecords(context);
       }
     };
     return new Repeater<ExecutionResult>(async (push, stop) => {
       let closeOnStop = (): void => undefined;
-      const ended = stop.then(() => closeOnStop());
+      const ended = stop.then(() => {
+        stopped.abort();
+        closeOnStop();
+      });
       const deliver = async (result: ExecutionResult, refused: boolean): Promise<void> => {
         if (refused) {
           await push(result);
@@ -120,6 +136,11 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
       try {
         const { result, refused } = await runOnce();
         await deliver(result, refused);
+      } catch (error) {
+        // Overloaded: answered as over HTTP, and the live query ends. Gone: nobody to answer.
+        if (error instanceof OverloadedError) await push({ errors: [overloadedError(error)] });
+        stop();
+        return;
       } finally {
         handle.firstRunDone();
       }
