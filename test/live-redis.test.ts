@@ -1,7 +1,9 @@
 /**
  * Two replicas sharing one Redis (real redis-server): a job finished on replica A updates a live
- * query open on replica B, through the finished-jobs topic both follow.
+ * query open on replica B, through the finished-jobs topic both follow; and a replica whose
+ * subscription to the change feed's channel was lost runs its live queries again once it is back.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { Simulator } from '../src/simulator/server.js';
@@ -59,6 +61,38 @@ describe('live queries across two replicas sharing Redis', () => {
     } finally {
       await overWs.close();
       await overSse.close();
+    }
+  });
+});
+
+describe('a replica that lost its subscription to the change feed channel', () => {
+  let replicas: AppReplicas | undefined;
+
+  afterAll(async () => {
+    await replicas?.stop();
+  });
+
+  it('runs its live queries again once the subscription is back: a change published meanwhile is not lost', async () => {
+    // No poll within the test: only what comes through Redis can make a second answer.
+    replicas = await startAppReplicas({ liveMinIntervalMs: 0, livePollMs: 600_000 });
+    const { simulator, replicaB, redis } = replicas;
+    const live = await subscribeWs<Dashboard>(replicaB.url, DASHBOARD, {}, credentialHeaders(simulator.credentials));
+    try {
+      await live.waitFor(1);
+      const vm = live.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!;
+      // Changed upstream while the replicas' subscriber connections are cut (a PUBLISH then reaches nobody).
+      simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm.uuid });
+      const admin = new Redis(redis.url);
+      try {
+        expect(await admin.client('KILL', 'TYPE', 'pubsub')).toBeGreaterThanOrEqual(1);
+      } finally {
+        admin.disconnect();
+      }
+      await live.waitFor(2);
+      const after = live.results[1]!.data!.vmInstances.nodes.find((candidate) => candidate.uuid === vm.uuid);
+      expect(after?.state ?? 'gone').not.toBe('Running');
+    } finally {
+      await live.close();
     }
   });
 });

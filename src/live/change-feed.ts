@@ -113,6 +113,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const offRemote = replicas.onRemoteChange(({ scopeKey, changes }) => {
     for (const change of changes) invalidation.invalidate(scopeKey, change, 'feed');
   });
+  // What other replicas found while this one could not hear them: every pair read here may have changed.
+  const offMissed = replicas.onMissed(() => {
+    for (const scope of scopes.values()) for (const collection of scope.pairs.keys()) invalidation.invalidate(scope.key, { collection }, 'feed');
+  });
 
   function changeInterest(live: LiveScope, collection: LiveCollection, delta: 1 | -1): void {
     if (stopping) return;
@@ -315,6 +319,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       stopping = true;
       offInterest();
       offRemote();
+      offMissed();
       const all = [...scopes.values()];
       scopes.clear();
       for (const scope of all) if (scope.timer !== null) clearTimeout(scope.timer);

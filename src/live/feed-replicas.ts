@@ -11,7 +11,9 @@
  *   to the lease, so the replica taking over goes on from there instead of missing what changed
  *   between the two.
  * - Changes go out on one pub/sub channel, `{scopeKey, collection, uuids}`: every replica hands
- *   them to its own live queries of that scope (or ignores them when it has none).
+ *   them to its own live queries of that scope (or ignores them when it has none). PUBLISH keeps
+ *   nothing for a replica whose connection is down, so once its subscription is back the replica
+ *   treats every collection its live queries read as changed (`onMissed`): each runs once more.
  *
  * Keys and messages name the scope by its key (a digest): credentials never reach Redis, and a
  * replica polls only with credentials its own live callers sent.
@@ -42,6 +44,11 @@ export interface FeedReplicas {
   publish(scopeKey: string, changes: readonly LiveChange[]): void;
   /** Calls `listener` with each change another replica publishes; returns the unsubscribe function. */
   onRemoteChange(listener: (remote: RemoteChange) => void): () => void;
+  /**
+   * Calls `listener` when changes other replicas published may have been missed: the subscription
+   * was down (Redis lost) and is back. Returns the unsubscribe function.
+   */
+  onMissed(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -54,6 +61,7 @@ export function createLocalFeedReplicas(): FeedReplicas {
     saveState: async () => {},
     publish: () => {},
     onRemoteChange: () => () => {},
+    onMissed: () => () => {},
     close: async () => {},
   };
 }
@@ -100,7 +108,20 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
   const { connection, leaseMs, stateTtlMs, logger } = options;
   const replica = randomUUID();
   const listeners = new Set<(remote: RemoteChange) => void>();
+  const missedListeners = new Set<() => void>();
   let subscribed: Promise<unknown> | null = null;
+  // ioredis says 'ready' at every (re)connection and resubscribes by itself; a 'ready' after a
+  // lost connection means messages published meanwhile never came.
+  let lost = false;
+  const onLost = (): void => {
+    lost = true;
+  };
+  const onReady = (): void => {
+    if (!lost) return;
+    lost = false;
+    logger.info('change feed subscription back after a lost connection to Redis: live queries run again');
+    for (const listener of missedListeners) listener();
+  };
 
   const onMessage = (channel: string, text: string): void => {
     if (channel !== CHANNEL) return;
@@ -112,6 +133,8 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
   function subscribe(): void {
     if (subscribed !== null) return;
     connection.subscriber.on('message', onMessage);
+    connection.subscriber.on('close', onLost);
+    connection.subscriber.on('ready', onReady);
     subscribed = connection.subscriber.subscribe(CHANNEL).catch((error: unknown) => {
       logger.warn({ err: error }, 'subscribing to the change feed channel failed; changes other replicas see do not reach this one');
     });
@@ -160,10 +183,18 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onMissed(listener) {
+      subscribe();
+      missedListeners.add(listener);
+      return () => missedListeners.delete(listener);
+    },
     async close() {
       listeners.clear();
+      missedListeners.clear();
       if (subscribed === null) return;
       connection.subscriber.off('message', onMessage);
+      connection.subscriber.off('close', onLost);
+      connection.subscriber.off('ready', onReady);
       // While Redis is down an UNSUBSCRIBE would wait for it to return; the subscription dies with the connection anyway.
       if (connection.isReady()) await connection.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
     },
