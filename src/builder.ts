@@ -69,12 +69,12 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
       extensions: CURSOR_MAY_BE_PROMISED,
     },
     nodeTypeOptions: {
-      description: 'A record with a globally unique, opaque `id`; fetch any of them again with `node(id:)`.',
+      description: 'A record with a globally unique, opaque `id`; the gateway\'s own `/graphql` fetches any of them again with `node(id:)` (its `/subgraph` has no `node`: a router cannot tell whose an id is).',
       extensions: GATEWAY_OWN,
     },
     // Shareable: another subgraph's Relay connections bring a `PageInfo` of their own to the supergraph.
     pageInfoTypeOptions: { description: 'Forward pagination state of a connection.', extensions: GATEWAY_OWN, shareable: true },
-    idFieldOptions: { description: 'Opaque global identifier, accepted by `node(id:)` and `nodes(ids:)`.' },
+    idFieldOptions: { description: 'Opaque global identifier: pass it back exactly as returned (to `node(id:)` and `nodes(ids:)` on the gateway\'s own `/graphql`).' },
     // `node` and `nodes` are schema/kit/node.ts's own: the plugin's decode every id before resolving,
     // so one bad id would fail the whole field instead of its own slot.
     nodeQueryOptions: false,
