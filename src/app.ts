@@ -413,6 +413,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           timeZone: config.upstreamTimezone,
           logger,
           metrics: feedMetrics,
+          tracer: tracing?.tracer,
           replicas: backend.redis
             ? createRedisFeedReplicas({ connection: backend.redis, leaseMs: Math.max(3 * config.livePollMs, 1000), stateTtlMs: Math.max(10 * config.livePollMs, 60_000), logger })
             : undefined,

@@ -287,6 +287,27 @@ describe('OpenTelemetry traces', () => {
     expect(overWs.map((span) => span.name).sort()).toEqual(['query Slow', 'query Slow', 'subscription Events', 'subscription Events']);
   });
 
+  it("the change feed's polls are traced: each tick a root span, its upstream requests under it, no credential in it", async () => {
+    const gateway = await startTraced({ livePollMs: 200 });
+    const live = await subscribeWs(gateway.url, 'query Watched @live { vmInstances(first: 2) { nodes { uuid } } }', {}, gateway.headers);
+    await live.waitFor(1);
+    await sleep(700);
+    await live.close();
+    await gateway.stop();
+
+    const ticks = receiver.spans.filter((span) => span.name === 'live.feed.tick');
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    for (const tick of ticks) {
+      expect(tick.parentSpanId).toBe('');
+      const upstream = children(receiver.spans, tick).filter((span) => span.name.startsWith('upstream '));
+      expect(upstream.length).toBeGreaterThanOrEqual(1);
+      expect(tick.attributes['upstream.requests']).toBe(upstream.length);
+      expect(tick.attributes['live.collections']).toEqual(['vmInstance']);
+      expect(JSON.stringify(tick.attributes)).not.toContain(gateway.simulator.credentials.session);
+      expect(JSON.stringify(tick.attributes)).not.toContain(gateway.simulator.credentials.token);
+    }
+  });
+
   it('a retried upstream call is one span counting its retries; a call the open breaker refused is a span saying so, with no request', async () => {
     // The simulator's fault injection draws twice per faulty request (whether, and which fault).
     let faultyDraws = 2;

@@ -17,8 +17,14 @@
  * last answers. A scope whose credential the upstream rejects stops polling until its live queries
  * have all ended. With Redis, one replica polls a pair and the others hear what it finds
  * (`feed-replicas.ts`).
+ *
+ * With tracing on, each tick that reads the upstream is a root span, `live.feed.tick`, its upstream
+ * calls under it: the load the gateway puts on the upstream by itself shows in the traces too (a
+ * tick that reads nothing, its pairs polled by another replica, makes no span).
  */
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { recordFailure, scopeOf, startSpan, type SpanScope } from '../tracing/spans.js';
 import { UpstreamRequestError } from '../upstream/errors.js';
 import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from '../upstream/session.js';
 import type { UpstreamClient } from '../upstream/types.js';
@@ -42,6 +48,8 @@ export interface ChangeFeedOptions {
   metrics?: FeedMetrics | undefined;
   /** Records of the newest-first page each poll reads. @default 100 */
   pageSize?: number | undefined;
+  /** Traces each tick (`live.feed.tick`) when tracing is on. */
+  tracer?: Tracer | undefined;
 }
 
 export interface ChangeFeed {
@@ -168,17 +176,23 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     scope.ticking = true;
     const startedAt = Date.now();
     const due = [...scope.pairs.values()].filter((pair) => !pair.stopped && pair.dueAt <= startedAt);
+    // Started by the first pair that reads the upstream (a replica not holding any lease reads
+    // nothing). The scope is named by a prefix of its key, a digest: no credential goes into a span.
+    let trace: SpanScope | undefined;
+    const traceTick = (): SpanScope | undefined =>
+      (trace ??= options.tracer && scopeOf(options.tracer, startSpan(options.tracer, 'live.feed.tick', { attributes: { 'live.scope': scope.key.slice(0, 12), 'live.collections': due.map((pair) => pair.source.collection) } })));
     let outcomes: PollOutcome[];
     try {
-      outcomes = await Promise.all(due.map((pair) => poll(pair, startedAt)));
+      outcomes = await Promise.all(due.map((pair) => poll(pair, startedAt, traceTick)));
     } finally {
       scope.ticking = false;
     }
+    const changes = outcomes.flatMap((outcome) => ('changes' in outcome ? outcome.changes : []));
+    if (trace !== undefined) endTickSpan(trace, outcomes, changes);
     if (outcomes.some((outcome) => 'rejected' in outcome)) {
       await rejectScope(scope);
       return;
     }
-    const changes = outcomes.flatMap((outcome) => ('changes' in outcome ? outcome.changes : []));
     if (changes.length > 0 && scopes.get(scope.key) === scope) {
       for (const change of changes) invalidation.invalidate(scope.key, change, 'feed');
       replicas.publish(scope.key, changes);
@@ -197,7 +211,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
   }
 
-  function sessionOf(pair: Pair): UpstreamSession {
+  function sessionOf(pair: Pair, trace: SpanScope | undefined): UpstreamSession {
     const { resource, cursor } = pair.scope.credentials;
     sequence++;
     return createUpstreamSession(upstream, {
@@ -207,17 +221,18 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       signal: pair.abort.signal,
       clientAddress: FEED_CLIENT_ADDRESS,
       missingCredential: (family) => new MissingFeedCredential(family),
+      trace,
     });
   }
 
   /** One pair's poll at a tick: its changes, or the news that the upstream rejected the scope. */
-  async function poll(pair: Pair, tickAt: number): Promise<PollOutcome> {
+  async function poll(pair: Pair, tickAt: number, traceTick: () => SpanScope | undefined): Promise<PollOutcome> {
     const { source } = pair;
     try {
       // On the tick's grid, so that the scope's pairs stay due together.
       pair.dueAt = tickAt + pollMs;
       if (!(await takeLease(pair))) return { changes: [] };
-      const changes = await readChanges(pair, sessionOf(pair));
+      const changes = await readChanges(pair, sessionOf(pair, traceTick()));
       pair.failures = 0;
       return { changes };
     } catch (error) {
@@ -327,4 +342,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       await replicas.close();
     },
   };
+}
+
+/** Ends a tick's span: the upstream requests it made and the changes it found, failed when the upstream rejected the scope. */
+function endTickSpan(trace: SpanScope, outcomes: readonly PollOutcome[], changes: readonly LiveChange[]): void {
+  trace.span.setAttribute('upstream.requests', trace.upstreamRequests);
+  trace.span.setAttribute('live.changes', changes.length);
+  if (outcomes.some((outcome) => 'rejected' in outcome)) recordFailure(trace.span, Object.assign(new Error('the upstream rejected the scope\'s credential'), { code: 'UNAUTHENTICATED' }));
+  trace.span.end();
 }

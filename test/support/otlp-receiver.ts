@@ -7,6 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One received span, its attributes as a plain record. */
+/** An attribute's value as OTLP/JSON carries it (an array's items decoded in turn). */
+export type AttributeValue = string | number | boolean | AttributeValue[];
+
 export interface ReceivedSpan {
   traceId: string;
   spanId: string;
@@ -14,8 +17,8 @@ export interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
-  attributes: Record<string, string | number | boolean>;
-  links: { traceId: string; spanId: string; attributes: Record<string, string | number | boolean> }[];
+  attributes: Record<string, AttributeValue>;
+  links: { traceId: string; spanId: string; attributes: Record<string, AttributeValue> }[];
   /** 2: error. */
   statusCode: number;
   serviceName: string | undefined;
@@ -35,6 +38,7 @@ interface OtlpValue {
   intValue?: string | number;
   doubleValue?: number;
   boolValue?: boolean;
+  arrayValue?: { values?: OtlpValue[] };
 }
 interface OtlpAttribute {
   key: string;
@@ -54,14 +58,15 @@ interface OtlpExport {
   resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
 
-function valueOf(value: OtlpValue): string | number | boolean {
+function valueOf(value: OtlpValue): AttributeValue {
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(valueOf);
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   return value.boolValue ?? '';
 }
 
-function attributesOf(attributes: OtlpAttribute[] | undefined): Record<string, string | number | boolean> {
+function attributesOf(attributes: OtlpAttribute[] | undefined): Record<string, AttributeValue> {
   return Object.fromEntries((attributes ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]));
 }
 
