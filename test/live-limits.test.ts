@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
-import { subscribeWs, type Collected } from './support/subscriptions.js';
+import { subscribeSse, subscribeWs, type Collected } from './support/subscriptions.js';
 
 const DASHBOARD = /* GraphQL */ `
   query Dashboard @live {
@@ -113,11 +113,11 @@ describe('live query limits', () => {
     expect(received).toContain('"vmInstances"');
   });
 
-  it('a live run refused by a full admission queue is tried again a second later, and the change still arrives', async () => {
+  it('a live re-run refused by a full admission queue is tried again a second later, and the change still arrives; a refused first run answers OVERLOADED', async () => {
     // One operation at a time and none waiting: a run that finds the place taken is refused.
     harness = await startHarness({
       config: { maxConcurrentOperations: 1, maxQueuedOperations: 0, admissionTargetUtilization: 0, liveMinIntervalMs: 0, livePollMs: 0 },
-      simulator: { latencyMs: 150 },
+      simulator: { latencyMs: 300 },
     });
     const read: { key: string; collection: string }[] = [];
     harness.app.live.onInterest((scope, collection, delta) => {
@@ -129,18 +129,24 @@ describe('live query limits', () => {
     expect(page.results[0]!.errors).toBeUndefined();
     const shedBefore = await metric(harness, 'gateway_operations_shed_total');
 
-    // A slow query holds the only place (two upstream answers one after the other: 300 ms or more)
+    // A slow query holds the only place (two upstream answers one after the other: 600 ms or more)
     // while the live query's scope is told its VMs changed.
     const slow = harness.gql('{ vmInstances(first: 1) { nodes { host { uuid } } } }');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const invalidatedAt = Date.now();
     for (const { key, collection } of read) harness.app.live.invalidate(key, { collection }, 'feed');
+    // A live query opened over SSE now (SSE takes no place for its request) finds its first run
+    // refused: that is its one answer, OVERLOADED, and it completes.
+    const refused = await subscribeSse<Dashboard>(harness.url, 'query Late @live { vmInstances(first: 1) { nodes { uuid state nics { uuid driverType } } } }', {}, harness.headers);
+    await refused.completed;
+    expect(refused.results.flatMap((result) => result.errors ?? []).map((error) => error.extensions?.code)).toEqual(['OVERLOADED']);
     expect((await slow).errors).toBeUndefined();
 
     await page.waitFor(2, 10_000);
     expect(page.results[1]!.errors).toBeUndefined();
-    // Refused once (counted as shed), run again no sooner than a second later.
-    expect(await metric(harness, 'gateway_operations_shed_total')).toBe(shedBefore + 1);
+    // The re-run refused once and the late first run (each counted as shed); the re-run tried
+    // again no sooner than a second later.
+    expect(await metric(harness, 'gateway_operations_shed_total')).toBe(shedBefore + 2);
     expect(Date.now() - invalidatedAt).toBeGreaterThanOrEqual(900);
   });
 
