@@ -6,7 +6,8 @@
  * job exactly once, and the replica whose connection was cut still drops the cached reads the
  * jobs changed. And what cannot be replayed (the stream trimmed past the reader's offset, or lost
  * with the dataset) ends the open subscriptions with REDIS_UNAVAILABLE instead of leaving them
- * silently short.
+ * silently short. A finished job whose append to the stream fails for a while is appended when it
+ * works again.
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -203,6 +204,24 @@ describe('a reader that comes back to find the results it missed gone', () => {
     expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
     return done.data!.updateHostNqn.job.id;
   }
+
+  it('appends a finished job whose XADD failed once Redis takes it again: its subscribers still hear of it', async () => {
+    const params = { Authorization: harness.headers.authorization };
+    const open = await subscribeWs<{ jobEvents: JobResult }>(harness.url, JOB_EVENTS, {}, params);
+    // Only XADD is refused (the job's own hash is written as usual), for about half a second.
+    await control.call('ACL', 'SETUSER', 'default', '-xadd');
+    const restore = setTimeout(() => void control.call('ACL', 'SETUSER', 'default', '+xadd'), 500);
+    try {
+      const id = await runJob();
+      await open.waitFor(1, 15_000);
+      expect(open.results).toEqual([{ data: { jobEvents: { id, status: 'SUCCEEDED' } } }]);
+      expect(await control.xlen('gw:{jobs-finished}')).toBeGreaterThanOrEqual(1);
+    } finally {
+      clearTimeout(restore);
+      await control.call('ACL', 'SETUSER', 'default', '+xadd');
+      await open.close();
+    }
+  });
 
   // Each cut and what follows it run in one MULTI: done before the reader can reconnect.
   it.each([

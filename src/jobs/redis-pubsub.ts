@@ -46,6 +46,13 @@ export const FINISHED_STREAM_KEY = 'gw:{jobs-finished}';
 const EPOCH_KEY = 'gw:{jobs-finished}:epoch';
 /** Entries kept: how far behind a reader may fall (while disconnected) and still catch up. */
 const STREAM_MAX_LEN = 10_000;
+/**
+ * Waits before each new attempt to append a finished job whose XADD failed (a dropped connection,
+ * a failover): about 6 s in all. Every subscriber, this replica's too, hears of a job only through
+ * the stream, so a failed append is retried rather than dropped; an append that did land but whose
+ * reply was lost makes a second entry, which readers drop as already delivered.
+ */
+const APPEND_RETRY_MS = [100, 200, 400, 800, 1_600, 3_200];
 /** Job ids remembered as delivered, so one published twice reaches subscribers once. */
 const DELIVERED_MEMORY = 10_000;
 
@@ -227,9 +234,18 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
       return;
     }
     // The webhook secret stays in the job's hash: no reader of the stream needs it.
-    const entry = JSON.stringify({ ...job, secret: '' });
+    append(job.id, JSON.stringify({ ...job, secret: '' }), 0);
+  }
+
+  function append(id: string, entry: string, attempt: number): void {
     connection.commands.xadd(FINISHED_STREAM_KEY, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', entry).catch((error: unknown) => {
-      logger.warn({ err: error, job: job.id }, 'publishing a finished job on Redis failed; subscribers elsewhere miss it');
+      const waitMs = APPEND_RETRY_MS[attempt];
+      if (waitMs === undefined) {
+        logger.warn({ err: error, job: id, attempts: attempt + 1 }, 'publishing a finished job on Redis failed; its subscribers miss it (job(id) still answers it)');
+        return;
+      }
+      logger.debug({ err: error, job: id, retryInMs: waitMs }, 'publishing a finished job on Redis failed; trying again');
+      setTimeout(() => append(id, entry, attempt + 1), waitMs).unref();
     });
   }
 
