@@ -9,16 +9,11 @@ import { errorCodes, startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
 import { startRedisSentinel, type RedisSentinel } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
-import { nqn } from './support/replica-jobs.js';
+import { connectedHost, nqn, UPDATE_NQN } from './support/replica-jobs.js';
 
 // Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
 // under the whole suite. A deadline for a hang, not a measure of speed.
 const SLOW_TEST_MS = 120_000;
-const UPDATE_NQN = /* GraphQL */ `
-  mutation Update($input: UpdateHostNqnInput!) {
-    updateHostNqn(input: $input) { job { id status } }
-  }
-`;
 
 describe('a master behind Sentinel', () => {
   let sentinel: RedisSentinel;
@@ -43,8 +38,7 @@ describe('a master behind Sentinel', () => {
   };
 
   async function runJob(suffix: string): Promise<string> {
-    const host = [...harness.simulator.store.hosts.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
-    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, { input: { uuid: host.uuid, nqn: nqn(suffix) } });
+    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, { input: { uuid: connectedHost(harness.simulator), nqn: nqn(suffix) } });
     expect(errorCodes(done)).toEqual([]);
     expect(done.data!.updateHostNqn.job.status).toBe('SUCCEEDED');
     return done.data!.updateHostNqn.job.id;

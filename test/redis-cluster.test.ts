@@ -4,24 +4,18 @@
  * different nodes, and a killed replica's jobs are claimed by the one left.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { credentialHeaders, errorCodes } from './support/harness.js';
-import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { eventually, type GatewayProcess } from './support/process.js';
 import { freePort } from './support/redis.js';
 import { startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
-import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn } from './support/replica-jobs.js';
+import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn, replicaFleet, UPDATE_NQN } from './support/replica-jobs.js';
 
 // Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
 // under the whole suite. A deadline for a hang, not a measure of speed.
 const SLOW_TEST_MS = 120_000;
-const UPDATE_NQN = /* GraphQL */ `
-  mutation Update($input: UpdateHostNqnInput!) {
-    updateHostNqn(input: $input) { job { id status } }
-  }
-`;
 const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
 const JOB_EVENTS = `subscription { jobEvents { ${JOB_FIELDS} } }`;
 
@@ -58,41 +52,17 @@ describe('REDIS_URL naming a cluster or a Sentinel-watched master', () => {
 
 describe('two replicas on a three-node Redis Cluster', () => {
   let cluster: RedisCluster;
-  let simulator: Simulator;
-  let simulatorUrl: string;
-  let headers: Record<string, string>;
-  const replicas: GatewayProcess[] = [];
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    simulatorUrl = await simulator.start(0, '127.0.0.1');
-    headers = { authorization: `OAuth ${simulator.credentials.session}` };
-  });
-
-  afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
-    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
   });
 
   afterAll(async () => {
-    await simulator?.stop();
     await cluster?.stop();
   });
 
-  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
-    const started = await spawnGateway({
-      PORT: String(port),
-      PUBLIC_URL: publicUrl,
-      UPSTREAM_URL: simulatorUrl,
-      REDIS_URL: cluster.url,
-      JOB_POLL_AFTER_MS: '100',
-      JOB_LEASE_MS: '600',
-      LOG_LEVEL: 'warn',
-    });
-    replicas.push(started);
-    return started;
-  }
+  const fleet = replicaFleet(() => cluster.url);
+  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
 
   /** Both replicas send the upstream A's address as their webhook. */
   async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
@@ -118,11 +88,11 @@ describe('two replicas on a three-node Redis Cluster', () => {
 
   it('delivers every job finished by a webhook on A to subscribers on B (and A), once each, and answers job(id) on both', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
-    const params = { Authorization: headers.authorization! };
+    const params = { Authorization: fleet.headers.authorization! };
     const eventsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, params);
     const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
-    simulator.configure({ asyncDelayMs: 400 });
-    const uuid = connectedHost(simulator);
+    fleet.simulator.configure({ asyncDelayMs: 400 });
+    const uuid = connectedHost(fleet.simulator);
 
     // Started on both replicas; every webhook lands on A.
     const ids: string[] = [];
@@ -131,7 +101,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
         index % 2 === 0 ? a.url : b.url,
         UPDATE_NQN,
         { input: { uuid, nqn: nqn(String(500 + index)), async: true } },
-        headers,
+        fleet.headers,
       );
       expect(errorCodes(started)).toEqual([]);
       ids.push(started.data!.updateHostNqn.job.id);
@@ -149,11 +119,11 @@ describe('two replicas on a three-node Redis Cluster', () => {
       { data: { jobCompleted: { id: ids.at(-1), status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid, nqn: nqn('511') } } } } },
     ]);
     // Every webhook went to A: B heard of the jobs through the cluster only.
-    const deliveries = simulator.journal().filter((entry) => ids.includes(entry.headers['x-job-uuid'] ?? ''));
+    const deliveries = fleet.simulator.journal().filter((entry) => ids.includes(entry.headers['x-job-uuid'] ?? ''));
     expect(deliveries.every((entry) => entry.headers['x-web-hook']?.startsWith(`${a.url}/webhooks/jobs/`))).toBe(true);
     for (const url of [a.url, b.url]) {
       for (const id of [ids[0], ids[1]]) {
-        const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id }, headers);
+        const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id }, fleet.headers);
         expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
       }
     }
@@ -164,7 +134,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
 
   it('pages on B with a cursor A issued: the upstream cursor kept in the cluster', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
-    const reader = credentialHeaders(simulator.credentials);
+    const reader = credentialHeaders(fleet.simulator.credentials);
     const VMS = 'query($after: String) { vmInstances(first: 2, after: $after) { edges { node { uuid } } pageInfo { endCursor } } }';
     type Page = { vmInstances: { edges: { node: { uuid: string } }[]; pageInfo: { endCursor: string | null } } };
     const all = await gql<{ vmInstances: { edges: { node: { uuid: string } }[] } }>(a.url, 'query { vmInstances(first: 6) { edges { node { uuid } } } }', {}, reader);
@@ -179,22 +149,22 @@ describe('two replicas on a three-node Redis Cluster', () => {
 
   it('loses nothing when A is killed mid-job with the webhooks dropped: B claims and polls its jobs, and B\'s subscribers get every result', { timeout: SLOW_TEST_MS }, async () => {
     const { a, b } = await pair();
-    simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
-    const uuid = connectedHost(simulator);
+    fleet.simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
+    const uuid = connectedHost(fleet.simulator);
     const ids: string[] = [];
     for (let index = 0; index < 4; index++) {
-      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn(String(700 + index)), async: true } }, headers);
+      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn(String(700 + index)), async: true } }, fleet.headers);
       expect(started.data?.updateHostNqn.job.status).toBe('RUNNING');
       ids.push(started.data!.updateHostNqn.job.id);
     }
     expect(await a.kill('SIGKILL')).toBe('SIGKILL');
 
-    const params = { Authorization: headers.authorization! };
+    const params = { Authorization: fleet.headers.authorization! };
     const completed = await Promise.all(ids.map((id) => subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id }, params)));
     await Promise.all(completed.map((subscription) => subscription.completed));
     expect(completed.map((subscription) => subscription.results.map((result) => result.data?.jobCompleted.status))).toEqual(ids.map(() => ['SUCCEEDED']));
     // No webhook came: B polled the upstream for every one of A's jobs.
-    for (const id of ids) expect(simulator.journal().some((entry) => entry.operation === 'PollJob' && entry.path.endsWith(id))).toBe(true);
+    for (const id of ids) expect(fleet.simulator.journal().some((entry) => entry.operation === 'PollJob' && entry.path.endsWith(id))).toBe(true);
     await Promise.all(completed.map((subscription) => subscription.close()));
   });
 });

@@ -10,23 +10,17 @@
  * works again.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialHeaders, errorCodes, startHarness, type Harness } from './support/harness.js';
-import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { eventually, type GatewayProcess } from './support/process.js';
 import { freePort, startRedis } from './support/redis.js';
 import { startRedisCluster } from './support/redis-cluster.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
-import { connectedHost, gql, nqn } from './support/replica-jobs.js';
+import { connectedHost, gql, nqn, replicaFleet, UPDATE_NQN } from './support/replica-jobs.js';
 
 // Processes started under tsx and a shared 2-core CI machine: what takes 5 s alone can take 40 s
 // under the whole suite. A deadline for a hang, not a measure of speed.
 const SLOW_TEST_MS = 120_000;
-const UPDATE_NQN = /* GraphQL */ `
-  mutation Update($input: UpdateHostNqnInput!) {
-    updateHostNqn(input: $input) { job { id status } }
-  }
-`;
 const JOB_COMPLETED = 'subscription($id: ID!) { jobCompleted(id: $id) { id status } }';
 const JOB_EVENTS = 'subscription { jobEvents { id status } }';
 
@@ -74,42 +68,19 @@ const deployments = [
 describe.each(deployments)('results published while a replica\'s connection to $name is cut', ({ start }) => {
   let redis: { url: string; ports: readonly number[]; stop(): Promise<void> };
   let nodes: Redis[];
-  let simulator: Simulator;
-  let simulatorUrl: string;
-  let headers: Record<string, string>;
-  const replicas: GatewayProcess[] = [];
 
   beforeAll(async () => {
     redis = await start();
     nodes = redis.ports.map((port) => new Redis({ port, host: '127.0.0.1', connectionName: 'test-control' }));
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    simulatorUrl = await simulator.start(0, '127.0.0.1');
-    headers = { authorization: `OAuth ${simulator.credentials.session}` };
-  });
-
-  afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
-    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
   });
 
   afterAll(async () => {
     for (const node of nodes ?? []) node.disconnect();
-    await simulator?.stop();
     await redis?.stop();
   });
 
-  async function replica(port: number, publicUrl: string): Promise<GatewayProcess> {
-    const started = await spawnGateway({
-      PORT: String(port),
-      PUBLIC_URL: publicUrl,
-      UPSTREAM_URL: simulatorUrl,
-      REDIS_URL: redis.url,
-      JOB_POLL_AFTER_MS: '5000',
-      LOG_LEVEL: 'warn',
-    });
-    replicas.push(started);
-    return started;
-  }
+  const fleet = replicaFleet(() => redis.url);
+  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '5000' });
 
   it('every subscriber on the cut replica gets every finished job exactly once, and its cached reads are dropped', { timeout: SLOW_TEST_MS }, async () => {
     // A takes every webhook; B's connections are the ones cut (A's too: they are found by name).
@@ -117,17 +88,17 @@ describe.each(deployments)('results published while a replica\'s connection to $
     const urlA = `http://127.0.0.1:${portA}`;
     const [a, b] = await Promise.all([replica(portA, urlA), replica(portB, urlA)]);
     await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
-    const params = { Authorization: headers.authorization! };
-    const reader = credentialHeaders(simulator.credentials);
-    const uuid = connectedHost(simulator);
+    const params = { Authorization: fleet.headers.authorization! };
+    const reader = credentialHeaders(fleet.simulator.credentials);
+    const uuid = connectedHost(fleet.simulator);
     const readNqn = async (): Promise<string | undefined> =>
       (await gql<{ host: { nqn: string } }>(b.url, 'query($uuid: Uuid!) { host(uuid: $uuid) { nqn } }', { uuid }, reader)).data?.host.nqn;
     const cachedBefore = await readNqn();
 
     const wsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
-    const sseOnB = await subscribeSse<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, { authorization: headers.authorization! });
+    const sseOnB = await subscribeSse<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, { authorization: fleet.headers.authorization! });
     const wsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, params);
-    simulator.configure({ asyncDelayMs: 250 });
+    fleet.simulator.configure({ asyncDelayMs: 250 });
 
     let cutting = true;
     let cuts = 0;
@@ -147,7 +118,7 @@ describe.each(deployments)('results published while a replica\'s connection to $
           index % 2 === 0 ? a.url : b.url,
           UPDATE_NQN,
           { input: { uuid, nqn: nqn(String(800 + index)), async: true } },
-          headers,
+          fleet.headers,
         );
         expect(errorCodes(started)).toEqual([]);
         const id = started.data!.updateHostNqn.job.id;
@@ -199,8 +170,7 @@ describe('a reader that comes back to find the results it missed gone', () => {
   }
 
   async function runJob(): Promise<string> {
-    const host = [...harness.simulator.store.hosts.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected')!;
-    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, { input: { uuid: host.uuid, nqn: nqn('950') } });
+    const done = await harness.gql<{ updateHostNqn: { job: { id: string; status: string } } }>(UPDATE_NQN, { input: { uuid: connectedHost(harness.simulator), nqn: nqn('950') } });
     expect(done.data?.updateHostNqn.job.status).toBe('SUCCEEDED');
     return done.data!.updateHostNqn.job.id;
   }

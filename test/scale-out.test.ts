@@ -4,59 +4,28 @@
  * Replicas are real processes (`node --import tsx src/index.ts`) against a real redis-server.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator, type Simulator } from '../src/simulator/server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialHeaders, errorCodes, startHarness, type Harness } from './support/harness.js';
-import { eventually, spawnGateway, type GatewayProcess } from './support/process.js';
+import { eventually, type GatewayProcess } from './support/process.js';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
 import { subscribeWs } from './support/subscriptions.js';
-import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn } from './support/replica-jobs.js';
+import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn, replicaFleet, UPDATE_NQN } from './support/replica-jobs.js';
 
-const UPDATE_NQN = /* GraphQL */ `
-  mutation Update($input: UpdateHostNqnInput!) {
-    updateHostNqn(input: $input) { job { id status } }
-  }
-`;
 const JOB_COMPLETED = `subscription($id: ID!) { jobCompleted(id: $id) { ${JOB_FIELDS} } }`;
 
 describe('two replicas sharing one Redis', () => {
   let redis: RedisServer;
-  let simulator: Simulator;
-  let simulatorUrl: string;
-  let headers: Record<string, string>;
-  const replicas: GatewayProcess[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    simulatorUrl = await simulator.start(0, '127.0.0.1');
-    headers = { authorization: `OAuth ${simulator.credentials.session}` };
-  });
-
-  afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
-    simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
   });
 
   afterAll(async () => {
-    await simulator?.stop();
     await redis?.stop();
   });
 
-  async function replica(port: number, publicUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-    const started = await spawnGateway({
-      PORT: String(port),
-      PUBLIC_URL: publicUrl,
-      UPSTREAM_URL: simulatorUrl,
-      REDIS_URL: redis.url,
-      JOB_POLL_AFTER_MS: '100',
-      JOB_LEASE_MS: '600',
-      LOG_LEVEL: 'warn',
-      ...env,
-    });
-    replicas.push(started);
-    return started;
-  }
+  const fleet = replicaFleet(() => redis.url);
+  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
 
   /** Replica A sends the upstream B's address as its webhook; B sends its own. */
   async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
@@ -74,27 +43,27 @@ describe('two replicas sharing one Redis', () => {
 
   it('completes a mutation sent to A whose webhook lands on B, delivers it to subscribers on both, and answers job(id) on both', async () => {
     const { a, b } = await pair();
-    const params = { Authorization: headers.authorization! };
+    const params = { Authorization: fleet.headers.authorization! };
     const eventsOnA = await subscribeWs<{ jobEvents: JobResult }>(a.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
     const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, `subscription { jobEvents { ${JOB_FIELDS} } }`, {}, params);
-    simulator.configure({ asyncDelayMs: 300 });
+    fleet.simulator.configure({ asyncDelayMs: 300 });
 
     const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
       a.url,
       UPDATE_NQN,
-      { input: { uuid: connectedHost(simulator), nqn: nqn('101'), async: true } },
-      headers,
+      { input: { uuid: connectedHost(fleet.simulator), nqn: nqn('101'), async: true } },
+      fleet.headers,
     );
     const job = started.data!.updateHostNqn.job;
     expect(job.status).toBe('RUNNING');
-    const sent = simulator.journal().find((entry) => entry.headers['x-job-uuid'] === job.id);
+    const sent = fleet.simulator.journal().find((entry) => entry.headers['x-job-uuid'] === job.id);
     expect(sent?.headers['x-web-hook']).toMatch(new RegExp(`^${b.url}/webhooks/jobs/${job.id}/`));
 
     const completedOnA = await subscribeWs<{ jobCompleted: JobResult }>(a.url, JOB_COMPLETED, { id: job.id }, params);
     const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: job.id }, params);
     await Promise.all([completedOnA.completed, completedOnB.completed, eventsOnA.waitFor(1), eventsOnB.waitFor(1)]);
 
-    const expected = { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(simulator), nqn: nqn('101') } } };
+    const expected = { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('101') } } };
     expect(completedOnA.results).toEqual([{ data: { jobCompleted: expected } }]);
     expect(completedOnB.results).toEqual([{ data: { jobCompleted: expected } }]);
     expect(eventsOnA.results).toEqual([{ data: { jobEvents: expected } }]);
@@ -105,7 +74,7 @@ describe('two replicas sharing one Redis', () => {
     expect(await metric(a.url, /^gateway_webhook_deliveries_total\{result="accepted"/)).toBe(0);
 
     for (const url of [a.url, b.url]) {
-      const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, headers);
+      const read = await gql<{ job: { status: string } }>(url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, fleet.headers);
       expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
     }
     await Promise.all([eventsOnA.close(), eventsOnB.close(), completedOnA.close(), completedOnB.close()]);
@@ -113,18 +82,18 @@ describe('two replicas sharing one Redis', () => {
 
   it('drops a cached read on A when a write finishes on B', async () => {
     const { a } = await pair();
-    const reader = credentialHeaders(simulator.credentials);
-    const uuid = connectedHost(simulator);
+    const reader = credentialHeaders(fleet.simulator.credentials);
+    const uuid = connectedHost(fleet.simulator);
     const readNqn = async (): Promise<string | undefined> =>
       (await gql<{ host: { nqn: string } }>(a.url, 'query($uuid: Uuid!) { host(uuid: $uuid) { nqn } }', { uuid }, reader)).data?.host.nqn;
     const before = await readNqn();
     // Changed behind the gateway's back: A's cached answer (30 s TTL) keeps the old value.
-    simulator.store.hosts.getAny(uuid)!.nqn = nqn('998');
+    fleet.simulator.store.hosts.getAny(uuid)!.nqn = nqn('998');
     expect(await readNqn()).toBe(before);
 
     // A's webhook lands on B: the job finishes there, and A must still drop its cached read.
-    const started = await gql<{ updateHostNqn: { job: { id: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn('999'), async: true } }, headers);
-    const completed = await subscribeWs(a.url, JOB_COMPLETED, { id: started.data!.updateHostNqn.job.id }, { Authorization: headers.authorization! });
+    const started = await gql<{ updateHostNqn: { job: { id: string } } }>(a.url, UPDATE_NQN, { input: { uuid, nqn: nqn('999'), async: true } }, fleet.headers);
+    const completed = await subscribeWs(a.url, JOB_COMPLETED, { id: started.data!.updateHostNqn.job.id }, { Authorization: fleet.headers.authorization! });
     await completed.completed;
     await eventually(async () => (await readNqn()) === nqn('999'), 'A serves the new NQN', 40, 50);
     await completed.close();
@@ -132,31 +101,31 @@ describe('two replicas sharing one Redis', () => {
 
   it('forgets on every replica a CBT task deleted through A while the webhook lands on B', async () => {
     const { a, b } = await pair();
-    const reader = credentialHeaders(simulator.credentials);
-    const vm = [...simulator.store.vms.list(simulator.credentials.tenantId)].find(
-      (candidate) => candidate.state === 'Running' && simulator.store.cbtTasks.by('vmInstanceUuid', candidate.uuid, simulator.credentials.tenantId).length === 0,
+    const reader = credentialHeaders(fleet.simulator.credentials);
+    const vm = [...fleet.simulator.store.vms.list(fleet.simulator.credentials.tenantId)].find(
+      (candidate) => candidate.state === 'Running' && fleet.simulator.store.cbtTasks.by('vmInstanceUuid', candidate.uuid, fleet.simulator.credentials.tenantId).length === 0,
     )!;
     const created = await gql<{ createCbtTask: { cbtTask: { uuid: string } } }>(
       a.url,
       'mutation($input: CreateCbtTaskInput!) { createCbtTask(input: $input) { cbtTask { uuid } } }',
       { input: { name: 'scale-out-ryw', taskType: 'VM', resourceUuids: [vm.uuid] } },
-      headers,
+      fleet.headers,
     );
     const uuid = created.data!.createCbtTask.cbtTask.uuid;
     const readTask = (url: string) => gql<{ cbtTask: { uuid: string; status: string } | null }>(url, 'query($uuid: Uuid!) { cbtTask(uuid: $uuid) { uuid status } }', { uuid }, reader);
     // Cached on both replicas (a second read costs the upstream nothing).
     for (const url of [a.url, b.url]) {
       expect((await readTask(url)).data).toEqual({ cbtTask: { uuid, status: 'CREATED' } });
-      const before = simulator.stats().total;
+      const before = fleet.simulator.stats().total;
       await readTask(url);
-      expect(simulator.stats().total).toBe(before);
+      expect(fleet.simulator.stats().total).toBe(before);
     }
 
     const deleted = await gql<{ deleteCbtTask: { error: unknown; job: { status: string } } }>(
       a.url,
       'mutation($input: DeleteCbtTaskInput!) { deleteCbtTask(input: $input) { error { code } job { status } } }',
       { input: { uuid } },
-      headers,
+      fleet.headers,
     );
     expect(deleted.data?.deleteCbtTask).toEqual({ error: null, job: { status: 'SUCCEEDED' } });
     // B finished the job; A learned it over Redis. Neither serves the deleted task any more.
@@ -169,28 +138,28 @@ describe('two replicas sharing one Redis', () => {
 
   it('loses nothing when A is killed mid-job and the webhook is dropped: B polls the job, its subscriber gets the result, job(id) answers', async () => {
     const { a, b } = await pair();
-    simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
+    fleet.simulator.configure({ dropWebhooks: true, asyncDelayMs: 1500 });
     const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
       a.url,
       UPDATE_NQN,
-      { input: { uuid: connectedHost(simulator), nqn: nqn('202'), async: true } },
-      headers,
+      { input: { uuid: connectedHost(fleet.simulator), nqn: nqn('202'), async: true } },
+      fleet.headers,
     );
     const job = started.data!.updateHostNqn.job;
     expect(job.status).toBe('RUNNING');
     expect(await a.kill('SIGKILL')).toBe('SIGKILL');
 
     const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: job.id }, {
-      Authorization: headers.authorization!,
+      Authorization: fleet.headers.authorization!,
     });
     await completedOnB.completed;
     expect(completedOnB.results).toEqual([
-      { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(simulator), nqn: nqn('202') } } } } },
+      { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('202') } } } } },
     ]);
-    const read = await gql<{ job: { status: string } }>(b.url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, headers);
+    const read = await gql<{ job: { status: string } }>(b.url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, fleet.headers);
     expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });
     // No webhook was delivered: B learned the result by polling the upstream.
-    expect(simulator.journal().filter((entry) => entry.operation === 'PollJob' && entry.path.endsWith(job.id)).length).toBeGreaterThan(0);
+    expect(fleet.simulator.journal().filter((entry) => entry.operation === 'PollJob' && entry.path.endsWith(job.id)).length).toBeGreaterThan(0);
     expect(await metric(b.url, /^gateway_webhook_deliveries_total\{result="accepted"/)).toBe(0);
     await completedOnB.close();
   });
@@ -198,48 +167,32 @@ describe('two replicas sharing one Redis', () => {
 
 describe('a replica that has just started', () => {
   let redis: RedisServer;
-  let simulator: Simulator;
-  let simulatorUrl: string;
-  const replicas: GatewayProcess[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
-    simulator = createSimulator({ asyncDelayMs: 5 });
-    simulatorUrl = await simulator.start(0, '127.0.0.1');
   });
 
   afterAll(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
-    await simulator?.stop();
     await redis?.stop();
   });
 
+  const fleet = replicaFleet(() => redis.url);
   async function replica(): Promise<GatewayProcess> {
     const port = await freePort();
     // A long lease: its heartbeat is renewed only every 10 s, so the first one must not wait for that.
-    const started = await spawnGateway({
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      UPSTREAM_URL: simulatorUrl,
-      REDIS_URL: redis.url,
-      JOB_LEASE_MS: '30000',
-      JOB_POLL_AFTER_MS: '60000',
-      LOG_LEVEL: 'warn',
-    });
-    replicas.push(started);
-    return started;
+    return fleet.replica(port, `http://127.0.0.1:${port}`, { JOB_LEASE_MS: '30000', JOB_POLL_AFTER_MS: '60000' });
   }
 
   it('keeps its jobs while alive: a peer starting next to it does not claim them', async () => {
     const commands = new Redis(redis.url);
     try {
-      simulator.configure({ dropWebhooks: true, asyncDelayMs: 60_000 });
+      fleet.simulator.configure({ dropWebhooks: true, asyncDelayMs: 60_000 });
       const a = await replica();
       const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
         a.url,
         UPDATE_NQN,
-        { input: { uuid: connectedHost(simulator), nqn: nqn('404'), async: true } },
-        { authorization: `OAuth ${simulator.credentials.session}` },
+        { input: { uuid: connectedHost(fleet.simulator), nqn: nqn('404'), async: true } },
+        { authorization: `OAuth ${fleet.simulator.credentials.session}` },
       );
       const job = started.data!.updateHostNqn.job;
       expect(job.status).toBe('RUNNING');
@@ -250,7 +203,7 @@ describe('a replica that has just started', () => {
       await replica();
       expect(await commands.hget(`gw:job:${job.id}`, 'replica')).toBe(owner);
     } finally {
-      simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+      fleet.simulator.configure({ dropWebhooks: false, asyncDelayMs: 5 });
       commands.disconnect();
     }
   });

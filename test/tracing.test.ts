@@ -16,6 +16,7 @@ import { tracingEnabled } from '../src/tracing/provider.js';
 import { credentialHeaders, startHarness } from './support/harness.js';
 import { freePort, startRedis } from './support/redis.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
+import { connectedHost, nqn } from './support/replica-jobs.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
 
 const UPDATE_NQN = /* GraphQL */ `
@@ -113,16 +114,6 @@ function only(spans: readonly ReceivedSpan[], predicate: (span: ReceivedSpan) =>
   return found[0]!;
 }
 
-function connectedHost(simulator: Simulator): string {
-  const { tenantId } = simulator.credentials;
-  const host = [...simulator.store.hosts.list(tenantId)].find((candidate) => candidate.status === 'Connected');
-  if (!host) throw new Error('the estate has no connected host');
-  return host.uuid;
-}
-
-function nqn(suffix: string): string {
-  return `nqn.2014-08.org.nvmexpress:uuid:${suffix.padStart(8, '0')}-0000-4000-8000-000000000000`;
-}
 
 describe('OpenTelemetry traces', () => {
   it('the 50-VM dashboard is one trace: parse, validate, execute, its loader batches, and one span per upstream request it made', async () => {

@@ -1,9 +1,19 @@
 /**
  * What the replica tests (one Redis, a cluster, Sentinel, the replay of lost results) share: a job
- * they start (`updateHostNqn` on a connected host) and read back, and a GraphQL POST to any replica.
+ * they start (`updateHostNqn` on a connected host) and read back, a GraphQL POST to any replica,
+ * and replicas as processes over one simulator (`replicaFleet`).
  */
-import type { Simulator } from '../../src/simulator/server.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import type { GraphQLResponse } from './harness.js';
+import { spawnGateway, type GatewayProcess } from './process.js';
+
+/** The job the replica tests start: a host's NQN set, answered with the job. */
+export const UPDATE_NQN = /* GraphQL */ `
+  mutation Update($input: UpdateHostNqnInput!) {
+    updateHostNqn(input: $input) { job { id status } }
+  }
+`;
 
 /** A finished `updateHostNqn` job as the subscriptions and `job(id:)` answer it. */
 export const JOB_FIELDS = 'id status operation payload { ... on UpdateHostNqnPayload { host { uuid nqn } } }';
@@ -35,4 +45,59 @@ export function connectedHost(simulator: Simulator): string {
   const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)].find((candidate) => candidate.status === 'Connected');
   if (!host) throw new Error('the estate has no connected host');
   return host.uuid;
+}
+
+/** Gateway replicas as processes over one in-process simulator, for the tests of one `describe`. */
+export interface ReplicaFleet {
+  readonly simulator: Simulator;
+  /** The resource family's `Authorization` of the simulator's first tenant. */
+  readonly headers: Record<string, string>;
+  /**
+   * Starts a replica on `port` whose webhook address is `publicUrl`, on the fleet's Redis, with
+   * `env` over the defaults (its job timings, mostly); it is killed after the test.
+   */
+  replica(port: number, publicUrl: string, env?: Record<string, string>): Promise<GatewayProcess>;
+}
+
+/**
+ * Registers, in the calling `describe`, the hooks of a fleet on the Redis `redisUrl()` names (read
+ * when a replica starts, so the Redis may be started by an earlier `beforeAll`): the simulator
+ * starts before the tests and stops after them; after each test the replicas are killed and the
+ * simulator's webhooks and job delay are set back.
+ */
+export function replicaFleet(redisUrl: () => string): ReplicaFleet {
+  let simulator: Simulator | undefined;
+  let simulatorUrl = '';
+  let headers: Record<string, string> = {};
+  const replicas: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    simulator = createSimulator({ asyncDelayMs: 5 });
+    simulatorUrl = await simulator.start(0, '127.0.0.1');
+    headers = { authorization: `OAuth ${simulator.credentials.session}` };
+  });
+
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.kill('SIGKILL')));
+    simulator?.configure({ dropWebhooks: false, asyncDelayMs: 5 });
+  });
+
+  afterAll(async () => {
+    await simulator?.stop();
+  });
+
+  return {
+    get simulator() {
+      if (simulator === undefined) throw new Error('the fleet\'s simulator starts in beforeAll');
+      return simulator;
+    },
+    get headers() {
+      return headers;
+    },
+    async replica(port, publicUrl, env = {}) {
+      const started = await spawnGateway({ PORT: String(port), PUBLIC_URL: publicUrl, UPSTREAM_URL: simulatorUrl, REDIS_URL: redisUrl(), LOG_LEVEL: 'warn', ...env });
+      replicas.push(started);
+      return started;
+    },
+  };
 }
