@@ -8,13 +8,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from './redis.js';
+import { freePort, spawnRedisServer, stopProcess } from './redis.js';
 
 const run = promisify(execFile);
 
@@ -26,7 +25,7 @@ export interface RedisCluster {
 }
 
 async function startNode(port: number, dir: string): Promise<ChildProcess> {
-  return startServer([
+  return spawnRedisServer([
     '--port', String(port),
     '--bind', '127.0.0.1',
     '--save', '',
@@ -38,38 +37,13 @@ async function startNode(port: number, dir: string): Promise<ChildProcess> {
   ]);
 }
 
-async function startServer(args: string[]): Promise<ChildProcess> {
-  const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        server.stdout?.off('data', onData);
-        resolve();
-      }
-    };
-    server.stdout?.on('data', onData);
-    server.once('error', reject);
-    server.once('exit', (code) => reject(new Error(`redis-server ${args.join(' ')} exited with ${code}: ${output}`)));
-  });
-  server.stdout?.resume();
-  server.stderr?.resume();
-  return server;
-}
-
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-redis-cluster-'));
   const ports = [await freePort(), await freePort(), await freePort()];
   const nodes: ChildProcess[] = [];
   async function stop(): Promise<void> {
     await Promise.all(
-      nodes.splice(0).map(async (node) => {
-        if (node.exitCode !== null) return;
-        const exited = once(node, 'exit');
-        node.kill('SIGTERM');
-        await exited;
-      }),
+      nodes.splice(0).map((node) => stopProcess(node, 'SIGTERM')),
     );
     await rm(dir, { recursive: true, force: true });
   }
@@ -118,12 +92,7 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
   const plain = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   async function stop(): Promise<void> {
     await Promise.all(
-      processes.splice(0).map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGKILL');
-        await exited;
-      }),
+      processes.splice(0).map((child) => stopProcess(child, 'SIGKILL')),
     );
     await rm(dir, { recursive: true, force: true });
   }
@@ -131,9 +100,9 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
   // Refused until the sentinel listens: the loop below retries.
   sentinel.on('error', () => undefined);
   try {
-    const master = await startServer(['--port', String(masterPort), ...plain]);
+    const master = await spawnRedisServer(['--port', String(masterPort), ...plain]);
     processes.push(master);
-    processes.push(await startServer(['--port', String(replicaPort), '--replicaof', '127.0.0.1', String(masterPort), ...plain]));
+    processes.push(await spawnRedisServer(['--port', String(replicaPort), '--replicaof', '127.0.0.1', String(masterPort), ...plain]));
     // The sentinel rewrites its configuration file as it learns: it must be its own, writable.
     const conf = join(dir, 'sentinel.conf');
     await writeFile(
@@ -170,10 +139,7 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
       async killMaster() {
         const running = masterProcess;
         masterProcess = undefined;
-        if (!running || running.exitCode !== null) return;
-        const exited = once(running, 'exit');
-        running.kill('SIGKILL');
-        await exited;
+        if (running) await stopProcess(running, 'SIGKILL');
       },
       async masterAddress() {
         const [host, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)) as [string, string];

@@ -29,37 +29,45 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = server;
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      const onData = (chunk: Buffer): void => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
-          server.stdout?.off('data', onData);
-          resolve();
-        }
-      };
-      server.stdout?.on('data', onData);
-      server.once('error', reject);
-      server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-    });
-    // Keep draining its output so the pipe never fills.
-    server.stdout?.resume();
-    server.stderr?.resume();
+    child = await spawnRedisServer(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   }
 
   async function stop(): Promise<void> {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGTERM');
-    await exited;
+    if (running) await stopProcess(running, 'SIGTERM');
   }
 
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
+
+/** Starts `redis-server <args>` and resolves once it accepts connections (its output kept drained). */
+export async function spawnRedisServer(args: readonly string[]): Promise<ChildProcess> {
+  const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        server.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    server.stdout?.on('data', onData);
+    server.once('error', reject);
+    server.once('exit', (code) => reject(new Error(`redis-server ${args.join(' ')} exited with ${code}: ${output}`)));
+  });
+  // Keep draining its output so the pipe never fills.
+  server.stdout?.resume();
+  server.stderr?.resume();
+  return server;
+}
+
+/** Sends `child` `signal` and waits until it has exited (at once when it already has). */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
 }
