@@ -7,8 +7,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { credentialHeaders, errorCodes } from './support/harness.js';
-import { eventually, type GatewayProcess } from './support/process.js';
-import { freePort } from './support/redis.js';
 import { startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { subscribeWs } from './support/subscriptions.js';
 import { connectedHost, gql, JOB_FIELDS, type JobResult, nqn, replicaFleet, UPDATE_NQN } from './support/replica-jobs.js';
@@ -62,16 +60,8 @@ describe('two replicas on a three-node Redis Cluster', () => {
   });
 
   const fleet = replicaFleet(() => cluster.url);
-  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
-
   /** Both replicas send the upstream A's address as their webhook. */
-  async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
-    const [portA, portB] = [await freePort(), await freePort()];
-    const urlA = `http://127.0.0.1:${portA}`;
-    const [a, b] = await Promise.all([replica(portA, urlA), replica(portB, urlA)]);
-    await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
-    return { a, b };
-  }
+  const pair = () => fleet.pair('a', { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
 
   async function keysPerNode(pattern: string): Promise<number[]> {
     return Promise.all(

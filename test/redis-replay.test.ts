@@ -12,8 +12,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialHeaders, errorCodes, startHarness, type Harness } from './support/harness.js';
-import { eventually, type GatewayProcess } from './support/process.js';
-import { freePort, startRedis } from './support/redis.js';
+import { eventually } from './support/process.js';
+import { startRedis } from './support/redis.js';
 import { startRedisCluster } from './support/redis-cluster.js';
 import { subscribeSse, subscribeWs } from './support/subscriptions.js';
 import { connectedHost, gql, nqn, replicaFleet, UPDATE_NQN } from './support/replica-jobs.js';
@@ -80,14 +80,10 @@ describe.each(deployments)('results published while a replica\'s connection to $
   });
 
   const fleet = replicaFleet(() => redis.url);
-  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '5000' });
 
   it('every subscriber on the cut replica gets every finished job exactly once, and its cached reads are dropped', { timeout: SLOW_TEST_MS }, async () => {
     // A takes every webhook; B's connections are the ones cut (A's too: they are found by name).
-    const [portA, portB] = [await freePort(), await freePort()];
-    const urlA = `http://127.0.0.1:${portA}`;
-    const [a, b] = await Promise.all([replica(portA, urlA), replica(portB, urlA)]);
-    await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
+    const { a, b } = await fleet.pair('a', { JOB_POLL_AFTER_MS: '5000' });
     const params = { Authorization: fleet.headers.authorization! };
     const reader = credentialHeaders(fleet.simulator.credentials);
     const uuid = connectedHost(fleet.simulator);

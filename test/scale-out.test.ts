@@ -25,15 +25,8 @@ describe('two replicas sharing one Redis', () => {
   });
 
   const fleet = replicaFleet(() => redis.url);
-  const replica = (port: number, publicUrl: string): Promise<GatewayProcess> => fleet.replica(port, publicUrl, { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
-
   /** Replica A sends the upstream B's address as its webhook; B sends its own. */
-  async function pair(): Promise<{ a: GatewayProcess; b: GatewayProcess }> {
-    const [portA, portB] = [await freePort(), await freePort()];
-    const urlB = `http://127.0.0.1:${portB}`;
-    const [a, b] = await Promise.all([replica(portA, urlB), replica(portB, urlB)]);
-    return { a, b };
-  }
+  const pair = () => fleet.pair('b', { JOB_POLL_AFTER_MS: '100', JOB_LEASE_MS: '600' });
 
   async function metric(url: string, line: RegExp): Promise<number> {
     const text = await (await fetch(`${url}/metrics`)).text();

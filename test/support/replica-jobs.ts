@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import type { GraphQLResponse } from './harness.js';
-import { spawnGateway, type GatewayProcess } from './process.js';
+import { eventually, spawnGateway, type GatewayProcess } from './process.js';
+import { freePort } from './redis.js';
 
 /** The job the replica tests start: a host's NQN set, answered with the job. */
 export const UPDATE_NQN = /* GraphQL */ `
@@ -57,6 +58,11 @@ export interface ReplicaFleet {
    * `env` over the defaults (its job timings, mostly); it is killed after the test.
    */
   replica(port: number, publicUrl: string, env?: Record<string, string>): Promise<GatewayProcess>;
+  /**
+   * Starts replicas A and B with `env`, both sending the upstream the address of the one
+   * `webhooksTo` names as their webhook, and resolves once both are ready.
+   */
+  pair(webhooksTo: 'a' | 'b', env?: Record<string, string>): Promise<{ a: GatewayProcess; b: GatewayProcess }>;
 }
 
 /**
@@ -94,10 +100,19 @@ export function replicaFleet(redisUrl: () => string): ReplicaFleet {
     get headers() {
       return headers;
     },
-    async replica(port, publicUrl, env = {}) {
-      const started = await spawnGateway({ PORT: String(port), PUBLIC_URL: publicUrl, UPSTREAM_URL: simulatorUrl, REDIS_URL: redisUrl(), LOG_LEVEL: 'warn', ...env });
-      replicas.push(started);
-      return started;
+    replica,
+    async pair(webhooksTo, env = {}) {
+      const [portA, portB] = [await freePort(), await freePort()];
+      const webhooks = `http://127.0.0.1:${webhooksTo === 'a' ? portA : portB}`;
+      const [a, b] = await Promise.all([replica(portA, webhooks, env), replica(portB, webhooks, env)]);
+      await Promise.all([a, b].map((gateway) => eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'replica ready')));
+      return { a, b };
     },
   };
+
+  async function replica(port: number, publicUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
+    const started = await spawnGateway({ PORT: String(port), PUBLIC_URL: publicUrl, UPSTREAM_URL: simulatorUrl, REDIS_URL: redisUrl(), LOG_LEVEL: 'warn', ...env });
+    replicas.push(started);
+    return started;
+  }
 }
