@@ -151,7 +151,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   const operationsShed = new Counter({
     name: 'gateway_operations_shed_total',
-    help: 'GraphQL operations refused with 503 OVERLOADED because too many were already waiting.',
+    help: 'GraphQL operations refused with OVERLOADED (503 over HTTP) because too many were already waiting; a live query\'s run refused so counts too (it is tried again a second later).',
     registers,
   });
 
