@@ -29,7 +29,7 @@ import { createLogger, withSecretsRedacted } from './logging.js';
 import { maskUnexpectedError } from './mask-errors.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './metrics.js';
 import { createNodeServer } from './node-server.js';
-import { createAdmission, OverloadedError } from './plugins/use-admission.js';
+import { createAdmission } from './plugins/use-admission.js';
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -139,12 +139,6 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     onShed: () => metrics.operationsShed.inc(),
   });
   metrics.observeAdmission(() => admission.control.snapshot());
-  /** A live query's run takes its place among the operations as an HTTP one does; a refusal is counted as one. */
-  const admitLiveRun = (signal: AbortSignal): Promise<() => void> =>
-    admission.control.acquire(signal).catch((error: unknown) => {
-      if (error instanceof OverloadedError) metrics.operationsShed.inc();
-      throw error;
-    });
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
     budget: config.costBudget,
@@ -317,7 +311,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         ...(state.coalescing ? [state.coalescing.plugin] : []),
         // Between coalescing and the cost gate: each run of a live query is charged, and may share an
         // execution in flight of its own credential woken by the same change (see use-live-query.ts).
-        useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged, admit: admitLiveRun }),
+        useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged, admit: (signal) => admission.control.acquire(signal) }),
         // Around the response cache: an answer served from the cache is neither charged nor refused,
         // and the cost of the execution that filled it is not kept with it.
         queryCost.gate,
@@ -379,7 +373,6 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         yoga,
         graphqlEndpoint: GRAPHQL_PATH,
         admission: admission.control,
-        onShed: () => metrics.operationsShed.inc(),
         onRefused: operationTracing?.refused,
         sharedSubscriptions,
         subscriptionLimits,

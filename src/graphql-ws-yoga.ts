@@ -27,8 +27,6 @@ export interface GraphqlWsYogaOptions {
   graphqlEndpoint: string;
   /** Queries and mutations wait for their turn as over HTTP (subscriptions, as over SSE, do not). */
   admission: Pick<AdmissionControl, 'acquire'>;
-  /** Called for an operation refused with OVERLOADED. */
-  onShed: () => void;
   /**
    * Hears every operation answered with an error before it ran (admission, subscription limits),
    * which yoga's plugins never see end: tracing ends the operation's span here.
@@ -57,7 +55,6 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
         release = await admission.acquire(closed);
       } catch (error) {
         const refusal = error instanceof OverloadedError ? overloadedError(error) : new GraphQLError('The connection closed.');
-        if (error instanceof OverloadedError) options.onShed();
         options.onRefused?.(args, refusal);
         return { errors: [refusal] };
       }

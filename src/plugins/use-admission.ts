@@ -41,7 +41,7 @@ export interface AdmissionOptions {
   targetUtilization: number;
   /** How often the limit is adjusted. @default 100 */
   intervalMs?: number;
-  /** Hears every refusal. */
+  /** Hears every refusal: an operation over HTTP or graphql-ws, or a live query's run. */
   onShed?: () => void;
 }
 
@@ -64,14 +64,14 @@ export class AdmissionControl {
   private readonly max: number;
   private readonly min: number;
 
-  constructor(options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued'>) {
+  constructor(options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued' | 'onShed'>) {
     this.max = Math.max(1, Math.floor(options.max));
     this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? 12)));
-    this.gate = new ConcurrencyGate(
-      this.max,
-      options.maxQueued,
-      (gate) => new OverloadedError(`${gate.active} operations running and ${gate.queued} waiting`),
-    );
+    // Every refusal is made here, whoever asked for a place: counted once, where it happens.
+    this.gate = new ConcurrencyGate(this.max, options.maxQueued, (gate) => {
+      options.onShed?.();
+      return new OverloadedError(`${gate.active} operations running and ${gate.queued} waiting`);
+    });
   }
 
   get limit(): number {
@@ -154,7 +154,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
       } catch (error) {
         // A client that hung up while waiting: nobody reads an answer.
         if (!(error instanceof OverloadedError)) return endResponse(new fetchAPI.Response(null, { status: 499 }));
-        options.onShed?.();
         return endResponse(overloaded(fetchAPI, error));
       }
     },
@@ -166,7 +165,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
             await take(request.signal, serverContext);
           } catch (error) {
             if (!(error instanceof OverloadedError)) throw error;
-            options.onShed?.();
             throw overloadedDuringParse(error);
           }
         },
