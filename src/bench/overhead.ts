@@ -64,7 +64,8 @@ export function medianPair<T extends { throughputRatio: number }>(pairs: readonl
 }
 
 export async function measureOverhead(options: {
-  gateway: GatewayProcess;
+  /** The GraphQL server measured: the gateway, or a reference answering the same documents at `/graphql`. */
+  gateway: GatewayProcess | Spawned;
   direct: Spawned;
   /** The upstream both call, whose CPU each side costs too. */
   simulator: Spawned;
@@ -92,7 +93,7 @@ export async function measureOverhead(options: {
   const rows: OverheadRow[] = [];
   for (const connections of options.concurrency) {
     const load = { method: 'POST' as const, headers, body: DASHBOARD_BODY, bodies: options.bodies, connections, durationSec: options.durationSec, verifyBody: isDashboardData };
-    const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator], gcPauseOf: options.gateway });
+    const viaGatewayRun = () => runLoad({ ...load, url: gatewayUrl, cpuOf: [options.gateway, options.simulator], gcPauseOf: 'gcPauseMs' in options.gateway ? options.gateway : undefined });
     const viaDirectRun = () => runLoad({ ...load, url: directUrl, cpuOf: [options.direct, options.simulator] });
     const pairs = await alternatingPairs(options.pairs ?? 1, viaGatewayRun, viaDirectRun, pairOf);
     rows.push({ connections, ...medianPair(pairs), pairs });

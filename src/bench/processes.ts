@@ -197,6 +197,16 @@ export async function startDirectServer(options: { upstreamUrl: string; nodeArgs
   return handle(child, announced);
 }
 
+/** Scenario 6's reference: yoga and graphql-jit over the direct client's answer (`src/bench/graphql-floor-server.ts`). */
+export async function startGraphqlFloorServer(options: { upstreamUrl: string }): Promise<Spawned> {
+  const { child, announced } = await spawnAnnounced(
+    'src/bench/graphql-floor-server.ts',
+    { NODE_ENV: 'production', PORT: '0', UPSTREAM_URL: options.upstreamUrl },
+    (line) => (line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : null),
+  );
+  return handle(child, announced);
+}
+
 /** The bare WebSocket broadcaster the fan-out is compared with (`src/bench/broadcast-server.ts`). */
 export async function startBroadcastServer(): Promise<Spawned> {
   const { child, announced } = await spawnAnnounced(

@@ -22,7 +22,7 @@ import { LIVE_DASHBOARD_COLLECTIONS, measureLive, type LiveRow } from './live.js
 import { percentile, runLoad } from './load.js';
 import { measureMobile, type MobileResult } from './mobile.js';
 import { measureOverhead, type OverheadPair, type OverheadResult, type OverheadRow } from './overhead.js';
-import { startBroadcastServer, startDirectServer, startGateway, startSimulator, type GatewayProcess, type SimulatorProcess, type Spawned } from './processes.js';
+import { startBroadcastServer, startDirectServer, startGateway, startGraphqlFloorServer, startSimulator, type GatewayProcess, type SimulatorProcess, type Spawned } from './processes.js';
 import { compareGateways, startSpanSink, type GatewayComparison } from './tracing.js';
 import { measureTrusted, trustedBodiesOf, writeDashboardManifest, type TrustedResult } from './trusted.js';
 import { measureUpstreamCost, type UpstreamCost } from './upstream-cost.js';
@@ -63,6 +63,8 @@ interface Report {
   identical?: OverheadResult;
   /** Scenario 6: 50 clients, each its own filter of the dashboard. */
   distinct?: OverheadResult;
+  /** Scenario 6's reference: yoga and graphql-jit over the direct client's answer, against the direct client. */
+  graphqlFloor?: OverheadResult;
   /** Scenario 7: live dashboards over 1, 10 and 100 credentials, the estate churning. */
   live?: LiveRow[];
   /** Scenario 8: 50 clients, trusted documents by id against plain POSTs of the text. */
@@ -119,10 +121,17 @@ async function main(): Promise<void> {
       identical = await measureOverhead({ ...against, concurrency: [MANY_CLIENTS] });
     }
     let distinct: OverheadResult | undefined;
+    let graphqlFloor: OverheadResult | undefined;
     if (runs(6)) {
       log(`scenario 6: ${MANY_CLIENTS} clients each reading its own filter of the dashboard`);
       const bodies = distinctDashboardBodies(MANY_CLIENTS);
       distinct = await measureOverhead({ ...against, concurrency: [MANY_CLIENTS], bodies });
+      log("scenario 6, reference: yoga and graphql-jit over the direct client's answer, no gateway");
+      const floor = await startGraphqlFloorServer({ upstreamUrl: simulator.url });
+      stopLater.push(floor);
+      await warmUp(floor, simulator.headers, bodies);
+      graphqlFloor = await measureOverhead({ ...against, gateway: floor, concurrency: [MANY_CLIENTS], bodies });
+      await floor.stop();
     }
     await direct.stop();
 
@@ -225,6 +234,7 @@ async function main(): Promise<void> {
       broadcastFloor,
       identical,
       distinct,
+      graphqlFloor,
       live,
       trusted,
       tracing,
@@ -245,7 +255,7 @@ async function main(): Promise<void> {
  * that has served every scenario before it, and a fresh process (V8 still compiling, its heap
  * still growing) lost each scenario's first pair by 5-15% for that alone.
  */
-async function warmUp(gateway: GatewayProcess, headers: Record<string, string>, bodies: readonly string[]): Promise<void> {
+async function warmUp(gateway: { url: string }, headers: Record<string, string>, bodies: readonly string[]): Promise<void> {
   await runLoad({
     url: `${gateway.url}/graphql`,
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
@@ -455,6 +465,35 @@ function manyClientsRows(scenario: string, result: OverheadResult, targets: { th
   return rows;
 }
 
+/**
+ * Scenario 6's reference: the same documents answered by yoga and graphql-jit with one resolver
+ * running the direct client (`graphql-floor-server.ts`), against the direct client in pairs of
+ * its own. What GraphQL over HTTP costs in this stack before the gateway does anything; the last
+ * row divides the gateway's ratio by this one.
+ */
+function graphqlFloorRows(floor: OverheadResult, gateway: OverheadResult): string[][] {
+  const rows: string[][] = [];
+  for (const row of floor.rows) {
+    const gatewayRow = gateway.rows.find((candidate) => candidate.connections === row.connections);
+    const label = `6. reference: yoga + graphql-jit over the direct client's answer / direct, ${row.connections} clients`;
+    const [floorCpu] = row.gateway.cpuMsPerRequest;
+    const [directCpu] = row.direct.cpuMsPerRequest;
+    rows.push([`${label}, throughput`, `${row.gateway.rps.toFixed(1)} / ${row.direct.rps.toFixed(1)} req/s = ${ratio(row.throughputRatio)}${everyPair(row, (pair) => pair.throughputRatio)}`, '-', '-']);
+    rows.push([`${label}, p50`, `${ms(row.gateway.p50Ms)} / ${ms(row.direct.p50Ms)} = ${ratio(row.p50Ratio)}${everyPair(row, (pair) => pair.p50Ratio)}`, '-', '-']);
+    rows.push([`${label}, CPU per dashboard`, `${ms(floorCpu!)} / ${ms(directCpu!)} = ${ratio(floorCpu! / directCpu!)}`, '-', '-']);
+    if (gatewayRow) {
+      rows.push([
+        `6. gateway / reference (each against its direct pairs), ${row.connections} clients`,
+        `throughput ${ratio(gatewayRow.throughputRatio / row.throughputRatio)}, p50 ${ratio(gatewayRow.p50Ratio / row.p50Ratio)}`,
+        '-',
+        '-',
+      ]);
+    }
+  }
+  rows.push([`6. reference, same JSON as the direct client`, floor.equivalent ? 'yes' : 'NO', 'yes', verdict(floor.equivalent)]);
+  return rows;
+}
+
 function scenario7Rows(live: readonly LiveRow[]): string[][] {
   const rows: string[][] = [];
   for (const row of live) {
@@ -525,6 +564,7 @@ export function renderTable(report: Report): string {
     ...(report.mobile ? scenario4Rows(report.mobile) : []),
     ...(report.identical ? manyClientsRows('5. identical dashboard, one credential', report.identical, { throughput: 5 }) : []),
     ...(report.distinct ? manyClientsRows('6. distinct dashboards (a filter and order each)', report.distinct, { throughput: 0.95, p50: 1.1 }) : []),
+    ...(report.distinct && report.graphqlFloor ? graphqlFloorRows(report.graphqlFloor, report.distinct) : []),
     ...(report.live ? scenario7Rows(report.live) : []),
     ...(report.trusted ? scenario8Rows(report.trusted) : []),
     ...(report.tracing ? scenario9Rows(report.tracing) : []),
