@@ -10,6 +10,7 @@ import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-w
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
 import { OverloadedError, overloadedError, type AdmissionControl } from './plugins/use-admission.js';
+import { tooDeeplyNested } from './plugins/use-request-validation.js';
 import type { SubscriptionLimits } from './plugins/use-subscription-limits.js';
 import { graphqlWsWriter, type DirectWriter, type SharedSubscriptions } from './shared-subscriptions.js';
 import type { SocketExtra } from './websocket.js';
@@ -68,6 +69,9 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
     onSubscribe: async (ctx, id, received) => {
       const payload = options.resolvePayload ? options.resolvePayload(received) : received;
       if (payload instanceof GraphQLError) return [payload];
+      // What useRequestValidation refuses over HTTP: graphql-ws has checked the rest of the payload's shape.
+      const tooDeep = tooDeeplyNested(payload);
+      if (tooDeep !== null) return [new GraphQLError(tooDeep, { extensions: { code: 'BAD_REQUEST' } })];
       const { schema: enveloped, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
         connectionParams: ctx.connectionParams,
         req: ctx.extra.request,

@@ -182,6 +182,24 @@ describe('abuse over graphql-ws', () => {
     expect(code).toBe(1009);
   });
 
+  it('refuses variables or extensions nested deeper than 32 levels with BAD_REQUEST, as HTTP does, and keeps the socket', async () => {
+    const socket = await openRawSocket(harness.url, params);
+    const messages: { id?: string; type: string; payload?: unknown }[] = [];
+    socket.on('message', (data: Buffer) => void messages.push(JSON.parse(data.toString()) as (typeof messages)[number]));
+    // Raw text: a client library's JSON.stringify cannot even write 100,000 levels.
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const query = 'query($uuids: [Uuid!]) { vmInstances(first: 1, filter: { uuids: $uuids }) { totalCount } }';
+    socket.send(`{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"uuids":${deep}}}}`);
+    socket.send(`{"id":"2","type":"subscribe","payload":{"query":"{ __typename }","extensions":{"x":${deep}}}}`);
+    socket.send(JSON.stringify({ id: '3', type: 'subscribe', payload: { query: '{ __typename }' } }));
+    await eventually(() => messages.filter((message) => message.type === 'complete' || message.type === 'error').length === 3, 'the three operations to end');
+    const refusal = (id: string) => messages.find((message) => message.id === id && message.type === 'error')?.payload;
+    expect(refusal('1')).toEqual([expect.objectContaining({ message: '"variables" is nested deeper than 32 levels.', extensions: { code: 'BAD_REQUEST' } })]);
+    expect(refusal('2')).toEqual([expect.objectContaining({ message: '"extensions" is nested deeper than 32 levels.', extensions: { code: 'BAD_REQUEST' } })]);
+    expect(messages.find((message) => message.id === '3' && message.type === 'next')?.payload).toMatchObject({ data: { __typename: 'Query' } });
+    socket.close();
+  });
+
   it('caps subscriptions per socket (100) and per credential over WebSocket and SSE (here 150): the extra one is refused, the first ones keep working', async () => {
     const first = wsClient(harness.url, params);
     const second = wsClient(harness.url, params);

@@ -10,6 +10,11 @@ import { defaultConfig } from '../src/config.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { credentialHeaders } from './support/harness.js';
 
+/** A JSON list nested `levels` deep: `[[[]]]` for 3. */
+function nested(levels: number): string {
+  return '['.repeat(levels) + ']'.repeat(levels);
+}
+
 interface Answer {
   status: number;
   text: string;
@@ -67,10 +72,30 @@ describe('malformed requests', () => {
     ['extensions that are a string', '{"query": "{ __typename }", "extensions": "x"}', /"extensions" must be a JSON object, got string/],
     ['extensions that are a list', '{"query": "{ __typename }", "extensions": []}', /"extensions" must be a JSON object, got array/],
     ['no query at all', '{}', /Must provide a "query" string/],
+    // 400 KB of brackets: JSON.parse takes it, the response cache's key (JSON.stringify) overflowed the stack on it, a 500.
+    ['variables nested 100,000 levels deep', `{"query": "query($f: VmInstanceFilter) { vmInstances(first: 1, filter: $f) { totalCount } }", "variables": {"f": ${nested(100_000)}}}`, /"variables" is nested deeper than 32 levels/],
+    ['extensions nested 100,000 levels deep', `{"query": "{ __typename }", "extensions": {"x": ${nested(100_000)}}}`, /"extensions" is nested deeper than 32 levels/],
+    ['variables nested 33 levels deep', `{"query": "{ __typename }", "variables": {"x": ${nested(32)}}}`, /"variables" is nested deeper than 32 levels/],
     ['a JSON body that is a string', '"{ __typename }"', /expected to be object/],
     ['a JSON body that is a number', '42', /expected to be object/],
     ['a JSON body that is null', 'null', /expected to be object/],
   ];
+
+  it('takes variables nested 32 levels deep, the most it accepts', async () => {
+    const answer = await post(`{"query": "{ __typename }", "variables": {"x": ${nested(31)}}}`);
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: expect.objectContaining({ data: { __typename: 'Query' } }) });
+  });
+
+  it('quotes at most 40 characters of a bad Uuid variable, and names a list or object by its kind', async () => {
+    const query = 'query($uuids: [Uuid!]) { vmInstances(first: 1, filter: { uuids: $uuids }) { totalCount } }';
+    const long = await post(JSON.stringify({ query, variables: { uuids: ['x'.repeat(100_000)] } }));
+    expect(long.body.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(long.body.errors?.[0]?.message).toContain(`got "${'x'.repeat(40)}…"`);
+    expect(long.text.length).toBeLessThan(1000);
+    const list = await post(JSON.stringify({ query, variables: { uuids: [[['a']]] } }));
+    expect(list.body.errors?.[0]?.message).toMatch(/Uuid must be 32 lowercase hexadecimal characters, got a list\./);
+    expect(simulator.stats().total).toBe(0);
+  });
 
   it.each(postBodies)('answers %s with 400 BAD_REQUEST, to either Accept, without asking the upstream', async (_name, body, message) => {
     simulator.resetStats();

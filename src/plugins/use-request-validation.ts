@@ -11,6 +11,11 @@
  * 400 (yoga let the SyntaxError through as a 500). An invalid JSON body is quoted back at most
  * `maxQuotedChars` characters (yoga quoted the whole body, however large). A POST body of a type no
  * parser reads is a 415 `UNSUPPORTED_MEDIA_TYPE` that says which types are read (yoga's is empty).
+ *
+ * `variables` and `extensions` nested deeper than `maxJsonDepth` are a 400 too. `JSON.parse`
+ * takes any depth, but what reads them afterwards recurses (the response cache's and coalescing's
+ * keys are `JSON.stringify`, graphql-js coerces input values recursively): a 400 KB body of nested
+ * brackets overflowed the stack there, a 500. No input type of the schema nests near the limit.
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -18,7 +23,12 @@ import type { Plugin } from 'graphql-yoga';
 export interface RequestValidationOptions {
   /** Longest piece of the client's own text quoted back in an error message. @default 120 */
   maxQuotedChars?: number;
+  /** Deepest nesting of objects and lists accepted in `variables` and `extensions`. @default MAX_JSON_DEPTH */
+  maxJsonDepth?: number;
 }
+
+/** Deepest nesting of objects and lists in `variables` and `extensions`, over HTTP and graphql-ws. */
+export const MAX_JSON_DEPTH = 32;
 
 /** The parameters of the GraphQL-over-HTTP spec and what each may hold. */
 const TEXT_PARAMS = ['query', 'operationName'] as const;
@@ -27,6 +37,7 @@ const GET_PARAMS = [...TEXT_PARAMS, ...OBJECT_PARAMS];
 
 export function useRequestValidation(options: RequestValidationOptions = {}): Plugin {
   const maxQuotedChars = options.maxQuotedChars ?? 120;
+  const maxJsonDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH;
   return {
     onRequestParse({ request, url, requestParser, setRequestParser }) {
       if (request.method === 'GET') rejectRepeatedParams(url.searchParams);
@@ -55,6 +66,8 @@ export function useRequestValidation(options: RequestValidationOptions = {}): Pl
         const value = record[name];
         if (value !== undefined && value !== null && kindOf(value) !== 'object') throw badRequest(`"${name}" must be a JSON object, got ${kindOf(value)}.`);
       }
+      const tooDeep = tooDeeplyNested(record, maxJsonDepth);
+      if (tooDeep !== null) throw badRequest(tooDeep);
       const hasQuery = typeof record.query === 'string' && record.query !== '';
       // A hash-only persisted query has no text yet: usePersistedQueries supplies it.
       const persisted = (record.extensions as Record<string, unknown> | null | undefined)?.persistedQuery;
@@ -77,6 +90,28 @@ function unsupportedMediaType(contentType: string | null): GraphQLError {
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** What is wrong with a request's `variables` or `extensions` nested deeper than `max`, or null. */
+export function tooDeeplyNested(params: { readonly variables?: unknown; readonly extensions?: unknown }, max = MAX_JSON_DEPTH): string | null {
+  for (const name of OBJECT_PARAMS) {
+    if (nestsDeeperThan(params[name], max)) return `"${name}" is nested deeper than ${max} levels.`;
+  }
+  return null;
+}
+
+/** Whether `value` holds objects or lists more than `max` levels deep; without recursion, which is what a deep value breaks. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function rejectRepeatedParams(searchParams: URLSearchParams): void {

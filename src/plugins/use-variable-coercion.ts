@@ -3,6 +3,8 @@
  * `Uuid` or `DateTime`) is answered `BAD_USER_INPUT` before any other execution hook runs: no
  * cost is computed or charged for it, no upstream request is made, and the response cache never
  * sees it (its wrapped executor would otherwise go uncalled, which it reports on the console).
+ * graphql-js quotes the refused value in its message, a string whole: text quoted in a message is
+ * cut to its first 40 characters, so a 1 MB variable is not sent back, once or twice over.
  */
 import { getOperationAST, getVariableValues, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -30,11 +32,19 @@ function coercionErrors(args: ExecutionArgs): ExecutionResult | null {
   return {
     errors: errors.map(
       (error) =>
-        new GraphQLError(error.message, {
+        new GraphQLError(shortenQuotes(error.message), {
           nodes: error.nodes ?? null,
           originalError: error.originalError ?? null,
           extensions: { ...error.extensions, code: typeof error.extensions.code === 'string' ? error.extensions.code : 'BAD_USER_INPUT' },
         }),
     ),
   };
+}
+
+/**
+ * JSON string literals in `message` longer than 40 characters, cut to their first 40. Every
+ * literal is matched, the short ones too, so each quote pairs with its own.
+ */
+function shortenQuotes(message: string): string {
+  return message.replace(/"((?:[^"\\]|\\.)*)"/g, (literal, body: string) => (body.length > 40 ? `"${body.slice(0, 40)}…"` : literal));
 }

@@ -12,9 +12,16 @@ function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
+/** A bad value as an error message shows it: a string's first 40 characters, the kind of a list or object (whatever its size or depth). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' && value !== null ? 'an object' : String(value);
+}
+
 function parseUuid(value: unknown): string {
   if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
-    throw badInput(`Uuid must be 32 lowercase hexadecimal characters, got ${JSON.stringify(value)}.`);
+    throw badInput(`Uuid must be 32 lowercase hexadecimal characters, got ${shown(value)}.`);
   }
   return value;
 }
@@ -37,7 +44,7 @@ builder.addScalarType('DateTime', DateTimeResolver, {
 
 function parseLong(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw badInput(`Long must be a whole number from -(2^53-1) to 2^53-1, got ${JSON.stringify(value)}.`);
+    throw badInput(`Long must be a whole number from -(2^53-1) to 2^53-1, got ${shown(value)}.`);
   }
   return value;
 }
