@@ -158,6 +158,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     perSocket: config.wsMaxSubscriptionsPerSocket,
     perCredential: config.maxSubscriptionsPerCredential,
     credentialKeyOf: queryCost.budgetKeyOf,
+    perAddressUnverified: config.unverifiedSubscriptionsPerAddress,
+    isVerified: ({ upstream, credentials }) => upstream.hasAccepted(credentials.resource, credentials.cursor),
   });
 
   // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.

@@ -60,6 +60,8 @@ export interface GatewayConfig {
   readonly wsMaxSubscriptionsPerSocket: number;
   /** Subscriptions open at once under one credential, over all its WebSockets and SSE streams on this replica. @default 500 */
   readonly maxSubscriptionsPerCredential: number;
+  /** Subscriptions open at once from one client address under credentials the upstream has not accepted, on this replica; 0: no such cap. @default 100 */
+  readonly unverifiedSubscriptionsPerAddress: number;
   /** Operation names `/metrics` labels with their own name; every other name counts as `other`. @default [] */
   readonly metricsOperationNames: readonly string[];
   /** Largest requested cost (records) of one operation. @default 100000 */
@@ -206,6 +208,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   wsMaxBufferedBytes: 1_048_576,
   wsMaxSubscriptionsPerSocket: 100,
   maxSubscriptionsPerCredential: 500,
+  unverifiedSubscriptionsPerAddress: 100,
   metricsOperationNames: Object.freeze([]) as readonly string[],
   maxCost: 100_000,
   costBudget: 200_000,
@@ -296,6 +299,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     wsMaxBufferedBytes: readInteger(env, 'WS_MAX_BUFFERED_BYTES', defaultConfig.wsMaxBufferedBytes, 1_024, 1_073_741_824),
     wsMaxSubscriptionsPerSocket: readInteger(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', defaultConfig.wsMaxSubscriptionsPerSocket, 1, 1_000_000),
     maxSubscriptionsPerCredential: readInteger(env, 'MAX_SUBSCRIPTIONS_PER_CREDENTIAL', defaultConfig.maxSubscriptionsPerCredential, 1, 10_000_000),
+    unverifiedSubscriptionsPerAddress: readInteger(env, 'UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS', defaultConfig.unverifiedSubscriptionsPerAddress, 0, 10_000_000),
     metricsOperationNames: readNames(env, 'METRICS_OPERATION_NAMES') ?? defaultConfig.metricsOperationNames,
     maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
     costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),

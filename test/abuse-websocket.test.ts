@@ -4,6 +4,7 @@
  * the public `/metrics`, and operations over WebSocket under the same admission and cost as over
  * HTTP. Plus mutations over graphql-ws, which graphql-ws allows and the gateway must serve.
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { getIntrospectionQuery } from 'graphql';
@@ -201,6 +202,10 @@ describe('abuse over graphql-ws', () => {
   });
 
   it('caps subscriptions per socket (100) and per credential over WebSocket and SSE (here 150): the extra one is refused, the first ones keep working', async () => {
+    // Both credentials read something first, as a dashboard does: accepted by the upstream, they
+    // are not held to the address's cap on unverified subscriptions (the next test).
+    expect((await harness.gql('{ vmInstances(first: 1) { totalCount } }')).errors).toBeUndefined();
+    expect((await harness.gql('{ vmInstances(first: 1) { totalCount } }', {}, harness.secondHeaders)).errors).toBeUndefined();
     const first = wsClient(harness.url, params);
     const second = wsClient(harness.url, params);
     const other = wsClient(harness.url, { ...harness.secondHeaders });
@@ -249,6 +254,39 @@ describe('abuse over graphql-ws', () => {
       again.unsubscribe();
     } finally {
       await Promise.all([first.dispose(), second.dispose(), other.dispose()]);
+    }
+  });
+
+  it('caps subscriptions from one address under credentials the upstream has not accepted (100), whatever credentials they invent', async () => {
+    const invented = () => ({ authorization: `OAuth ${randomUUID().replaceAll('-', '')}` });
+    const sockets = [wsClient(harness.url, invented()), wsClient(harness.url, invented())];
+    const subscribe = (client: Client) => operation(client, 'subscription { jobEvents { id status } }');
+    try {
+      // 60 on each socket, each socket its own made-up session: 100 open, the rest refused.
+      const ops = sockets.flatMap((client) => Array.from({ length: 60 }, () => subscribe(client)));
+      const ended = await Promise.all(ops.slice(100).map((op) => op.ended));
+      for (const end of ended) expect(end.errors?.map((error) => error.extensions)).toEqual([{ code: 'TOO_MANY_SUBSCRIPTIONS', per: 'address', limit: 100 }]);
+      const stillOpen = await Promise.race([Promise.any(ops.slice(0, 100).map((op) => op.ended)), new Promise((resolve) => setTimeout(() => resolve('open'), 300))]);
+      expect(stillOpen).toBe('open');
+
+      // A fresh credential over SSE is refused too; one the upstream has accepted is not.
+      const overSse = await subscribeSse(harness.url, 'subscription { jobEvents { id status } }', {}, invented());
+      await overSse.completed;
+      expect(overSse.results.map((result) => result.errors?.[0]?.extensions)).toEqual([{ code: 'TOO_MANY_SUBSCRIPTIONS', per: 'address', limit: 100 }]);
+      expect((await harness.gql('{ vmInstances(first: 1) { totalCount } }')).errors).toBeUndefined();
+      const verified = wsClient(harness.url, params);
+      const accepted = subscribe(verified);
+      expect(await Promise.race([accepted.ended, new Promise((resolve) => setTimeout(() => resolve('open'), 300))])).toBe('open');
+      accepted.unsubscribe();
+      await verified.dispose();
+
+      // A completed one gives its place back.
+      ops[0]!.unsubscribe();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const next = subscribe(sockets[1]!);
+      expect(await Promise.race([next.ended, new Promise((resolve) => setTimeout(() => resolve('open'), 300))])).toBe('open');
+    } finally {
+      await Promise.all(sockets.map((client) => client.dispose()));
     }
   });
 

@@ -101,6 +101,15 @@ export async function measureFanout(options: {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ dropWebhooks: true }),
   });
+  // The subscribers' credential reads something first, as a dashboard does: until the upstream has
+  // accepted it, one address may hold only UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS subscriptions under it.
+  const read = await fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...simulator.headers },
+    body: JSON.stringify({ query: '{ hosts(first: 1) { totalCount } }' }),
+  });
+  if (!read.ok) throw new Error(`the subscribers' first read answered ${read.status}`);
+  await read.text();
   // Warm the process (first WebSocket, first subscription) before the baseline.
   const warm = await subscribe(wsUrl, simulator.headers, () => undefined);
   await sleep(200);

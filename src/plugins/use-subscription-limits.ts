@@ -6,6 +6,11 @@
  * refused with `TOO_MANY_SUBSCRIPTIONS` for that operation alone; the socket (or the client's other
  * streams) and its other subscriptions go on.
  *
+ * A subscription asks nothing of the upstream, so a cap per credential alone would give every
+ * invented credential 500 more: sockets opened with a fresh made-up session each held as many
+ * subscriptions as the client liked. Subscriptions under credentials the upstream has not accepted
+ * (`isVerified`) are also capped per client address, over all of them.
+ *
  * graphql-ws subscriptions take their place in the WebSocket bridge (`take`, `release`); SSE
  * subscriptions through `plugin`, which frees the place when the stream ends.
  */
@@ -21,6 +26,16 @@ export interface SubscriptionLimitsOptions {
   perCredential: number;
   /** The caller's credential as the limit counts it: the key of its cost budget (`QueryCost.budgetKeyOf`). */
   credentialKeyOf: (context: GatewayContext) => string;
+  /** Subscriptions open at once from one client address under credentials not verified; 0: no such cap. */
+  perAddressUnverified: number;
+  /** Whether the upstream has accepted the caller's credential (`UpstreamClient.hasAccepted`). */
+  isVerified: (context: GatewayContext) => boolean;
+}
+
+/** What one open subscription holds a place in: its credential's count, and its address's when unverified. */
+interface Place {
+  readonly credential: string;
+  readonly address: string | undefined;
 }
 
 /** A graphql-ws socket, as far as the limits need it: the signal that aborts when it closes. */
@@ -42,37 +57,50 @@ export interface SubscriptionLimits {
 
 export function createSubscriptionLimits(options: SubscriptionLimitsOptions): SubscriptionLimits {
   const perCredential = new Map<string, number>();
-  /** Each socket's open subscriptions: id to credential. */
-  const sockets = new WeakMap<LimitedSocket, Map<string, string>>();
+  const perUnverifiedAddress = new Map<string, number>();
+  /** Each socket's open subscriptions and their places. */
+  const sockets = new WeakMap<LimitedSocket, Map<string, Place>>();
 
-  /** Counts one more subscription for `credential`: null, or the refusal. */
-  function takeForCredential(credential: string): GraphQLError | null {
-    const count = perCredential.get(credential) ?? 0;
-    if (count >= options.perCredential) {
-      return tooMany(`Your credential already has ${count} subscriptions open, the most allowed; complete one first.`, 'credential', options.perCredential);
+  /** Takes a place for one more subscription of the caller: the place, or the refusal. */
+  function takePlace(context: GatewayContext): Place | GraphQLError {
+    const credential = options.credentialKeyOf(context);
+    const credentialCount = perCredential.get(credential) ?? 0;
+    if (credentialCount >= options.perCredential) {
+      return tooMany(`Your credential already has ${credentialCount} subscriptions open, the most allowed; complete one first.`, 'credential', options.perCredential);
     }
-    perCredential.set(credential, count + 1);
-    return null;
+    const address = options.perAddressUnverified > 0 && context.clientAddress !== undefined && !options.isVerified(context) ? context.clientAddress : undefined;
+    if (address !== undefined) {
+      const addressCount = perUnverifiedAddress.get(address) ?? 0;
+      if (addressCount >= options.perAddressUnverified) {
+        return tooMany(
+          `Your address already has ${addressCount} subscriptions open under credentials the upstream has not accepted, the most allowed; complete one, or make a query with your credential first.`,
+          'address',
+          options.perAddressUnverified,
+        );
+      }
+      perUnverifiedAddress.set(address, addressCount + 1);
+    }
+    perCredential.set(credential, credentialCount + 1);
+    return { credential, address };
   }
 
-  function releaseForCredential(credential: string): void {
-    const count = (perCredential.get(credential) ?? 1) - 1;
-    if (count > 0) perCredential.set(credential, count);
-    else perCredential.delete(credential);
+  function releasePlace(place: Place): void {
+    decrement(perCredential, place.credential);
+    if (place.address !== undefined) decrement(perUnverifiedAddress, place.address);
   }
 
   function release(socket: LimitedSocket, id: string): void {
     const open = sockets.get(socket);
-    const credential = open?.get(id);
-    if (credential === undefined) return;
+    const place = open?.get(id);
+    if (place === undefined) return;
     open!.delete(id);
-    releaseForCredential(credential);
+    releasePlace(place);
   }
 
-  function openOn(socket: LimitedSocket): Map<string, string> {
+  function openOn(socket: LimitedSocket): Map<string, Place> {
     let open = sockets.get(socket);
     if (open === undefined) {
-      const created = new Map<string, string>();
+      const created = new Map<string, Place>();
       sockets.set(socket, created);
       socket.closed.addEventListener('abort', () => {
         for (const id of [...created.keys()]) release(socket, id);
@@ -87,15 +115,14 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       const context = args.contextValue as unknown as GatewayContext & { request?: Request };
       // graphql-ws subscriptions were counted by the bridge; a shared execution is not a subscriber.
       if (isSharedExecution(context) || !context.request?.headers.get('accept')?.includes('text/event-stream')) return undefined;
-      const credential = options.credentialKeyOf(context);
-      const refused = takeForCredential(credential);
-      if (refused !== null) {
-        setResultAndStopExecution({ errors: [refused] });
+      const place = takePlace(context);
+      if (place instanceof GraphQLError) {
+        setResultAndStopExecution({ errors: [place] });
         return undefined;
       }
       let held = true;
       const free = (): void => {
-        if (held) releaseForCredential(credential);
+        if (held) releasePlace(place);
         held = false;
       };
       return {
@@ -117,10 +144,9 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       if (open.size >= options.perSocket) {
         return tooMany(`This connection already has ${open.size} subscriptions open, the most allowed; complete one first.`, 'socket', options.perSocket);
       }
-      const credential = options.credentialKeyOf(context);
-      const refused = takeForCredential(credential);
-      if (refused !== null) return refused;
-      open.set(id, credential);
+      const place = takePlace(context);
+      if (place instanceof GraphQLError) return place;
+      open.set(id, place);
       return null;
     },
     release,
@@ -128,6 +154,12 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
   };
 }
 
-function tooMany(message: string, per: 'socket' | 'credential', limit: number): GraphQLError {
+function decrement(counts: Map<string, number>, key: string): void {
+  const count = (counts.get(key) ?? 1) - 1;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
+}
+
+function tooMany(message: string, per: 'socket' | 'credential' | 'address', limit: number): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', per, limit } });
 }

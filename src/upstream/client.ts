@@ -439,6 +439,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const client: UpstreamClient = {
     decoder,
 
+    hasAccepted(resource, cursor) {
+      return (resource !== undefined && credentialGate.isAccepted(resourceIdentity(resource))) || (cursor !== undefined && credentialGate.isAccepted(cursorIdentity(cursor)));
+    },
+
     async read(credential, operation, params, callOptions) {
       const who = operation.family === 'cursor' ? cursorCall(credential) : resourceCall(credential);
       return sendRead(operation, params, who, callOptions) as Promise<ResultOf<typeof operation>>;

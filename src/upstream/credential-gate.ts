@@ -70,6 +70,11 @@ export class CredentialGate {
     this.now = options.now ?? Date.now;
   }
 
+  /** Whether the upstream has accepted `identity` (and this gate still remembers it). */
+  isAccepted(identity: string): boolean {
+    return this.accepted.has(identity);
+  }
+
   /**
    * Lets a call under `identity` through, waiting for the verdict of a probe in flight for it;
    * rejects with `UNAUTHENTICATED` (a rejected credential) or `RATE_LIMITED` (the address spent

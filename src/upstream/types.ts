@@ -279,6 +279,12 @@ export interface UpstreamClient {
    */
   closeReadsInFlight(): void;
 
+  /**
+   * Whether the upstream has accepted either credential in a call this client made (see
+   * `credential-gate.ts`): false for one it rejected, never saw, or has forgotten.
+   */
+  hasAccepted(resource: ResourceCredential | undefined, cursor: CursorCredential | undefined): boolean;
+
   /** Close the connection pools. */
   close(): Promise<void>;
 }
