@@ -40,6 +40,7 @@ import { useJobWebhook } from './plugins/use-job-webhook.js';
 import { useLiveQuery } from './plugins/use-live-query.js';
 import { createOperationMetrics } from './plugins/use-metrics.js';
 import { useMetricsRoute } from './plugins/use-metrics-route.js';
+import { useMultipartSubscriptions } from './plugins/use-multipart-subscriptions.js';
 import { useMutationLimit } from './plugins/use-mutation-limit.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
@@ -321,6 +322,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         useResponseCache({ cache: state.responseCache, ttlMs: config.responseCacheTtlMs }),
         queryCost.report,
         useDeferStream(),
+        // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
+        useMultipartSubscriptions(),
         useCompression({ minBytes: config.compressionMinBytes }),
         // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
         sharedSubscriptions.plugin,

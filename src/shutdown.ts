@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { acceptsMultipartSubscriptions } from './plugins/use-multipart-subscriptions.js';
 
 export interface HttpDrain {
   /** Call for every request: tracks it until its response is done. */
@@ -31,7 +32,8 @@ export function createHttpDrain(server: Server, logger: Logger): HttpDrain {
       return draining;
     },
     track(req, res) {
-      const streaming = (req.headers.accept ?? '').includes('text/event-stream');
+      const accept = req.headers.accept ?? '';
+      const streaming = accept.includes('text/event-stream') || acceptsMultipartSubscriptions(accept);
       active.set(res, { streaming });
       if (draining) closeAfterAnswer(res);
       res.once('close', () => {
@@ -47,7 +49,7 @@ export function createHttpDrain(server: Server, logger: Logger): HttpDrain {
       let streams = 0;
       for (const [res, { streaming }] of active) {
         if (streaming) {
-          // An SSE subscription never ends by itself; its client reconnects to another replica.
+          // An SSE (or multipart) subscription never ends by itself; its client reconnects to another replica.
           streams += 1;
           res.destroy();
         } else {

@@ -11,13 +11,14 @@
  * subscriptions as the client liked. Subscriptions under credentials the upstream has not accepted
  * (`isVerified`) are also capped per client address, over all of them.
  *
- * graphql-ws subscriptions take their place in the WebSocket bridge (`take`, `release`); SSE
- * subscriptions through `plugin`, which frees the place when the stream ends.
+ * graphql-ws subscriptions take their place in the WebSocket bridge (`take`, `release`); SSE and
+ * multipart HTTP subscriptions through `plugin`, which frees the place when the stream ends.
  */
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
+import { acceptsMultipartSubscriptions } from './use-multipart-subscriptions.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket. */
@@ -114,7 +115,8 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
     onSubscribe({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as GatewayContext & { request?: Request };
       // graphql-ws subscriptions were counted by the bridge; a shared execution is not a subscriber.
-      if (isSharedExecution(context) || !context.request?.headers.get('accept')?.includes('text/event-stream')) return undefined;
+      const accept = context.request?.headers.get('accept') ?? null;
+      if (isSharedExecution(context) || !(accept?.includes('text/event-stream') || acceptsMultipartSubscriptions(accept))) return undefined;
       const place = takePlace(context);
       if (place instanceof GraphQLError) {
         setResultAndStopExecution({ errors: [place] });
