@@ -281,6 +281,23 @@ describe('real GraphQL clients against the gateway', () => {
       expect((again.data as { hosts: { nodes: HostView[] } }).hosts.nodes.find((node) => node.uuid === hostUuid)?.nqn).toBe(next);
     });
 
+    it('subscribes with fetchSubscriptions alone (the fetch exchange over SSE)', async () => {
+      const client = new UrqlClient({ url: `${harness.url}/graphql`, fetchOptions: { headers: harness.headers }, fetchSubscriptions: true, exchanges: [fetchExchange] });
+      const events: { id: string; status: string }[] = [];
+      const { unsubscribe } = client.subscription(JOB_EVENTS, {}).subscribe((result) => {
+        if (result.data) events.push((result.data as { jobEvents: { id: string; status: string } }).jobEvents);
+      });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const written = await client.mutation(UPDATE_NQN, { input: { uuid: connectedHost(harness.simulator), nqn: nqn() } }).toPromise();
+        const jobId = (written.data as { updateHostNqn: { job: { id: string } } }).updateHostNqn.job.id;
+        for (let attempt = 0; attempt < 100 && !events.some((event) => event.id === jobId); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(events).toContainEqual({ id: jobId, status: 'SUCCEEDED' });
+      } finally {
+        unsubscribe();
+      }
+    });
+
     it('subscribes over graphql-sse with subscriptionExchange', async () => {
       const sse = createSseClient({ url: `${harness.url}/graphql`, headers: harness.headers, retryAttempts: 0 });
       const client = urql([
