@@ -64,4 +64,35 @@ describe('SIGTERM', () => {
     expect(messages).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
     simulator.configure({ latencyMs: 0 });
   });
+
+  it('cuts SSE and multipart HTTP subscriptions at once, so it exits long before SHUTDOWN_TIMEOUT_MS', async () => {
+    const gateway = await spawnGateway({ PORT: '0', UPSTREAM_URL: simulatorUrl, SHUTDOWN_TIMEOUT_MS: '60000' });
+    const { session } = simulator.credentials;
+    const open = async (accept: string) => {
+      const response = await fetch(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `OAuth ${session}` },
+        body: JSON.stringify({ query: 'subscription { jobEvents { id } }' }),
+      });
+      expect(response.status).toBe(200);
+      // `ended` resolves when the server ends the stream (cut or completed).
+      const ended = (async () => {
+        try {
+          for await (const _chunk of response.body as unknown as AsyncIterable<Uint8Array>);
+        } catch {
+          // A cut connection ends it too.
+        }
+        return 'ended';
+      })();
+      return { ended };
+    };
+    const sse = await open('text/event-stream');
+    const multipart = await open('multipart/mixed;subscriptionSpec=1.0, application/json');
+    const signalled = Date.now();
+    expect(gateway.child.kill('SIGTERM')).toBe(true);
+    expect(await Promise.all([sse.ended, multipart.ended])).toEqual(['ended', 'ended']);
+    expect(await gateway.exited).toBe(0);
+    // Waiting for the streams would have taken the whole 60 s.
+    expect(Date.now() - signalled).toBeLessThan(20_000);
+  });
 });
