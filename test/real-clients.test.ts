@@ -59,6 +59,28 @@ const UPDATE_NQN: TypedDocumentNode<{ updateHostNqn: { job: { id: string; status
   }
 `;
 
+const VM_PAGE: TypedDocumentNode<
+  { vmInstances: { totalCount: number; edges: { cursor: string; node: { id: string; uuid: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } },
+  { first: number; after?: string | null }
+> = gql`
+  query VmPage($first: Int!, $after: String) {
+    vmInstances(first: $first, after: $after) {
+      totalCount
+      edges {
+        cursor
+        node {
+          id
+          uuid
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`;
+
 const JOB_EVENTS = gql`
   subscription JobEvents {
     jobEvents {
@@ -113,32 +135,11 @@ describe('real GraphQL clients against the gateway', () => {
 
     it('pages a connection with its cursors and pageInfo', async () => {
       const client = apollo();
-      const PAGE: TypedDocumentNode<
-        { vmInstances: { totalCount: number; edges: { cursor: string; node: { id: string; uuid: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } },
-        { after?: string | null }
-      > = gql`
-        query VmPage($after: String) {
-          vmInstances(first: 3, after: $after) {
-            totalCount
-            edges {
-              cursor
-              node {
-                id
-                uuid
-              }
-            }
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-          }
-        }
-      `;
-      const first = await client.query({ query: PAGE, variables: {} });
+      const first = await client.query({ query: VM_PAGE, variables: { first: 3 } });
       const page = first.data!.vmInstances;
       expect(page.edges).toHaveLength(3);
       expect(page.pageInfo).toEqual({ __typename: 'PageInfo', hasNextPage: true, endCursor: page.edges[2]!.cursor });
-      const second = await client.query({ query: PAGE, variables: { after: page.pageInfo.endCursor } });
+      const second = await client.query({ query: VM_PAGE, variables: { first: 3, after: page.pageInfo.endCursor } });
       const uuids = [...page.edges, ...second.data!.vmInstances.edges].map((edge) => edge.node.uuid);
       expect(new Set(uuids).size).toBe(6);
     });
@@ -242,27 +243,10 @@ describe('real GraphQL clients against the gateway', () => {
 
     it('merges pages of a connection with Graphcache relayPagination', async () => {
       const client = urql();
-      const PAGE = gql`
-        query VmPage($after: String) {
-          vmInstances(first: 4, after: $after) {
-            edges {
-              cursor
-              node {
-                id
-                uuid
-              }
-            }
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-          }
-        }
-      `;
-      const first = await client.query(PAGE, {}).toPromise();
+      const first = await client.query(VM_PAGE, { first: 4 }).toPromise();
       expect(first.error).toBeUndefined();
       const endCursor = (first.data as { vmInstances: { pageInfo: { endCursor: string } } }).vmInstances.pageInfo.endCursor;
-      const merged = await client.query(PAGE, { after: endCursor }).toPromise();
+      const merged = await client.query(VM_PAGE, { first: 4, after: endCursor }).toPromise();
       const edges = (merged.data as { vmInstances: { edges: { node: { uuid: string } }[] } }).vmInstances.edges;
       // relayPagination shows both pages as one list, in order, each record once.
       expect(edges).toHaveLength(8);

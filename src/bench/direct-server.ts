@@ -4,8 +4,8 @@
  * answers the JSON. A separate process, like the gateway. Prints `{"url": ...}` when listening.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createDirectClient, type DirectFilter } from './direct-client.js';
+import { serveAnnounced } from './serve.js';
 
 const upstreamUrl = process.env.UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('UPSTREAM_URL is required');
@@ -44,15 +44,4 @@ function filterOf(body: string): DirectFilter {
   return { filter: variables.filter, orderBy: variables.orderBy };
 }
 
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
-});
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    server.close();
-    server.closeAllConnections();
-    void client.close().then(() => process.exit(0));
-  });
-}
+serveAnnounced(server, () => client.close());

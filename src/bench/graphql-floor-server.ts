@@ -8,11 +8,11 @@
  * figure. A separate process, like the gateway; prints `{"url": ...}` when listening.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, type DocumentNode, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { createDirectClient, type DirectFilter } from './direct-client.js';
+import { serveAnnounced } from './serve.js';
 
 const upstreamUrl = process.env.UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('UPSTREAM_URL is required');
@@ -137,15 +137,4 @@ function useJit(): Plugin {
 const yoga = createYoga({ schema, plugins: [useJit()], graphiql: false, logging: false });
 const server = createServer(yoga);
 
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
-});
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    server.close();
-    server.closeAllConnections();
-    void client.close().then(() => process.exit(0));
-  });
-}
+serveAnnounced(server, () => client.close());
