@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { acceptsMultipartSubscriptions } from './plugins/use-multipart-subscriptions.js';
+import { acceptsSubscriptionStream } from './plugins/use-multipart-subscriptions.js';
 
 export interface HttpDrain {
   /** Call for every request: tracks it until its response is done. */
@@ -32,8 +32,7 @@ export function createHttpDrain(server: Server, logger: Logger): HttpDrain {
       return draining;
     },
     track(req, res) {
-      const accept = req.headers.accept ?? '';
-      const streaming = accept.includes('text/event-stream') || acceptsMultipartSubscriptions(accept);
+      const streaming = acceptsSubscriptionStream(req.headers.accept ?? null);
       active.set(res, { streaming });
       if (draining) closeAfterAnswer(res);
       res.once('close', () => {

@@ -39,6 +39,14 @@ export function acceptsMultipartSubscriptions(accept: string | null): boolean {
   });
 }
 
+/**
+ * Whether an `Accept` header asks for an answer that lasts as long as its subscription: SSE, or
+ * Apollo's multipart. Such requests are counted by the subscription limits and cut at shutdown.
+ */
+export function acceptsSubscriptionStream(accept: string | null): boolean {
+  return accept !== null && (accept.includes('text/event-stream') || acceptsMultipartSubscriptions(accept));
+}
+
 export function useMultipartSubscriptions(options: MultipartSubscriptionsOptions = {}): Plugin {
   const heartbeatMs = options.heartbeatMs ?? 5000;
   const subscriptionRequests = new WeakSet<Request>();

@@ -18,7 +18,7 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
-import { acceptsMultipartSubscriptions } from './use-multipart-subscriptions.js';
+import { acceptsSubscriptionStream } from './use-multipart-subscriptions.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket. */
@@ -115,8 +115,7 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
     onSubscribe({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as GatewayContext & { request?: Request };
       // graphql-ws subscriptions were counted by the bridge; a shared execution is not a subscriber.
-      const accept = context.request?.headers.get('accept') ?? null;
-      if (isSharedExecution(context) || !(accept?.includes('text/event-stream') || acceptsMultipartSubscriptions(accept))) return undefined;
+      if (isSharedExecution(context) || !acceptsSubscriptionStream(context.request?.headers.get('accept') ?? null)) return undefined;
       const place = takePlace(context);
       if (place instanceof GraphQLError) {
         setResultAndStopExecution({ errors: [place] });
