@@ -3,7 +3,9 @@
  * read off the wire: the framing, the events, the refusals, and the same limits as SSE.
  * (Apollo Client's own HttpLink over it: real-clients.test.ts.)
  */
+import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useMultipartSubscriptions } from '../src/plugins/use-multipart-subscriptions.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { connectedHost } from './support/replica-jobs.js';
 
@@ -128,5 +130,40 @@ describe('subscriptions over multipart HTTP (Apollo protocol)', () => {
       second.close();
       await Promise.all([first.ended, second.ended]);
     }
+  });
+});
+
+describe('a multipart subscription stream that fails', () => {
+  it('delivers the failure as its last payload, the error masked as any unexpected one is, and ends', async () => {
+    const yoga = createYoga({
+      schema: createSchema({
+        typeDefs: 'type Query { ok: Boolean } type Subscription { ticks: Int }',
+        resolvers: {
+          Subscription: {
+            ticks: {
+              subscribe: async function* () {
+                yield { ticks: 1 };
+                throw new Error('connection string postgres://admin:hunter2@db');
+              },
+            },
+          },
+        },
+      }),
+      plugins: [useMultipartSubscriptions()],
+      logging: false,
+    });
+    const response = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT },
+      body: JSON.stringify({ query: 'subscription { ticks }' }),
+    });
+    const text = await response.text();
+    const parts = text
+      .split('\r\n--graphql')
+      .slice(1, -1)
+      .map((part) => JSON.parse(part.slice(part.indexOf('\r\n\r\n') + 4)) as unknown);
+    expect(parts).toEqual([{}, { payload: { data: { ticks: 1 } } }, { payload: { errors: [expect.objectContaining({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } })] } }]);
+    expect(text).not.toContain('hunter2');
+    expect(text.endsWith('\r\n--graphql--\r\n')).toBe(true);
   });
 });

@@ -15,8 +15,9 @@
  * over SSE: only the framing differs.
  */
 import { isAsyncIterable } from '@envelop/core';
-import type { ExecutionResult, GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { maskUnexpectedError } from '../mask-errors.js';
 
 export interface MultipartSubscriptionsOptions {
   /** Interval of the `{}` heartbeat parts, ms. @default 5000 (Apollo Router's) */
@@ -95,8 +96,10 @@ function multipartResponse(result: ExecutionResult | AsyncIterable<ExecutionResu
         controller.enqueue(encoder.encode(part(JSON.stringify({ payload: publicResult(next.value) }))));
       } catch (error) {
         stop();
-        const message = error instanceof Error ? error.message : 'The subscription failed.';
-        controller.enqueue(encoder.encode(part(JSON.stringify({ payload: null, errors: [{ message }] })) + END));
+        // What the client may see of it, as for any error (`mask-errors.ts`): a Redis outage or an upstream failure as such, anything else masked.
+        const shown = maskUnexpectedError(error, 'Unexpected error.');
+        const errors = [shown instanceof GraphQLError ? publicError(shown) : { message: 'Unexpected error.' }];
+        controller.enqueue(encoder.encode(part(JSON.stringify({ payload: null, errors })) + END));
         controller.close();
       }
     },
