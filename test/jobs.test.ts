@@ -111,7 +111,7 @@ describe('asynchronous jobs', () => {
     await Promise.all([ws.completed, sse.completed]);
     for (const subscription of [ws, sse]) {
       expect(subscription.results).toEqual([
-        { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: expect.any(String), nqn: nqn('4') } } } } },
+        { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'UPDATE_HOST_NQN', payload: { host: { uuid: expect.any(String), nqn: nqn('4') } } } } },
       ]);
     }
     await foreign.completed;

@@ -153,7 +153,7 @@ describe.each(WEBHOOK_MODES)('host bond, CBT task, directory and SNS mutations (
       expect(payload).toMatchObject({
         clientMutationId: 'bond-1',
         error: null,
-        job: { status: 'SUCCEEDED', operation: 'setIpOnHostNetworkBonding' },
+        job: { status: 'SUCCEEDED', operation: 'SET_IP_ON_HOST_NETWORK_BONDING' },
         bonding: { uuid: bondUuid, hostUuid, ipAddresses: ['10.20.30.40/24'], gateway: '10.20.30.1' },
       });
       expectSent(payload.job.id, {
@@ -269,7 +269,7 @@ describe.each(WEBHOOK_MODES)('host bond, CBT task, directory and SNS mutations (
       // Long enough for the STARTING read-back below to land while the job still runs.
       harness.simulator.configure({ asyncDelayMs: 1500 });
       const started = await mutate<CbtTaskPayload>('enableCbtTask', TASK, { uuid: taskUuid, async: true, clientMutationId: 'async-enable' });
-      expect(started).toMatchObject({ clientMutationId: 'async-enable', cbtTask: null, error: null, job: { status: 'RUNNING', operation: 'enableCbtTask' } });
+      expect(started).toMatchObject({ clientMutationId: 'async-enable', cbtTask: null, error: null, job: { status: 'RUNNING', operation: 'ENABLE_CBT_TASK' } });
       expect(await readTask(taskUuid)).toEqual({ status: 'STARTING' });
 
       const job = await waitForJob<{ payload: { cbtTask: { uuid: string; status: string }; volumeCbtBackupInfos: unknown[] } }>(
@@ -608,19 +608,38 @@ describe.each(WEBHOOK_MODES)('host bond, CBT task, directory and SNS mutations (
   // -------------------------------------------------------------------------------------------
   describe('bad GraphQL input', () => {
     it.each([
-      ['a malformed Uuid', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: 'NOT-A-UUID' }],
-      ['an upper-case Uuid', 'deleteCbtTask', 'deletedCbtTaskUuid', { uuid: 'A'.repeat(32) }],
-      ['a malformed Uuid in a list', 'exportNbdVolumes', 'vmInstance { uuid }', { volumeUuids: ['123'], vmInstanceUuid: UNKNOWN_UUID }],
-      ['an unknown DeleteMode', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: UNKNOWN_UUID, deleteMode: 'Permissive' }],
-      ['an unknown SnsStateEvent', 'changeSnsApplicationPlatformState', 'platform { uuid }', { uuid: UNKNOWN_UUID, stateEvent: 'enable' }],
-      ['a missing required field', 'createCbtTask', 'cbtTask { uuid }', { name: 'x', resourceUuids: [UNKNOWN_UUID] }],
-      ['a phone number that is a dot segment', 'removeSnsSmsReceiver', 'endpoint { uuid }', { endpointUuid: UNKNOWN_UUID, phoneNumber: '..' }],
-    ])('rejects %s before any upstream request', async (_case, name, selection, input) => {
+      ['a malformed Uuid', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: 'NOT-A-UUID' }, /input\.uuid.*Uuid must be 32 lowercase hexadecimal characters/],
+      ['an upper-case Uuid', 'deleteCbtTask', 'deletedCbtTaskUuid', { uuid: 'A'.repeat(32) }, /input\.uuid.*Uuid must be 32 lowercase hexadecimal characters/],
+      ['a malformed Uuid in a list', 'exportNbdVolumes', 'vmInstance { uuid }', { volumeUuids: ['123'], vmInstanceUuid: UNKNOWN_UUID }, /input\.volumeUuids\[0\].*Uuid must be/],
+      ['an unknown DeleteMode', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: UNKNOWN_UUID, deleteMode: 'Permissive' }, /input\.deleteMode.*"Permissive".*DeleteMode/],
+      ['an unknown SnsStateEvent', 'changeSnsApplicationPlatformState', 'platform { uuid }', { uuid: UNKNOWN_UUID, stateEvent: 'enable' }, /input\.stateEvent.*"enable".*SnsStateEvent/],
+      ['a missing required field', 'createCbtTask', 'cbtTask { uuid }', { name: 'x', resourceUuids: [UNKNOWN_UUID] }, /Field "taskType" of required type .* was not provided/],
+    ])('rejects %s before any upstream request, naming the input at fault', async (_case, name, selection, input, message) => {
       harness.resetStats();
       const inputType = `${name.charAt(0).toUpperCase()}${name.slice(1)}Input`;
       const response = await harness.gql(`mutation($input: ${inputType}!) { ${name}(input: $input) { ${selection} } }`, { input });
-      expect(response.errors?.length).toBeGreaterThan(0);
+      expect(response.errors).toHaveLength(1);
+      expect(response.errors?.[0]?.message).toMatch(message);
+      expect(response.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
       expect(response.data ?? null).toBeNull();
+      expect(harness.upstreamRequests()).toBe(0);
+    });
+
+    it('refuses a phone number that is a dot segment as a VALIDATION user error on its input field, without a job or an upstream request', async () => {
+      harness.resetStats();
+      const payload = await mutate<PayloadBase & { status: string; userErrors: unknown[] }>('removeSnsSmsReceiver', 'status userErrors { message field code upstream { code } } endpoint { uuid } job { id }', {
+        endpointUuid: UNKNOWN_UUID,
+        phoneNumber: '..',
+        clientMutationId: 'dots',
+      });
+      expect(payload).toEqual({
+        clientMutationId: 'dots',
+        status: 'FAILED',
+        userErrors: [{ message: 'phoneNumber ".." is not a phone number.', field: ['input', 'phoneNumber'], code: 'VALIDATION', upstream: null }],
+        endpoint: null,
+        error: null,
+        job: null,
+      });
       expect(harness.upstreamRequests()).toBe(0);
     });
 

@@ -488,7 +488,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       harness.simulator.configure({ asyncDelayMs: 300 });
       const vm = takeVm('is running', (candidate) => candidate.state === 'Running');
       const started = await mutate('destroyVmInstance', { uuid: vm.uuid, async: true, clientMutationId: 'async-1' }, 'vmInstance { uuid }');
-      expect(started).toMatchObject({ clientMutationId: 'async-1', vmInstance: null, error: null, job: { status: 'RUNNING', operation: 'destroyVmInstance' } });
+      expect(started).toMatchObject({ clientMutationId: 'async-1', vmInstance: null, error: null, job: { status: 'RUNNING', operation: 'DESTROY_VM_INSTANCE' } });
       expect(sentFor(started.job)).toMatchObject({ operation: 'DestroyVmInstance', method: 'DELETE', path: `/svc/v1/vm-instances/${vm.uuid}` });
 
       const query = `query($id: ID!) { job(id: $id) { status payload { ... on DestroyVmInstancePayload { vmInstance { uuid state } error { code } } } } }`;

@@ -106,7 +106,7 @@ describe('two replicas on a three-node Redis Cluster', () => {
       expect(events.results.every((result) => result.data?.jobEvents.status === 'SUCCEEDED')).toBe(true);
     }
     expect(completedOnB.results).toEqual([
-      { data: { jobCompleted: { id: ids.at(-1), status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid, nqn: nqn('511') } } } } },
+      { data: { jobCompleted: { id: ids.at(-1), status: 'SUCCEEDED', operation: 'UPDATE_HOST_NQN', payload: { host: { uuid, nqn: nqn('511') } } } } },
     ]);
     // Every webhook went to A: B heard of the jobs through the cluster only.
     const deliveries = fleet.simulator.journal().filter((entry) => ids.includes(entry.headers['x-job-uuid'] ?? ''));

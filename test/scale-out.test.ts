@@ -56,7 +56,7 @@ describe('two replicas sharing one Redis', () => {
     const completedOnB = await subscribeWs<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: job.id }, params);
     await Promise.all([completedOnA.completed, completedOnB.completed, eventsOnA.waitFor(1), eventsOnB.waitFor(1)]);
 
-    const expected = { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('101') } } };
+    const expected = { id: job.id, status: 'SUCCEEDED', operation: 'UPDATE_HOST_NQN', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('101') } } };
     expect(completedOnA.results).toEqual([{ data: { jobCompleted: expected } }]);
     expect(completedOnB.results).toEqual([{ data: { jobCompleted: expected } }]);
     expect(eventsOnA.results).toEqual([{ data: { jobEvents: expected } }]);
@@ -147,7 +147,7 @@ describe('two replicas sharing one Redis', () => {
     });
     await completedOnB.completed;
     expect(completedOnB.results).toEqual([
-      { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'updateHostNqn', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('202') } } } } },
+      { data: { jobCompleted: { id: job.id, status: 'SUCCEEDED', operation: 'UPDATE_HOST_NQN', payload: { host: { uuid: connectedHost(fleet.simulator), nqn: nqn('202') } } } } },
     ]);
     const read = await gql<{ job: { status: string } }>(b.url, 'query($id: ID!) { job(id: $id) { status } }', { id: job.id }, fleet.headers);
     expect(read.data).toEqual({ job: { status: 'SUCCEEDED' } });

@@ -12,7 +12,7 @@ import { isUpstreamRequestError } from '../upstream/errors.js';
 import { redactJson, secretOf } from '../upstream/redact.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
 import { FINISHED_SCOPE, type JobPubSub } from './events.js';
-import type { JobOutcome, JobRecord, JobStore } from './store.js';
+import type { JobOutcome, JobRecord, JobStore, OwnedJob, OwnedJobsFilter } from './store.js';
 
 export interface JobManagerOptions {
   store: JobStore;
@@ -65,6 +65,8 @@ export interface JobManager {
   /** Submits the write; resolves once the upstream accepted it (or failed it at once). */
   start(job: StartJob): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
+  /** The jobs `owner` started that are still kept, newest first (`JobStore.listOwned`). */
+  listOwned(owner: string, filter: OwnedJobsFilter): Promise<OwnedJob[]>;
   /** Resolves with the job once finished, or as it is when `timeoutMs` passes. */
   wait(id: string, timeoutMs: number): Promise<JobRecord | null>;
   /**
@@ -301,6 +303,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     pubsub,
     start,
     get: (id) => store.get(id),
+    listOwned: (owner, filter) => store.listOwned(owner, filter),
     wait,
     checkWebhook,
     deliverWebhook,

@@ -7,6 +7,10 @@
  *   secret included), `status`, `location`, `finishedAt`, `outcome` (JSON), `replica` (who polls
  *   it). Running jobs expire after `runningTtlMs`, finished ones `ttlMs` after they finished.
  * - `gw:jobs:running`: the ids of running jobs.
+ * - `gw:jobs:owner:{owner}`: a sorted set of the ids of the jobs one credential started, scored by
+ *   creation time, trimmed to the newest `OWNED_JOBS_LISTED`, expiring once no job in it can still
+ *   be kept (`runningTtlMs + ttlMs` after the last one was added). An index, like the running set:
+ *   an id whose job expired is dropped when a list finds it gone.
  * - `gw:replica:{replicaId}`: this replica's heartbeat, written before the replica takes jobs
  *   (and with each job it creates), renewed every `leaseMs / 3`, expiring after `leaseMs`.
  *
@@ -21,7 +25,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { guardRedis, type RedisClient, type RedisConnection } from '../redis.js';
-import type { JobOutcome, JobRecord, JobStatus, JobStore } from './store.js';
+import { meets, OWNED_JOBS_LISTED, type JobOutcome, type JobRecord, type JobStatus, type JobStore, type OwnedJob } from './store.js';
 
 export interface RedisJobStoreOptions {
   connection: RedisConnection;
@@ -46,6 +50,7 @@ const PREFIX = 'gw:';
 const RUNNING_KEY = `${PREFIX}jobs:running`;
 const jobKey = (id: string): string => `${PREFIX}job:${id}`;
 const replicaKey = (replica: string): string => `${PREFIX}replica:${replica}`;
+const ownerKey = (owner: string): string => `${PREFIX}jobs:owner:${owner}`;
 
 /** The fields of a job that never change, stored as one JSON value. */
 type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input' | 'traceParent'>;
@@ -130,6 +135,13 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
           .pexpire(jobKey(job.id), job.status === 'RUNNING' ? runningTtlMs : ttlMs)
           .exec();
         if (job.status === 'RUNNING') await redis.sadd(RUNNING_KEY, job.id);
+        // The caller's list: after the job itself, so a listed id always finds its job.
+        await redis
+          .multi()
+          .zadd(ownerKey(job.owner), job.createdAt, job.id)
+          .zremrangebyrank(ownerKey(job.owner), 0, -(OWNED_JOBS_LISTED + 1))
+          .pexpire(ownerKey(job.owner), runningTtlMs + ttlMs)
+          .exec();
       }),
     get: (id) => guardRedis('read job', () => read(id)),
     setLocation: (id, location) =>
@@ -176,8 +188,29 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
       }),
     discard: (id) =>
       guardRedis('discard job', async () => {
+        const owner = (await read(id))?.owner;
         await redis.del(jobKey(id));
         await redis.srem(RUNNING_KEY, id);
+        if (owner !== undefined) await redis.zrem(ownerKey(owner), id);
+      }),
+    listOwned: (owner, filter) =>
+      guardRedis('list jobs', async () => {
+        const ids = await redis.zrevrange(ownerKey(owner), 0, OWNED_JOBS_LISTED - 1);
+        const found = await Promise.all(ids.map((id) => redis.hmget(jobKey(id), 'status', 'record')));
+        const gone: string[] = [];
+        const jobs: OwnedJob[] = [];
+        ids.forEach((id, index) => {
+          const [status, record] = found[index]!;
+          if (!status || !record) {
+            gone.push(id);
+            return;
+          }
+          const fixed = JSON.parse(record) as FixedFields;
+          const job: OwnedJob = { id, operation: fixed.operation, status: status as JobStatus, createdAt: fixed.createdAt };
+          if (meets(job, filter)) jobs.push(job);
+        });
+        if (gone.length > 0) await redis.zrem(ownerKey(owner), ...gone);
+        return jobs;
       }),
     async close() {
       closed = true;

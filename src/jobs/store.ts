@@ -35,6 +35,26 @@ export interface JobRecord {
   traceParent?: string | undefined;
 }
 
+/** What a list of a caller's jobs needs of each before reading the page's records whole. */
+export interface OwnedJob {
+  id: string;
+  operation: string;
+  status: JobStatus;
+  createdAt: number;
+}
+
+/** Which of a caller's jobs to list; absent conditions hold for every job. */
+export interface OwnedJobsFilter {
+  status?: JobStatus | undefined;
+  operation?: string | undefined;
+}
+
+/**
+ * Most jobs a caller's list holds: the newest this many (within the store's retention). Bounds
+ * what one `jobs` query reads from the store, whatever a credential runs.
+ */
+export const OWNED_JOBS_LISTED = 1000;
+
 export interface JobStore {
   create(job: JobRecord): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
@@ -52,7 +72,17 @@ export interface JobStore {
   claimOrphaned(): Promise<JobRecord[]>;
   /** Forgets a job at once (one the upstream never took on, once its caller has the answer). */
   discard(id: string): Promise<void>;
+  /**
+   * The jobs `owner` started that the store still keeps and that meet `filter`, newest first: of
+   * its `OWNED_JOBS_LISTED` newest jobs.
+   */
+  listOwned(owner: string, filter: OwnedJobsFilter): Promise<OwnedJob[]>;
   close(): Promise<void>;
+}
+
+/** Whether a job meets a filter of `listOwned`. */
+export function meets(job: Pick<OwnedJob, 'status' | 'operation'>, filter: OwnedJobsFilter): boolean {
+  return (filter.status === undefined || job.status === filter.status) && (filter.operation === undefined || job.operation === filter.operation);
 }
 
 export interface MemoryJobStoreOptions {
@@ -63,11 +93,24 @@ export interface MemoryJobStoreOptions {
 export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobStore {
   const ttlMs = options.ttlMs ?? 3_600_000;
   const jobs = new Map<string, JobRecord>();
+  // Each owner's job ids, oldest first (the order they were created in).
+  const owned = new Map<string, Set<string>>();
+
+  function forget(id: string): void {
+    const job = jobs.get(id);
+    if (job === undefined) return;
+    jobs.delete(id);
+    const ids = owned.get(job.owner);
+    ids?.delete(id);
+    if (ids?.size === 0) owned.delete(job.owner);
+  }
+
+  function expired(job: JobRecord, now: number): boolean {
+    return job.finishedAt !== null && now - job.finishedAt > ttlMs;
+  }
 
   function sweep(now: number): void {
-    for (const [id, job] of jobs) {
-      if (job.finishedAt !== null && now - job.finishedAt > ttlMs) jobs.delete(id);
-    }
+    for (const [id, job] of jobs) if (expired(job, now)) forget(id);
   }
   const sweeper = setInterval(() => sweep(Date.now()), Math.min(ttlMs, 60_000));
   sweeper.unref();
@@ -75,12 +118,15 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
   return {
     async create(job) {
       jobs.set(job.id, structuredClone(job));
+      let ids = owned.get(job.owner);
+      if (ids === undefined) owned.set(job.owner, (ids = new Set()));
+      ids.add(job.id);
     },
     async get(id) {
       const job = jobs.get(id);
       if (!job) return null;
-      if (job.finishedAt !== null && Date.now() - job.finishedAt > ttlMs) {
-        jobs.delete(id);
+      if (expired(job, Date.now())) {
+        forget(id);
         return null;
       }
       return structuredClone(job);
@@ -101,11 +147,20 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       return [...jobs.values()].filter((job) => job.status === 'RUNNING').map((job) => structuredClone(job));
     },
     async discard(id) {
-      jobs.delete(id);
+      forget(id);
+    },
+    async listOwned(owner, filter) {
+      const now = Date.now();
+      const newest = [...(owned.get(owner) ?? [])].reverse().slice(0, OWNED_JOBS_LISTED);
+      return newest.flatMap((id) => {
+        const job = jobs.get(id);
+        return job === undefined || expired(job, now) || !meets(job, filter) ? [] : [{ id, operation: job.operation, status: job.status, createdAt: job.createdAt }];
+      });
     },
     async close() {
       clearInterval(sweeper);
       jobs.clear();
+      owned.clear();
     },
   };
 }

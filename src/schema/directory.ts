@@ -1,10 +1,27 @@
 /**
- * Directories: DeleteDirectory. The spec gives directories no query of the resource API, and
- * the contract lists no directory query field, so only the write is exposed.
+ * Directories: the `Directory` node (read through the generic cursor family, resourceType
+ * `directory`) and DeleteDirectory. The spec gives directories no query of the resource API and
+ * the contract lists no directory query field, so a directory is reached by its global id alone:
+ * the one `deleteDirectory` answers, which `node(id:)` resolves and a client cache evicts.
  */
+import { builder } from '../builder.js';
 import { DeleteDirectory } from '../upstream/operations/index.js';
+import { directory } from '../upstream/records.js';
 import { DeleteMode } from './kit/delete-mode.js';
-import { defineWriteMutation } from './kit/mutation-kit.js';
+import { cursorFamily, nodeByUuid } from './kit/families.js';
+import { deletedRecordFields, defineWriteMutation, removedByInput } from './kit/mutation-kit.js';
+import { exposeRecordFields } from './kit/record-fields.js';
+
+const directories = cursorFamily('directory');
+
+export const DirectoryRef = builder.loadableNode('Directory', {
+  description: 'A directory that organizes resources into a tree (generic cursor family, resourceType `directory`). Since 4.6.0.',
+  extensions: { since: directory.since },
+  ...nodeByUuid(directories, 'Directory'),
+  fields: (t) => ({
+    ...exposeRecordFields(t, 'directory', 'uuid', 'name', 'groupName', 'parentUuid', 'zoneUuid', 'type', 'createDate', 'lastOpDate'),
+  }),
+});
 
 defineWriteMutation({
   name: 'deleteDirectory',
@@ -14,14 +31,7 @@ defineWriteMutation({
   inputFields: (t) => ({
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.6.0.' }),
   }),
-  payloadFields: (t, result) => ({
-    deletedDirectoryUuid: t.field({
-      type: 'Uuid',
-      nullable: true,
-      description: 'The uuid of the deleted directory (the upstream answers `{}`); null until the job succeeded. Since 4.6.0.',
-      resolve: (source, _args, context) => (result(source, context) ? String(source.input.uuid) : null),
-    }),
-  }),
-  // No field of the gateway reads directories: nothing cached can hold one.
-  touches: { types: [], uuids: (input) => [input.uuid] },
+  // The upstream answers `{}`: the input names the directory.
+  payloadFields: (t) => deletedRecordFields(t, 'Directory', 'directory', removedByInput('uuid')),
+  touches: { types: ['Directory'], uuids: (input) => [input.uuid] },
 });

@@ -9,6 +9,7 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { builder } from '../builder.js';
 import { buildSubgraphSchema } from './kit/federation.js';
+import { defineJobOperations } from './kit/job.js';
 import './kit/scalars.js';
 import './kit/errors.js';
 import './kit/connection-fields.js';
@@ -24,6 +25,9 @@ import './cbt-task/index.js';
 import './sns/index.js';
 import './directory.js';
 import './primary-storage.js';
+
+// Every module above has defined its mutations: a job's `operation` enum lists them.
+defineJobOperations();
 
 export interface SchemaOptions {
   /**

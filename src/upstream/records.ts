@@ -432,16 +432,20 @@ export const snsEmailAddress = defineRecord('snsEmailAddress', {
 }, { since: '3.7.0' });
 export type SnsEmailAddressRecord = RecordOf<typeof snsEmailAddress>;
 
-/** Directory record of the generic family (the spec shows only DeleteDirectory). */
+/**
+ * Directory record of the generic family (resourceType `directory`): the spec shows only
+ * DeleteDirectory, whose parameter names one, so the record is the simulator's and the fields are
+ * those of the service's directory inventory.
+ */
 export const directory = defineRecord('directory', {
-  uuid: field.uuid(),
-  name: field.text(),
-  groupName: field.text(),
-  parentUuid: field.uuidRef(),
-  zoneUuid: field.uuidRef(),
-  type: field.text(),
-  createDate: field.timestamp(),
-  lastOpDate: field.timestamp(),
+  uuid: field.uuid({ description: 'Identifier.' }),
+  name: field.text({ description: 'Name.' }),
+  groupName: field.text({ description: 'Name of the group of resources the directory organizes.' }),
+  parentUuid: field.uuidRef({ description: 'The parent directory; null for a top-level one.' }),
+  zoneUuid: field.uuidRef({ description: 'Zone (data center) the directory belongs to.' }),
+  type: field.text({ description: 'Kind of resources the directory holds.' }),
+  createDate: field.timestamp({ description: 'When the directory was created.' }),
+  lastOpDate: field.timestamp({ description: 'When the directory last changed.' }),
 }, { since: '4.6.0' });
 export type DirectoryRecord = RecordOf<typeof directory>;
 

@@ -12,7 +12,7 @@ import {
   type NbdVolumeInfoRecord,
 } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
-import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
+import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory, succeeded } from '../kit/mutation-kit.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 import { CbtTaskRef } from './types.js';
@@ -41,14 +41,8 @@ defineWriteMutation({
   inputFields: (t) => ({
     deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.10.10.' }),
   }),
-  payloadFields: (t, result) => ({
-    deletedCbtTaskUuid: t.field({
-      type: 'Uuid',
-      nullable: true,
-      description: 'The uuid of the deleted task (the upstream answers `{}`); null until the job succeeded. Since 4.10.10.',
-      resolve: (source, _args, context) => (result(source, context) ? String(source.input.uuid) : null),
-    }),
-  }),
+  // The upstream answers `{}`: the input names the task.
+  payloadFields: (t) => deletedRecordFields(t, 'CbtTask', 'task', removedByInput('uuid')),
   touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
 });
 
@@ -131,7 +125,7 @@ defineWriteMutation({
       nullable: true,
       description: 'The VM whose volumes were exported, read again; null until the job succeeded. Since 0.6.',
       // Read afresh by uuid, so it does not wait on (or fail with) the decoding of `volumeInfos`.
-      resolve: (source) => (source.job.status === 'SUCCEEDED' ? String(source.input.vmInstanceUuid) : null),
+      resolve: (source) => (succeeded(source) ? String(source.input.vmInstanceUuid) : null),
     }),
   }),
   // The VM's task records the exports, and the input names the VM, not its task.

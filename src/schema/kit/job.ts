@@ -1,39 +1,54 @@
 /**
- * Jobs as GraphQL reads them: the `Job` type, its status and the `MutationPayload` union of every
- * mutation's payload; `job(id)`, and the subscriptions `jobCompleted(id)` (the finished job once,
- * then complete) and `jobEvents` (every job the caller's credential starts). A job is visible only
- * to the credential that started it.
+ * Jobs as GraphQL reads them: the `Job` node, its status and operation, the `MutationPayload`
+ * union of every mutation's payload; `job(id)`, `jobs(...)` (the caller's own, newest first) and
+ * the subscriptions `jobCompleted(id)` (the finished job once, then complete) and `jobEvents`
+ * (every job the caller's credential starts). A job is visible only to the credential that
+ * started it.
  */
-import type { ObjectRef } from '@pothos/core';
+import type { EnumRef, ObjectRef } from '@pothos/core';
+import { brandWithType } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { mapAsyncIterator } from 'graphql-yoga';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
-import type { JobRecord } from '../../jobs/store.js';
+import { decodePayload, encodePayload } from '../../cursors/payload.js';
+import type { JobRecord, JobStatus, OwnedJob } from '../../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../../shared-subscriptions.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
+import { readPageSize, type ConnectionResult } from './connections.js';
+import { constantCase, closedSetEnum } from './enums.js';
 import { UpstreamErrorRef } from './errors.js';
-import { closedSetEnum } from './enums.js';
+import type { UserErrorRecord } from './user-errors.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
-/** What every payload resolves from: the job and the mutation's input. */
+/** What every payload resolves from: the job (none when the gateway refused the input) and the mutation's input. */
 export interface PayloadSource {
+  /** The mutation, e.g. `updateHostNqn`: its payload type is `UpdateHostNqnPayload`. */
+  operation: string;
   clientMutationId: string | null;
   input: Record<string, unknown>;
-  job: JobRecord;
+  /** Null when the gateway refused the input before starting a job (`refusals` says why). */
+  job: JobRecord | null;
+  /** Failures the gateway found in the input itself, before any upstream call. */
+  refusals?: readonly UserErrorRecord[];
 }
 
 /** The upstream ErrorCode of a failed job. */
 export function errorOf(source: PayloadSource, context: GatewayContext): ErrorCodeRecord | null {
-  if (source.job.status !== 'FAILED') return null;
+  if (source.job?.status !== 'FAILED') return null;
   const error = source.job.outcome?.body.error;
   return error ? context.upstream.decoder.errorCode(error) : null;
 }
 
+/** Whether the payload's job succeeded: its records can be read. */
+export function succeeded(source: PayloadSource): boolean {
+  return source.job?.status === 'SUCCEEDED';
+}
+
 export function payloadSourceOf(job: JobRecord): PayloadSource {
   const clientMutationId = job.input.clientMutationId;
-  return { clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
+  return { operation: job.operation, clientMutationId: typeof clientMutationId === 'string' ? clientMutationId : null, input: job.input, job };
 }
 
 export const JobStatusEnum = closedSetEnum('JobStatus', {
@@ -41,17 +56,44 @@ export const JobStatusEnum = closedSetEnum('JobStatus', {
   values: {
     RUNNING: 'Accepted by the upstream (202), result not in yet.',
     SUCCEEDED: 'Finished successfully; `payload` holds the result.',
-    FAILED: 'Finished with an error; `error` says which.',
+    FAILED: 'Finished with an error; the payload\'s `userErrors` say which.',
   },
   since: null,
 });
 
+/** The write operations, by mutation name, as the mutation kit registers them. */
+const jobOperations: Record<string, { value: string; description: string }> = {};
+let JobOperationEnum: EnumRef<Types, string> | undefined;
+
+/** Called by the mutation kit for each mutation: its job's `operation`. */
+export function registerJobOperation(mutation: string, operation: string): void {
+  jobOperations[constantCase(mutation)] = { value: mutation, description: `\`${mutation}\` (${operation}).` };
+}
+
+/**
+ * Makes the `JobOperation` enum of every mutation registered so far: once every schema module
+ * has defined its mutations (`schema/index.ts`), before the schema is built.
+ */
+export function defineJobOperations(): void {
+  JobOperationEnum ??= builder.enumType('JobOperation', {
+    description: 'The write operation a job carries out: one value per mutation.',
+    values: jobOperations,
+    extensions: { since: null },
+  });
+}
+
+function jobOperationEnum(): EnumRef<Types, string> {
+  if (JobOperationEnum === undefined) throw new Error('defineJobOperations() must run before the schema is built');
+  return JobOperationEnum;
+}
+
 export const MutationPayloadUnion = builder.unionType('MutationPayload', {
-  description: 'The payload of whichever mutation started a job.',
+  description:
+    'The payload of whichever mutation started a job. Every member implements `WritePayload`, so `... on WritePayload { status userErrors { code message field } }` reads any of them.',
   // Each mutation's payload joins the union as the mutation kit defines it (`addTypes`), so the
   // members live on the union's own ref.
   types: [] as ObjectRef<Types, PayloadSource>[],
-  resolveType: (source: PayloadSource) => `${source.job.operation.charAt(0).toUpperCase()}${source.job.operation.slice(1)}Payload`,
+  resolveType: (source: PayloadSource) => `${source.operation.charAt(0).toUpperCase()}${source.operation.slice(1)}Payload`,
 });
 
 export const JobRef = builder.objectRef<JobRecord>('Job');
@@ -59,11 +101,21 @@ export const JobRef = builder.objectRef<JobRecord>('Job');
 JobRef.implement({
   // The gateway's own: as old as the service.
   extensions: { since: null },
+  interfaces: [builder.nodeInterfaceRef()],
   description:
-    'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`.',
+    'An asynchronous upstream operation started by a mutation. The result arrives by webhook (or by polling when the webhook is late) and is published on `jobCompleted` and `jobEvents`; `jobs` lists yours, `node(id:)` fetches one again.',
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false, description: 'The job id (the `X-Job-UUID` the gateway sent upstream).' }),
-    operation: t.exposeString('operation', { nullable: false, description: 'The mutation that started the job, e.g. `destroyVmInstance`.' }),
+    id: t.exposeID('id', {
+      nullable: false,
+      description:
+        'The job\'s global id, which is also its uuid (the `X-Job-UUID` the gateway sent upstream): pass it to `job(id:)`, `jobCompleted(id:)` or `node(id:)`.',
+    }),
+    operation: t.field({
+      type: jobOperationEnum(),
+      nullable: false,
+      description: 'The mutation that started the job, e.g. `DESTROY_VM_INSTANCE`.',
+      resolve: (job) => job.operation,
+    }),
     status: t.field({ type: JobStatusEnum, nullable: false, description: 'Where the job is.', resolve: (job) => job.status }),
     createdAt: t.field({ type: 'DateTime', nullable: false, description: 'When the gateway submitted the job.', resolve: (job) => new Date(job.createdAt) }),
     finishedAt: t.field({
@@ -76,6 +128,7 @@ JobRef.implement({
       type: UpstreamErrorRef,
       nullable: true,
       description: 'The upstream error of a failed job.',
+      deprecationReason: 'Read `payload { ... on WritePayload { userErrors { code message field upstream { code } } } }`: the same failure, classified and pointing at the input.',
       resolve: (job, _args, context) => errorOf(payloadSourceOf(job), context),
     }),
     payload: t.field({
@@ -87,7 +140,6 @@ JobRef.implement({
   }),
 });
 
-
 function forbidden(id: string): GraphQLError {
   return new GraphQLError(`Job ${id} was started with another credential.`, { extensions: { code: 'FORBIDDEN', job: id } });
 }
@@ -98,12 +150,25 @@ function jobNotFound(id: string): GraphQLError {
   });
 }
 
-/** The caller's job, or an error: UNAUTHENTICATED, NOT_FOUND, FORBIDDEN. */
-async function readOwnJob(context: GatewayContext, id: string): Promise<JobRecord> {
+/** A job id as the gateway issues them (`X-Job-UUID`): 32 lowercase hex. */
+export const JOB_ID = /^[0-9a-f]{32}$/;
+
+/** The caller's job, or an error: UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (NOT_FOUND instead with `hideOthers`). */
+async function readOwnJob(context: GatewayContext, id: string, hideOthers = false): Promise<JobRecord> {
   const owner = context.session.jobCaller().owner;
-  const job = /^[0-9a-f]{32}$/.test(id) ? await context.jobs.get(id) : null;
+  const job = JOB_ID.test(id) ? await context.jobs.get(id) : null;
   if (!job) throw jobNotFound(id);
-  if (job.owner !== owner) throw forbidden(id);
+  if (job.owner !== owner) throw hideOthers ? jobNotFound(id) : forbidden(id);
+  return job;
+}
+
+/**
+ * The caller's job for `node(id:)`, branded as a `Job` for the `Node` interface; a job of another
+ * credential is NOT_FOUND there, as any record the caller cannot see.
+ */
+export async function loadJobNode(context: GatewayContext, id: string): Promise<JobRecord> {
+  const job = await readOwnJob(context, id, true);
+  brandWithType(job, JobRef as never);
   return job;
 }
 
@@ -118,6 +183,81 @@ builder.queryField('job', (t) =>
     resolve: (_root, args, context) => readOwnJob(context, String(args.id)),
   }),
 );
+
+const JobConnection = builder.connectionObject({
+  type: JobRef,
+  name: 'JobConnection',
+  description: 'A page of your jobs, newest first.',
+});
+
+builder.queryField('jobs', (t) =>
+  t.field({
+    type: JobConnection,
+    nullable: true,
+    description:
+      'The jobs your credential started, newest first: running ones, and finished ones for as long as the gateway keeps them (`JOB_TTL_MS`, an hour by default), at most the newest 1,000. A client reloaded while a write runs finds it here (`status: RUNNING`). Never another credential\'s jobs. Null when it cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`).',
+    extensions: { since: null },
+    args: {
+      first: t.arg.int({ description: 'How many jobs to return, from 0 to 100. Default 20.' }),
+      after: t.arg.string({ description: 'Return the jobs after the edge with this cursor.' }),
+      status: t.arg({ type: JobStatusEnum, description: 'Only jobs in this status.' }),
+      operation: t.arg({ type: jobOperationEnum(), description: 'Only jobs of this mutation.' }),
+    },
+    resolve: (_root, args, context) => readOwnJobs(context, args),
+  }),
+);
+
+interface JobsArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: JobStatus | null | undefined;
+  operation?: string | null | undefined;
+}
+
+function invalidJobsCursor(): GraphQLError {
+  return new GraphQLError('`after` is not a cursor of this list of jobs (or of these filters). Start again from the first page: repeat the query without `after`.', {
+    extensions: { code: 'INVALID_CURSOR', argument: 'after' },
+  });
+}
+
+/**
+ * A page of the caller's jobs. An edge's cursor names its job (and its position, for when that job
+ * has since left the list), so a page starts right after it even while newer jobs arrive.
+ */
+async function readOwnJobs(context: GatewayContext, args: JobsArgs): Promise<ConnectionResult<JobRecord>> {
+  const size = readPageSize(args.first);
+  const owner = context.session.jobCaller().owner;
+  const filter = { status: args.status ?? undefined, operation: args.operation ?? undefined };
+  const keeper = context.cursors;
+  const binding = keeper.bind(['jobs', owner, filter.status ?? null, filter.operation ?? null]);
+  const owned = await context.jobs.listOwned(owner, filter);
+  let start = 0;
+  if (args.after) {
+    const bytes = keeper.open(args.after);
+    const payload = bytes === null ? null : decodePayload(bytes);
+    if (payload === null || payload.kind !== 'keyset' || !payload.binding.equals(binding)) throw invalidJobsCursor();
+    const anchor = owned.findIndex((job) => job.id === payload.uuid);
+    start = anchor >= 0 ? anchor + 1 : Math.min(payload.skip, owned.length);
+  }
+  const page: OwnedJob[] = owned.slice(start, start + size);
+  // The summaries say which jobs; the records are read whole for the page only.
+  const records = await Promise.all(page.map((job) => context.jobs.get(job.id)));
+  const edges = records.flatMap((job, index) =>
+    job === null || job.owner !== owner
+      ? []
+      : [{ node: job, cursor: keeper.seal(encodePayload({ kind: 'keyset', binding, ref: null, skip: start + index + 1, uuid: job.id })) }],
+  );
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: start + size < owned.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: owned.length,
+  };
+}
 
 builder.subscriptionType({ description: 'Results of asynchronous work, pushed as the upstream reports them.', extensions: { since: null } });
 

@@ -3,20 +3,26 @@
  * sends, whose declared parameters become its input fields (kind, requiredness and description
  * said there, once), the few inputs with GraphQL types of their own, and the payload fields that
  * read the operation's decoded result. The kit adds what every mutation shares: `clientMutationId`,
- * `systemTags`, `userTags`, `async`, the job, `error`, and the payload's place in the
- * `MutationPayload` union that `Job.payload` returns. No method, path or body shape lives here:
- * the operation's declaration (`upstream/operations/`) has them.
+ * `systemTags`, `userTags`, `async`; the `WritePayload` fields (`status`, `userErrors`, `job`); the
+ * deprecated `error`; and the payload's place in the `MutationPayload` union that `Job.payload`
+ * returns. A payload is nullable: a mutation that cannot run at all (no credential, the upstream
+ * unreachable) nulls its own field with an error, and the other mutations of the document keep
+ * their answers. No method, path or body shape lives here: the operation's declaration
+ * (`upstream/operations/`) has them.
  */
 import type { InputFieldMap, InputFieldRef, InputShapeFromFields, ObjectRef } from '@pothos/core';
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { JobOutcome, JobRecord } from '../../jobs/store.js';
 import { isDeclaredParam, type DeclaredValues, type ParamDeclaration, type ParamsOf, type ResultOf, type WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
-import { JobRef, MutationPayloadUnion, errorOf, payloadSourceOf, type PayloadSource } from './job.js';
+import { JobRef, JobStatusEnum, MutationPayloadUnion, errorOf, payloadSourceOf, registerJobOperation, succeeded, type PayloadSource } from './job.js';
+import { InputRefusal, inputFieldsOf, userErrorOf, UserErrorRef, type UserErrorRecord } from './user-errors.js';
 
 export type { PayloadSource } from './job.js';
+export { succeeded } from './job.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 type InputBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
@@ -31,6 +37,51 @@ export type ResultReader<Result> = (source: PayloadSource, context: GatewayConte
  */
 export function resultInventory<R>(result: ResultReader<{ inventory: R | null }>) {
   return (source: PayloadSource, _args: unknown, context: GatewayContext): R | null => result(source, context)?.inventory ?? null;
+}
+
+/** A record a delete removed: its uuid, and the local id its global id is made of (the uuid itself, or an embedded id). */
+export interface RemovedRecord {
+  readonly uuid: string;
+  readonly localId: string;
+}
+
+/**
+ * `...deletedRecordFields(t, 'CbtTask', 'task', (source) => ...)`: what a delete payload says of
+ * the record it removed: `deleted<Type>Uuid`, and `deleted<Type>Id`, its global id as the record's
+ * `id` was, for a client cache to drop it (Relay's `@deleteRecord`, Apollo's `cache.evict({ id })`).
+ * Both null until the job succeeded; `removed` answers which record.
+ */
+export function deletedRecordFields(
+  t: PayloadBuilder,
+  typeName: string,
+  noun: string,
+  removed: (source: PayloadSource, context: GatewayContext) => RemovedRecord | null,
+): Record<string, PothosSchemaTypes.FieldRef<Types>> {
+  return {
+    [`deleted${typeName}Uuid`]: t.field({
+      type: 'Uuid',
+      nullable: true,
+      description: `The uuid of the ${noun} removed; null until the job succeeded.`,
+      resolve: (source, _args, context) => removed(source, context)?.uuid ?? null,
+    }),
+    [`deleted${typeName}Id`]: t.field({
+      type: 'ID',
+      nullable: true,
+      description: `The global \`id\` the ${noun} removed had, for a client cache to drop it (Relay's \`@deleteRecord\`, Apollo's \`cache.evict({ id })\`); null until the job succeeded.`,
+      resolve: (source, _args, context) => {
+        const record = removed(source, context);
+        return record === null ? null : encodeGlobalID(typeName, record.localId);
+      },
+    }),
+  };
+}
+
+/** The record named by input field `field` of a succeeded job (a delete whose upstream answers `{}`). */
+export function removedByInput(field: string) {
+  return (source: PayloadSource): RemovedRecord | null => {
+    const uuid = source.input[field];
+    return succeeded(source) && typeof uuid === 'string' ? { uuid, localId: uuid } : null;
+  };
 }
 
 /**
@@ -56,7 +107,8 @@ export interface WriteMutationSpec<Fields extends InputFieldMap, Op extends Writ
    * The parameters whose value is not simply the input field of their name (a list reshaped, a
    * value checked), for a mutation whose input does more than name them. Every other parameter
    * is the input field of its name (the contract names every input field after the spec's
-   * parameter); the kit adds the tags.
+   * parameter); the kit adds the tags. Throw an `InputRefusal` for a value the gateway refuses:
+   * it becomes a `VALIDATION` user error and no job starts.
    * @default none
    */
   params?: (input: MutationInput<Fields, Op>) => Partial<ParamsOf<Op>>;
@@ -150,8 +202,8 @@ const decodedResults = new WeakMap<JobOutcome, { value: unknown }>();
 /** Reads a job's result with its operation's decoder, once per job record. */
 function resultReader<Op extends WriteOperation>(operation: Op): ResultReader<ResultOf<Op>> {
   return (source, context) => {
-    const outcome = source.job.outcome;
-    if (source.job.status !== 'SUCCEEDED' || outcome === null) return null;
+    const outcome = source.job?.outcome ?? null;
+    if (!succeeded(source) || outcome === null) return null;
     let decoded = decodedResults.get(outcome);
     if (decoded === undefined) {
       // A write's decoder reads the body alone; the parameters are not kept with the job.
@@ -246,12 +298,63 @@ function sameNamed<Op extends WriteOperation>(input: Record<string, unknown>, na
   return Object.fromEntries(names.map((name) => [name, input[name]])) as ParamsOf<Op>;
 }
 
+/**
+ * What every mutation payload has, so a client can read any of them (e.g. `Job.payload`, a union)
+ * with one fragment: `... on WritePayload { status userErrors { code message field } }`.
+ */
+export const WritePayloadRef = builder.interfaceRef<PayloadSource>('WritePayload').implement({
+  extensions: { since: null },
+  description:
+    'The fields every mutation payload shares: how the write ended (`status`), what went wrong in a form a client can show next to its input (`userErrors`), and the job that carried it out.',
+  fields: (t) => ({
+    clientMutationId: t.id({
+      nullable: true,
+      description: 'The `clientMutationId` sent in the input.',
+      resolve: (source) => source.clientMutationId,
+    }),
+    status: t.field({
+      type: JobStatusEnum,
+      nullable: false,
+      description:
+        'How the write stands. `SUCCEEDED`: done, the payload\'s records hold the result. `FAILED`: `userErrors` says why. `RUNNING`: still running, and the records are null: always with `async: true`, and with `async: false` when the job outlasted the gateway\'s wait (`MUTATION_WAIT_MS`, 20 s by default); follow `job { id }` with `jobCompleted(id:)`.',
+      resolve: (source) => source.job?.status ?? 'FAILED',
+    }),
+    userErrors: t.field({
+      type: [UserErrorRef],
+      nullable: false,
+      description:
+        'Why the write failed, each with the input field to blame where it can be known; empty on success and while the job runs. One place to look: the deprecated `error` carries the same upstream failure unclassified.',
+      resolve: (source, _args, context, info) => userErrorsOf(source, context, info),
+    }),
+    job: t.field({
+      type: JobRef,
+      nullable: true,
+      description: 'The upstream job that carries out the write; null when the gateway refused the input before starting one (see `userErrors`).',
+      resolve: (source) => source.job,
+    }),
+  }),
+});
+
+function userErrorsOf(source: PayloadSource, context: GatewayContext, info: GraphQLResolveInfo): readonly UserErrorRecord[] {
+  if (source.refusals !== undefined) return source.refusals;
+  const error = errorOf(source, context);
+  return error === null ? [] : [userErrorOf(error, source.input, inputFieldsOf(info.schema, source.operation))];
+}
+
+/** The payload of a write refused before any job: its input broke a rule the gateway checks. */
+function refusedPayload(operation: string, input: Record<string, unknown>, refusal: InputRefusal): PayloadSource {
+  const clientMutationId = typeof input.clientMutationId === 'string' ? input.clientMutationId : null;
+  return { operation, clientMutationId, input: {}, job: null, refusals: [refusal.toUserError()] };
+}
+
 export function defineWriteMutation<Fields extends InputFieldMap, Op extends WriteOperation>(spec: WriteMutationSpec<Fields, Op>): ObjectRef<Types, PayloadSource> {
   const typeName = spec.name.charAt(0).toUpperCase() + spec.name.slice(1);
   const operation = spec.operation.name;
   const result = resultReader(spec.operation);
   const paramNames = paramNamesOf(spec.operation);
-  const { payloadType } = builder.relayMutationField(
+  registerJobOperation(spec.name, operation);
+  // Typed by hand: Pothos cannot infer the payload's shape through the kit's generic input.
+  const { payloadType } = builder.relayMutationField<InputFieldMap, true, PayloadSource, PayloadSource, [typeof WritePayloadRef]>(
     spec.name,
     {
       name: `${typeName}Input`,
@@ -266,19 +369,26 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
         async: t.boolean({
           defaultValue: false,
           description:
-            'false (default): wait, up to the gateway\'s bound, and return the final payload. true: return at once with `job { status: RUNNING }`; follow it with `jobCompleted(id)`.',
+            'false (default): wait for the job, at most `MUTATION_WAIT_MS` (20 s by default), and return its outcome. A job that outlasts the wait comes back with `status: RUNNING` and null records, which is not a failure: follow `job { id }` with `jobCompleted(id:)`. true: return at once with `status: RUNNING`.',
         }),
       }),
     },
     {
       description: spec.description,
-      nullable: false,
+      // Nullable, as GitHub's: a mutation that cannot run nulls its own field, not the whole answer.
+      nullable: true,
       extensions: { writeTouches: spec.touches as unknown as WriteTouches<Record<string, unknown>>, since: spec.operation.since },
       resolve: async (_root, args, context, info): Promise<PayloadSource> => {
         // The kit's generic input name defeats Pothos' inference; the shape is the one declared above.
         const input = (args as unknown as { input: Record<string, unknown> }).input;
         const { credential, owner } = context.session.jobCaller();
-        const params = { ...sameNamed<Op>(input, paramNames), ...spec.params?.(input as MutationInput<Fields, Op>) };
+        let params: ParamsOf<Op>;
+        try {
+          params = { ...sameNamed<Op>(input, paramNames), ...spec.params?.(input as MutationInput<Fields, Op>) };
+        } catch (error) {
+          if (error instanceof InputRefusal) return refusedPayload(spec.name, input, error);
+          throw error;
+        }
         let job = await context.jobs.start({
           operation: spec.name,
           credential,
@@ -299,24 +409,15 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
       name: `${typeName}Payload`,
       description: `Result of \`${spec.name}\` (${operation}).`,
       extensions: { since: spec.operation.since },
+      interfaces: [WritePayloadRef],
       outputFields: (t) => ({
-        clientMutationId: t.id({
-          nullable: true,
-          description: 'The `clientMutationId` sent in the input.',
-          resolve: (source) => source.clientMutationId,
-        }),
         ...spec.payloadFields(t, result),
         error: t.field({
           type: UpstreamErrorRef,
           nullable: true,
           description: 'The upstream error with its cause chain when the operation failed; null on success or while running.',
+          deprecationReason: 'Read `userErrors`: the same failure, classified (`code`), pointing at the input (`field`), with this ErrorCode as `upstream`.',
           resolve: (source, _args, context) => errorOf(source, context),
-        }),
-        job: t.field({
-          type: JobRef,
-          nullable: false,
-          description: 'The upstream job that carried out the operation.',
-          resolve: (source) => source.job,
         }),
       }),
     },

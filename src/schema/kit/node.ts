@@ -3,13 +3,15 @@
  * its own, so a malformed id, an id of an unknown type or of a record that does not exist nulls
  * its own slot with a coded error while the other ids resolve. The Relay plugin's own fields
  * decode every id up front and fail the whole field on the first bad one; these replace them
- * (`nodeQueryOptions: false` in the builder) and hand the valid ids to the plugin's loading.
+ * (`nodeQueryOptions: false` in the builder) and hand the valid ids to the plugin's loading. A
+ * job's global id is its uuid (32 hex, which no encoded id ever is): it is read from the job store.
  */
 import { decodeGlobalID, resolveNodes } from '@pothos/plugin-relay';
 import { GraphQLError, isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { hasEmbeddedGlobalId } from './embedded-ids.js';
+import { JOB_ID, loadJobNode } from './job.js';
 import { callsPerValueOf } from './upstream-calls.js';
 
 /** Most ids one `nodes` call takes (as GitHub's API); more is `BAD_USER_INPUT`, refused before any upstream call. */
@@ -51,16 +53,22 @@ function decodeNodeId(globalId: string, argument: string, info: GraphQLResolveIn
   return decoded;
 }
 
-/** Loads the records of the well-formed ids through their types' loaders; the others keep their error. */
+/**
+ * Loads the records of the well-formed ids through their types' loaders, and jobs (whose global id
+ * is their uuid) from the job store; the others keep their error.
+ */
 async function resolveNodeIds(
   globalIds: readonly string[],
   argument: string,
   context: GatewayContext, info: GraphQLResolveInfo): Promise<unknown[]> {
-  const decoded = globalIds.map((globalId) => decodeNodeId(globalId, argument, info));
-  const valid = decoded.filter((entry): entry is DecodedId => !(entry instanceof GraphQLError));
-  const loaded = valid.length === 0 ? [] : await resolveNodes(builder, context, info, valid);
+  const decoded = globalIds.map((globalId) => (JOB_ID.test(globalId) ? null : decodeNodeId(globalId, argument, info)));
+  const valid = decoded.filter((entry): entry is DecodedId => entry !== null && !(entry instanceof GraphQLError));
+  const [loaded, jobs] = await Promise.all([
+    valid.length === 0 ? [] : resolveNodes(builder, context, info, valid),
+    Promise.all(globalIds.map((globalId, index) => (decoded[index] === null ? loadJobNode(context, globalId).catch((error: unknown) => error) : undefined))),
+  ]);
   let next = 0;
-  return decoded.map((entry) => (entry instanceof GraphQLError ? entry : loaded[next++]));
+  return decoded.map((entry, index) => (entry === null ? jobs[index] : entry instanceof GraphQLError ? entry : loaded[next++]));
 }
 
 builder.queryFields((t) => ({

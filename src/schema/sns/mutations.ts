@@ -1,11 +1,11 @@
 /**
  * The spec's SNS writes as mutations: platform state, HTTP endpoint update, SMS receiver removal.
  */
-import { GraphQLError } from 'graphql';
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { closedSetEnum } from '../kit/enums.js';
 import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
+import { InputRefusal } from '../kit/user-errors.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 import { SnsApplicationPlatformRef } from './platforms.js';
 
@@ -56,11 +56,11 @@ defineWriteMutation({
 
 /**
  * A phone number fit for its path segment: `.` and `..` would be read as path navigation, so
- * they are refused as the caller's mistake before any job starts.
+ * they are refused as the caller's mistake before any job starts (a `VALIDATION` user error).
  */
 function checkedPhoneNumber(phoneNumber: string): string {
   if (phoneNumber === '' || phoneNumber === '.' || phoneNumber === '..') {
-    throw new GraphQLError(`phoneNumber ${JSON.stringify(phoneNumber)} is not a phone number.`, { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new InputRefusal('phoneNumber', `phoneNumber ${JSON.stringify(phoneNumber)} is not a phone number.`);
   }
   return phoneNumber;
 }

@@ -17,7 +17,8 @@ import {
 } from '../../upstream/operations/index.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { closedSetEnum } from '../kit/enums.js';
-import { defineWriteMutation, resultInventory, type PayloadSource } from '../kit/mutation-kit.js';
+import { embeddedId } from '../kit/embedded-ids.js';
+import { defineWriteMutation, deletedRecordFields, resultInventory, succeeded, type PayloadSource } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
 import { VmInstanceRef } from './types.js';
 
@@ -73,7 +74,7 @@ const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
 /** The uuid of the VM a succeeded job wrote, for the loader to read its state now. */
 function vmWrittenBy(source: PayloadSource, uuidField: string): string | null {
   const uuid = source.input[uuidField];
-  return source.job.status === 'SUCCEEDED' && typeof uuid === 'string' ? uuid : null;
+  return succeeded(source) && typeof uuid === 'string' ? uuid : null;
 }
 
 /** Drops the absent fields of an input object, as the kit does for top-level parameters. */
@@ -156,6 +157,12 @@ defineWriteMutation({
       nullable: true,
       description: 'The VM without the NIC; null until the job succeeded. Since 0.6.',
       resolve: resultInventory(result),
+    }),
+    // The NIC goes with its network; its global id names its VM, which the answer's inventory gives.
+    ...deletedRecordFields(t, 'VmNic', 'NIC', (source, context) => {
+      const vm = result(source, context)?.inventory;
+      const uuid = source.input.vmNicUuid;
+      return vm && typeof uuid === 'string' ? { uuid, localId: embeddedId(vm.uuid, uuid) } : null;
     }),
   }),
   // The VM, named by the answer's inventory, loses the NIC and its IPs.

@@ -7,7 +7,7 @@ import { CreateVolumeSnapshotGroup, DeleteVolumeSnapshotGroup, UpdateVolumeSnaps
 import { snapshotGroupDeletionResult, type SnapshotGroupDeletionResultRecord } from '../../upstream/records.js';
 import { DeleteMode } from '../kit/delete-mode.js';
 import { UpstreamErrorRef } from '../kit/errors.js';
-import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
+import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory } from '../kit/mutation-kit.js';
 import { VolumeSnapshotGroupRef } from './types.js';
 
 export const SnapshotGroupDeletionResultRef = builder.objectRef<SnapshotGroupDeletionResultRecord>('SnapshotGroupDeletionResult');
@@ -63,6 +63,7 @@ defineWriteMutation({
       description: 'One outcome per snapshot of the group; null until the job succeeded. Since 3.6.0.',
       resolve: (source, _args, context) => result(source, context)?.results ?? null,
     }),
+    ...deletedRecordFields(t, 'VolumeSnapshotGroup', 'snapshot group', removedByInput('uuid')),
   }),
   // The VM's snapshot groups (a connection) lose one; the space of its snapshots is freed.
   touches: { types: ['VolumeSnapshotGroup'], uuids: (input) => [input.uuid], everyRecordOf: ['PrimaryStorageCapacity'] },
