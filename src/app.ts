@@ -292,7 +292,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           maxAliases: config.maxAliases,
           maxTokens: config.maxTokens,
           maxDirectives: config.maxDirectives,
-          maxIntrospectionRoots: config.maxIntrospectionRoots,
+          maxIntrospectionSchemas: config.maxIntrospectionSchemas,
           blockFieldSuggestions: !config.graphiql,
         }),
         useMutationLimit(config.maxMutations),

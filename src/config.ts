@@ -52,8 +52,8 @@ export interface GatewayConfig {
   readonly maxTokens: number;
   /** Directives in one operation. @default 50 */
   readonly maxDirectives: number;
-  /** Introspection root fields (`__schema`, `__type`) in one operation. @default 1 */
-  readonly maxIntrospectionRoots: number;
+  /** `__schema` fields in one operation (`__type` lookups are bounded by the cost limit). @default 1 */
+  readonly maxIntrospectionSchemas: number;
   /** Bytes that may wait unsent on a WebSocket before it is closed (code 4008). @default 1048576 */
   readonly wsMaxBufferedBytes: number;
   /** Subscriptions open at once on one WebSocket. @default 100 */
@@ -204,7 +204,7 @@ export const defaultConfig: GatewayConfig = Object.freeze({
   maxAliases: 30,
   maxTokens: 1_000,
   maxDirectives: 50,
-  maxIntrospectionRoots: 1,
+  maxIntrospectionSchemas: 1,
   wsMaxBufferedBytes: 1_048_576,
   wsMaxSubscriptionsPerSocket: 100,
   maxSubscriptionsPerCredential: 500,
@@ -295,7 +295,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxAliases: readInteger(env, 'MAX_ALIASES', defaultConfig.maxAliases, 0, 100_000),
     maxTokens: readInteger(env, 'MAX_TOKENS', defaultConfig.maxTokens, 10, 10_000_000),
     maxDirectives: readInteger(env, 'MAX_DIRECTIVES', defaultConfig.maxDirectives, 0, 100_000),
-    maxIntrospectionRoots: readInteger(env, 'MAX_INTROSPECTION_ROOTS', defaultConfig.maxIntrospectionRoots, 1, 1_000),
+    maxIntrospectionSchemas: readInteger(env, 'MAX_INTROSPECTION_SCHEMAS', defaultConfig.maxIntrospectionSchemas, 1, 1_000),
     wsMaxBufferedBytes: readInteger(env, 'WS_MAX_BUFFERED_BYTES', defaultConfig.wsMaxBufferedBytes, 1_024, 1_073_741_824),
     wsMaxSubscriptionsPerSocket: readInteger(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', defaultConfig.wsMaxSubscriptionsPerSocket, 1, 1_000_000),
     maxSubscriptionsPerCredential: readInteger(env, 'MAX_SUBSCRIPTIONS_PER_CREDENTIAL', defaultConfig.maxSubscriptionsPerCredential, 1, 10_000_000),

@@ -147,18 +147,34 @@ describe('abuse over graphql-ws', () => {
     await harness?.close();
   });
 
-  it('refuses more than one introspection root per operation, over HTTP and over WebSocket', async () => {
+  it('refuses more than one __schema per operation, over HTTP and over WebSocket, and answers several cheap __type lookups', async () => {
     const schemaRoots = Array.from({ length: 22 }, (_, i) => `s${i}: __schema { types { name fields { name } } }`).join(' ');
     const refused = await harness.gql(`{ ${schemaRoots} }`);
     expect(refused.status).toBe(400);
     expect(errorCodes(refused)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
-    expect(refused.errors?.[0]?.message).toMatch(/22 introspection fields .* at most 1/);
+    expect(refused.errors?.[0]?.message).toMatch(/__schema 22 times; at most 1/);
     expect(refused.errors?.[0]?.extensions).toMatchObject({ limit: 1, found: 22 });
     expect(refused.data).toBeUndefined();
 
-    // `__type` counts too, and so does a root reached through fragments.
-    const types = await harness.gql('query { a: __type(name: "Host") { name } ...More } fragment More on Query { ... on Query { b: __type(name: "Job") { name } } }');
-    expect(errorCodes(types)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    // A `__schema` reached through fragments counts too.
+    const viaFragments = await harness.gql('query { a: __schema { queryType { name } } ...More } fragment More on Query { ... on Query { b: __schema { queryType { name } } } }');
+    expect(errorCodes(viaFragments)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    // Several `__type` lookups are how schema browsers and codegen plugins work: they answer.
+    const types = await harness.gql(
+      'query { a: __type(name: "Host") { name fields { name } } ...More c: __type(name: "VmInstance") { name kind } } fragment More on Query { ... on Query { b: __type(name: "Job") { name interfaces { name } } } }',
+    );
+    expect(types.errors).toBeUndefined();
+    expect(types.data).toMatchObject({ a: { name: 'Host' }, b: { name: 'Job', interfaces: [{ name: 'Node' }] }, c: { name: 'VmInstance', kind: 'OBJECT' } });
+    // ... each priced by what it returns, so a caller's cost budget bounds them.
+    const lookup = (alias: string) => `${alias}: __type(name: "Host") { fields { name type { name } } }`;
+    const costOf = async (count: number) => {
+      const response = await harness.gql(`{ ${Array.from({ length: count }, (_, i) => lookup(`t${i}`)).join(' ')} }`);
+      expect(response.errors).toBeUndefined();
+      return (response.extensions?.cost as { requestedQueryCost: number }).requestedQueryCost;
+    };
+    const [single, triple] = [await costOf(1), await costOf(3)];
+    expect(single).toBeGreaterThan(1);
+    expect(triple).toBe(3 * single);
     // One is fine: GraphiQL's own introspection query.
     const one = await harness.gql(INTROSPECTION);
     expect(one.errors).toBeUndefined();
@@ -388,12 +404,12 @@ describe('admission and cost over graphql-ws', () => {
 });
 
 describe('settings', () => {
-  it('defaults to 1 MiB unsent per socket, 100 subscriptions per socket, 500 per credential, one introspection root, no operation names on /metrics', () => {
+  it('defaults to 1 MiB unsent per socket, 100 subscriptions per socket, 500 per credential, one __schema per operation, no operation names on /metrics', () => {
     expect(loadConfig({})).toMatchObject({
       wsMaxBufferedBytes: 1_048_576,
       wsMaxSubscriptionsPerSocket: 100,
       maxSubscriptionsPerCredential: 500,
-      maxIntrospectionRoots: 1,
+      maxIntrospectionSchemas: 1,
       metricsOperationNames: [],
     });
     expect(loadConfig({ METRICS_OPERATION_NAMES: 'Dashboard, VmDetails' }).metricsOperationNames).toEqual(['Dashboard', 'VmDetails']);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { compileDecoder, UndecodedFieldError, type CompiledDecoder } from '../src/upstream/compile-decoder.js';
-import { defineRecord, field, type AnyRecordDefinition, type DecodeRuntime, type RecordOf } from '../src/upstream/define-record.js';
+import { defineRecord, field, UnrecognizedValue, type AnyRecordDefinition, type DecodeRuntime, type RecordOf } from '../src/upstream/define-record.js';
 import { DecodeError, RecordDecoder } from '../src/upstream/decode.js';
 import { demandOf, EMBEDDED_LISTS, FULL_DEMAND } from '../src/upstream/demand.js';
 import { createUpstreamClient, GetHostNetworkFacts, GetPrimaryStorageCapacity, GetVmAttachableDataVolume, type UpstreamClient } from '../src/upstream/index.js';
@@ -75,7 +75,7 @@ describe('defineRecord', () => {
       tags: ['a', '7'],
       extra: { any: 'shape' },
       color: 'blue',
-      shape: null,
+      shape: new UnrecognizedValue('Triangle'),
       parts: [{ serial: 's-1', size: 2, owner: 'ab'.repeat(16) }],
       doubled: null,
     });

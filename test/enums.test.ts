@@ -24,7 +24,18 @@ const enums = Object.values(schema.getTypeMap()).filter((type): type is GraphQLE
 describe('closed sets and their GraphQL enums', () => {
   it('an enum built from a record field has exactly the values of the field\'s closed set', () => {
     const fromRecords = enums.filter((type) => (type.extensions as { closedSet?: ClosedSetSource }).closedSet !== undefined);
-    expect(fromRecords.map((type) => type.name).sort()).toEqual(['CbtTaskStatus', 'HwMonitorStatus', 'InterfaceType', 'NicDriverType']);
+    expect(fromRecords.map((type) => type.name).sort()).toEqual([
+      'BondingType',
+      'CbtTaskStatus',
+      'CpuArchitecture',
+      'HwMonitorStatus',
+      'InterfaceType',
+      'NicDriverType',
+      'SnsEndpointType',
+      'VmInstanceType',
+      'VmPlatform',
+      'VolumeType',
+    ]);
     for (const type of fromRecords) {
       const { record, field } = (type.extensions as { closedSet: ClosedSetSource }).closedSet;
       expect({ enum: type.name, values: wireValues(type) }).toEqual({ enum: type.name, values: closedSetOf(record, field) });
@@ -38,7 +49,8 @@ describe('closed sets and their GraphQL enums', () => {
       const record = (type.extensions as { record?: AnyRecordDefinition }).record;
       for (const field of Object.values(type.getFields())) {
         const named = getNamedType(field.type);
-        const key = (field.extensions as { pothosExposedField?: unknown }).pothosExposedField;
+        const reads = (field.extensions as { recordFields?: readonly unknown[] }).recordFields;
+        const key = reads?.length === 1 ? reads[0] : undefined;
         if (record === undefined || !isEnumType(named) || typeof key !== 'string') continue;
         const where = `${type.name}.${field.name}`;
         expect({ where, values: wireValues(named) }).toEqual({ where, values: closedSetOf(record.name, key) });

@@ -59,6 +59,44 @@ const UPDATE_NQN: TypedDocumentNode<{ updateHostNqn: { job: { id: string; status
   }
 `;
 
+const CREATE_TASK: TypedDocumentNode<{ createCbtTask: { cbtTask: { __typename: 'CbtTask'; id: string; uuid: string } | null } | null }, { vm: string }> = gql`
+  mutation CreateTask($vm: Uuid!) {
+    createCbtTask(input: { name: "apollo-evict", taskType: "VM", resourceUuids: [$vm] }) {
+      cbtTask {
+        id
+        uuid
+      }
+    }
+  }
+`;
+
+const TASKS: TypedDocumentNode<{ cbtTasks: { nodes: ({ __typename: 'CbtTask'; id: string; uuid: string } | null)[] } | null }> = gql`
+  query Tasks {
+    cbtTasks(first: 100) {
+      nodes {
+        id
+        uuid
+      }
+    }
+  }
+`;
+
+const DELETE_TASK: TypedDocumentNode<
+  { deleteCbtTask: { status: string; userErrors: { code: string; message: string }[]; deletedCbtTaskId: string | null } | null },
+  { uuid: string }
+> = gql`
+  mutation DeleteTask($uuid: Uuid!) {
+    deleteCbtTask(input: { uuid: $uuid, deleteMode: ENFORCING }) {
+      status
+      userErrors {
+        code
+        message
+      }
+      deletedCbtTaskId
+    }
+  }
+`;
+
 const VM_PAGE: TypedDocumentNode<
   { vmInstances: { totalCount: number; edges: { cursor: string; node: { id: string; uuid: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } },
   { first: number; after?: string | null }
@@ -131,6 +169,34 @@ describe('real GraphQL clients against the gateway', () => {
       // The list query, read back from the cache alone, shows the new NQN: the payload's host merged into the same record.
       const fromCache = client.readQuery({ query: HOSTS });
       expect(fromCache?.hosts.nodes.find((node) => node.uuid === hostUuid)?.nqn).toBe(next);
+    });
+
+    it("evicts a deleted record from the normalized cache by the payload's deleted<X>Id", async () => {
+      const client = apollo();
+      const tenantId = harness.simulator.credentials.tenantId;
+      const vm = [...harness.simulator.store.vms.list(tenantId)].find(
+        (candidate) => candidate.state === 'Running' && harness.simulator.store.cbtTasks.by('vmInstanceUuid', candidate.uuid, tenantId).length === 0,
+      )!;
+      const { data: created } = await client.mutate({ mutation: CREATE_TASK, variables: { vm: vm.uuid } });
+      const task = created!.createCbtTask!.cbtTask!;
+      await client.query({ query: TASKS });
+      const cacheId = client.cache.identify({ __typename: 'CbtTask', id: task.id })!;
+      expect((client.cache.extract() as Record<string, unknown>)[cacheId]).toMatchObject({ uuid: task.uuid });
+
+      const { data: deleted } = await client.mutate({
+        mutation: DELETE_TASK,
+        variables: { uuid: task.uuid },
+        update: (cache, { data }) => {
+          const id = data?.deleteCbtTask?.deletedCbtTaskId;
+          if (id) cache.evict({ id: cache.identify({ __typename: 'CbtTask', id }) });
+          cache.gc();
+        },
+      });
+      expect(deleted?.deleteCbtTask).toMatchObject({ status: 'SUCCEEDED', userErrors: [], deletedCbtTaskId: task.id });
+      expect((client.cache.extract() as Record<string, unknown>)[cacheId]).toBeUndefined();
+      // The list, read from the cache alone, no longer holds it.
+      const fromCache = client.readQuery({ query: TASKS });
+      expect(fromCache?.cbtTasks?.nodes.some((node) => node?.uuid === task.uuid) ?? false).toBe(false);
     });
 
     it('pages a connection with its cursors and pageInfo', async () => {

@@ -27,6 +27,8 @@ import {
 } from 'relay-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import CbtTasks from './relay/__generated__/documentsCbtTasksQuery.graphql.js';
+import DeleteCbtTask from './relay/__generated__/documentsDeleteCbtTaskMutation.graphql.js';
 import HostRefetch from './relay/__generated__/documentsHostRefetchQuery.graphql.js';
 import HostsPage from './relay/__generated__/documentsHostsPageQuery.graphql.js';
 import HostsPagination from './relay/__generated__/documentsHostsPaginationQuery.graphql.js';
@@ -105,6 +107,27 @@ describe('Relay against the gateway', () => {
       commitMutation(environment, { mutation: UpdateNqn, variables: { input: { uuid: hostUuid, nqn } }, onCompleted: () => resolve(), onError: reject });
     });
     expect(environment.getStore().getSource().get(host.id)?.nqn).toBe(nqn);
+  });
+
+  it("drops a deleted record from the store with @deleteRecord on the payload's deleted<X>Id", async () => {
+    const tenantId = harness.simulator.credentials.tenantId;
+    const vm = [...harness.simulator.store.vms.list(tenantId)].find(
+      (candidate) => candidate.state === 'Running' && harness.simulator.store.cbtTasks.by('vmInstanceUuid', candidate.uuid, tenantId).length === 0,
+    )!;
+    const created = await harness.gql<{ createCbtTask: { cbtTask: { uuid: string } } }>(
+      'mutation($vm: Uuid!) { createCbtTask(input: { name: "relay-delete", taskType: "VM", resourceUuids: [$vm] }) { cbtTask { uuid } } }',
+      { vm: vm.uuid },
+    );
+    const uuid = created.data!.createCbtTask.cbtTask.uuid;
+    const listed = (await fetchQuery(environment, CbtTasks, {}).toPromise()) as { cbtTasks: { nodes: { id: string; uuid: string }[] } };
+    const id = listed.cbtTasks.nodes.find((task) => task.uuid === uuid)!.id;
+    expect(environment.getStore().getSource().get(id)).toMatchObject({ __typename: 'CbtTask', uuid });
+
+    await new Promise<void>((resolve, reject) => {
+      commitMutation(environment, { mutation: DeleteCbtTask, variables: { input: { uuid, deleteMode: 'ENFORCING' } }, onCompleted: () => resolve(), onError: reject });
+    });
+    // Relay marks a deleted record null in its source: gone for every query that read it.
+    expect(environment.getStore().getSource().get(id)).toBeNull();
   });
 
   it('delivers a subscription over graphql-ws', async () => {

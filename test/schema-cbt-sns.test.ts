@@ -178,7 +178,7 @@ describe('CBT tasks and SNS records', () => {
           uuid: platform.uuid,
           name: platform.name,
           description: platform.description,
-          type: platform.type,
+          type: TYPE_ENUM[platform.type as keyof typeof TYPE_ENUM],
           state: platform.state,
           createDate: platform.createDate.toISOString(),
           lastOpDate: platform.lastOpDate.toISOString(),

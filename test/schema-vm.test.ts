@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host, VmInstance } from '../src/simulator/model.js';
-import { expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
+import { enumValue, expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 
 
@@ -25,9 +25,9 @@ function expectedVm(vm: VmInstance): Record<string, unknown> {
     instanceOfferingUuid: vm.instanceOfferingUuid,
     rootVolumeUuid: vm.rootVolumeUuid,
     defaultL3NetworkUuid: vm.defaultL3NetworkUuid,
-    platform: vm.platform,
-    architecture: vm.architecture,
-    type: vm.type,
+    platform: enumValue(vm.platform),
+    architecture: enumValue(vm.architecture),
+    type: enumValue(vm.type),
     hypervisorType: vm.hypervisorType,
     memorySize: vm.memorySize,
     cpuNum: vm.cpuNum,
@@ -104,7 +104,7 @@ describe('VmInstance', () => {
     const volumes = store().volumesOfVm(vm);
     expect(data.volumes).toEqual(volumes.map(expectedVolume));
     expect(data.rootVolume).toEqual(expectedVolume(store().volumes.get(tenantId, vm.rootVolumeUuid)!));
-    expect(data.rootVolume.type).toBe('Root');
+    expect(data.rootVolume.type).toBe('ROOT');
   });
 
   it('exposes NICs with their driver enum and used IPs, and CD-ROMs, as Node records', async () => {
@@ -209,7 +209,7 @@ describe('VmInstance', () => {
     expect(node.data!.node).toEqual({ __typename: 'VmInstance', uuid: vm.uuid, name: vm.name });
   });
 
-  it('returns null for a NIC driver the enum does not know, keeping the rest of the NIC', async () => {
+  it('answers a NIC driver the enum does not know as null with an error carrying it, keeping the rest of the NIC', async () => {
     const vm = vms[5]!;
     const nic = vm.vmNics[0]!;
     const original = nic.driverType;
@@ -218,7 +218,12 @@ describe('VmInstance', () => {
       const response = await harness.gql<{ vmInstance: { nics: { uuid: string; driverType: string | null; mac: string }[] } }>(
         `{ vmInstance(uuid: "${vm.uuid}") { nics { uuid driverType mac } } }`,
       );
-      expect(response.errors).toBeUndefined();
+      expect(response.errors).toEqual([
+        expect.objectContaining({
+          path: ['vmInstance', 'nics', 0, 'driverType'],
+          extensions: expect.objectContaining({ code: 'UNRECOGNIZED_ENUM_VALUE', enum: 'NicDriverType', value: 'ne2k_pci' }),
+        }),
+      ]);
       expect(response.data!.vmInstance.nics[0]).toEqual({ uuid: nic.uuid, driverType: null, mac: nic.mac });
     } finally {
       nic.driverType = original;
@@ -287,7 +292,7 @@ describe('VmInstance', () => {
 
     const fragment = vms[4]!.name.slice(0, 3);
     const byName = await harness.gql<{ vmInstances: { totalCount: number; nodes: { name: string }[] } }>(
-      `{ vmInstances(first: 100, filter: { nameContains: "${fragment}", platform: "Linux" }) { totalCount nodes { name } } }`,
+      `{ vmInstances(first: 100, filter: { nameContains: "${fragment}", platform: LINUX }) { totalCount nodes { name } } }`,
     );
     const named = [...store().vms.list(tenantId)].filter((vm) => vm.name.includes(fragment) && vm.platform === 'Linux');
     expect(byName.data!.vmInstances.totalCount).toBe(named.length);
@@ -351,7 +356,7 @@ describe('VmInstance', () => {
         format: volume.format,
         isShareable: volume.isShareable,
         primaryStorageUuid: volume.primaryStorageUuid,
-        type: 'Data',
+        type: 'DATA',
         state: volume.state,
         status: volume.status,
         createDate: iso(volume.createDate),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VolumeSnapshotGroup } from '../src/simulator/model.js';
-import { expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
+import { enumValue, expectedVolume, iso, VOLUME_FIELDS } from './support/expected.js';
 import { errorCodes, startHarness, type Harness } from './support/harness.js';
 
 
@@ -23,7 +23,7 @@ function expectedGroup(group: VolumeSnapshotGroup): Record<string, unknown> {
       volumeSnapshotGroupUuid: group.uuid,
       volumeUuid: ref.volumeUuid,
       volumeName: ref.volumeName,
-      volumeType: ref.volumeType,
+      volumeType: enumValue(ref.volumeType),
       volumeSnapshotInstallPath: ref.volumeSnapshotInstallPath,
       volumeSnapshotName: ref.volumeSnapshotName,
       deviceId: ref.deviceId,
@@ -101,11 +101,11 @@ describe('Volume', () => {
 
     const roots = [...store().volumes.list(tenantId)].filter((volume) => volume.type === 'Root');
     const rootPage = await harness.gql<{ volumes: { totalCount: number; nodes: { type: string; size: number }[] } }>(
-      '{ volumes(first: 100, filter: { type: "Root" }, orderBy: { field: SIZE, direction: DESC }) { totalCount nodes { type size } } }',
+      '{ volumes(first: 100, filter: { type: ROOT }, orderBy: { field: SIZE, direction: DESC }) { totalCount nodes { type size } } }',
     );
     expect(rootPage.data!.volumes.totalCount).toBe(roots.length);
     const sizes = rootPage.data!.volumes.nodes.map((volume) => volume.size);
-    expect(rootPage.data!.volumes.nodes.every((volume) => volume.type === 'Root')).toBe(true);
+    expect(rootPage.data!.volumes.nodes.every((volume) => volume.type === 'ROOT')).toBe(true);
     expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
     expect(sizes[0]).toBe(Math.max(...roots.map((volume) => volume.size)));
   });
@@ -158,7 +158,7 @@ describe('VolumeSnapshotGroup', () => {
     expect(refsWithVolumes).toEqual(
       group.volumeSnapshotRefs.map((ref) => {
         const volume = store().volumes.get(tenantId, ref.volumeUuid)!;
-        return { volume: { uuid: volume.uuid, name: volume.name, type: volume.type } };
+        return { volume: { uuid: volume.uuid, name: volume.name, type: enumValue(volume.type) } };
       }),
     );
 

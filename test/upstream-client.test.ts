@@ -6,6 +6,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UnrecognizedValue } from '../src/upstream/define-record.js';
 import {
   UpstreamBusinessError,
   createUpstreamClient,
@@ -570,7 +571,7 @@ describe('decoding', () => {
     futureField: { anything: 1 },
   });
 
-  it('normalizes every interfaceType spelling and leaves an absent one null', async () => {
+  it('normalizes every interfaceType spelling, keeps an unknown one as its text and leaves an absent one null', async () => {
     capture(UP, 200, {
       success: true,
       bondings: [{ uuid: U2, bondingName: 'bond0', miimon: 100.0, allSlavesActive: true, slaves: [nic('bondSlave', 1), nic('bondingSlave', 2)] }],
@@ -578,7 +579,7 @@ describe('decoding', () => {
     });
     const facts = await client.read(SESSION, GetHostNetworkFacts, { hostUuid: U1 });
     expect(facts.bondings[0]?.slaves.map((s) => s.interfaceType)).toEqual(['bondingSlave', 'bondingSlave']);
-    expect(facts.nics.map((s) => s.interfaceType)).toEqual(['noMaster', 'noMaster', 'bridgeSlave', null, null]);
+    expect(facts.nics.map((s) => s.interfaceType)).toEqual(['noMaster', 'noMaster', 'bridgeSlave', null, new UnrecognizedValue('vlanSlave')]);
     expect(facts.bondings[0]).toMatchObject({ miimon: 100, allSlavesActive: true, bondingType: null, ipAddresses: [] });
     expect(facts.nics[0]).toMatchObject({ speed: 10000, gateway: null, ipAddresses: [], createDate: null });
     expect(facts.nics[0]).not.toHaveProperty('futureField');
@@ -617,7 +618,7 @@ describe('decoding', () => {
     expect(client.decoder.vmNic({ uuid: U2, usedIps: [usedIp(U3)] })).toMatchObject({ vmInstanceUuid: null, usedIps: [{ vmInstanceUuid: null }] });
   });
 
-  it('decodes unknown closed-set values to null and keeps known ones', async () => {
+  it('decodes unknown closed-set values as their text, told apart from known ones and from none', async () => {
     capture(RES, 200, {
       items: [{ uuid: U1, cpuStatus: 'Normal', fanStatus: 'Error', gpuStatus: 'Melting', state: 'Enabled' }],
       total: 1,
@@ -625,12 +626,13 @@ describe('decoding', () => {
       hasMore: false,
     });
     const page = await client.cursorQuery(TOKEN, { resourceType: 'host' });
-    expect(page.items[0]).toMatchObject({ cpuStatus: 'Normal', fanStatus: 'Error', gpuStatus: null, raidStatus: null, state: 'Enabled' });
+    expect(page.items[0]).toMatchObject({ cpuStatus: 'Normal', fanStatus: 'Error', gpuStatus: new UnrecognizedValue('Melting'), raidStatus: null, state: 'Enabled' });
+    expect(page.items[0]!.gpuStatus).toBeInstanceOf(UnrecognizedValue);
   });
 
-  it("decodes a NIC's driverType in lower case, and one outside the spec's set to null", () => {
+  it("decodes a NIC's driverType in lower case, and keeps one outside the spec's set as its text", () => {
     const drivers = ['virtio', 'E1000', 'Rtl8139', 'ne2k_pci', undefined].map((driverType) => client.decoder.vmNic({ uuid: U2, driverType }).driverType);
-    expect(drivers).toEqual(['virtio', 'e1000', 'rtl8139', null, null]);
+    expect(drivers).toEqual(['virtio', 'e1000', 'rtl8139', new UnrecognizedValue('ne2k_pci'), null]);
   });
 
   function dates(zone: string, texts: string[]): Promise<Array<string | undefined>> {

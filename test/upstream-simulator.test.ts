@@ -193,7 +193,7 @@ describe('the resource family', () => {
     expect(some.total).toBe(2);
     for (const lun of all.inventories) {
       expect(Number.isInteger(lun.size)).toBe(true);
-      for (const ref of lun.scsiLunHostRefs) expect(ref.scsiLunUuid).toBe(lun.uuid);
+      for (const ref of lun.scsiLunHostRefs) expect(ref).toMatchObject({ scsiLunUuid: lun.uuid });
     }
     expect(simulator.stats().byOperation.QueryFiberChannelLun).toBe(2);
   });
@@ -213,13 +213,13 @@ describe('the resource family', () => {
     expect(hbas.inventories.length).toBeGreaterThan(0);
     expect(hbas.inventories.every((hba) => hba.hostUuid?.match(UUID))).toBe(true);
     const tasks = await client.query(session, 'cbtTasks', {});
-    expect(tasks.inventories.every((task) => ['Created', 'Starting', 'Running', 'Stopped', 'Failed'].includes(task.status ?? ''))).toBe(true);
+    expect(tasks.inventories.every((task) => ['Created', 'Starting', 'Running', 'Stopped', 'Failed'].includes(String(task.status)))).toBe(true);
     const groups = await client.query(session, 'volumeSnapshotGroups', {});
     expect(groups.inventories.length).toBeGreaterThan(0);
     for (const group of groups.inventories) {
       expect(Number.isInteger(group.snapshotCount)).toBe(true);
       expect(group.volumeSnapshotRefs.length).toBe(group.snapshotCount);
-      for (const ref of group.volumeSnapshotRefs) expect(Number.isInteger(ref.deviceId)).toBe(true);
+      for (const ref of group.volumeSnapshotRefs) expect(Number.isInteger((ref as { deviceId?: unknown }).deviceId)).toBe(true);
     }
     const emails = await client.query(session, 'snsEmailAddresses', {});
     expect(emails.inventories.length).toBeGreaterThan(0);
@@ -240,7 +240,7 @@ describe('the resource family', () => {
       expect(facts.nics.length).toBeGreaterThan(0);
       for (const nic of facts.nics) {
         expect(nic.hostUuid).toBe(host.uuid);
-        expect(INTERFACE_TYPES.has(nic.interfaceType)).toBe(true);
+        expect(INTERFACE_TYPES.has(nic.interfaceType as InterfaceType | null)).toBe(true);
       }
       for (const bond of facts.bondings) {
         bonds += 1;

@@ -5,9 +5,12 @@
  * where Armor tells it, `found`. Tokens are counted while parsing, the rest during validation:
  * an operation over a limit never executes, so it makes no upstream request.
  *
- * Introspection roots (`__schema`, `__type`) are capped at `maxIntrospectionRoots` per operation,
- * answered `GRAPHQL_VALIDATION_FAILED`: one `__schema` answer is hundreds of KB built from a 100-byte
+ * `__schema` is capped at `maxIntrospectionSchemas` per operation, answered
+ * `GRAPHQL_VALIDATION_FAILED`: one `__schema` answer is hundreds of KB built from a 100-byte
  * selection, so 22 aliases of it in a 4 KB request answered 9.8 MiB (the alias limit allows 30).
+ * `__type` lookups are not counted: several in one operation are how schema browsers and codegen
+ * plugins work, each answers one type, and the cost limit (`query-cost.ts` prices introspection by
+ * what it returns) and the alias limit bound them.
  *
  * With `blockFieldSuggestions` the "Did you mean ...?" hints of validation errors are removed, so
  * a schema without introspection does not leak through its error messages.
@@ -37,8 +40,8 @@ export interface OperationLimitsOptions {
   maxTokens?: number | undefined;
   /** Directives in one operation. @default 50 */
   maxDirectives?: number | undefined;
-  /** Introspection root fields (`__schema`, `__type`) in one operation, fragments included. @default 1 */
-  maxIntrospectionRoots?: number | undefined;
+  /** `__schema` fields in one operation, fragments included. @default 1 */
+  maxIntrospectionSchemas?: number | undefined;
   /** Remove "Did you mean ...?" suggestions from validation errors (turn on with introspection off). @default false */
   blockFieldSuggestions?: boolean | undefined;
 }
@@ -66,7 +69,7 @@ export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin
     maxDirectivesPlugin({ n: limits.directives, propagateOnRejection: false, onReject: [reject('directives', limits.directives)] }),
   ];
   if (options.blockFieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
-  const introspectionRule = maxIntrospectionRootsRule(options.maxIntrospectionRoots ?? 1);
+  const introspectionRule = maxSchemaIntrospectionsRule(options.maxIntrospectionSchemas ?? 1);
   return {
     onPluginInit({ addPlugin }) {
       for (const plugin of plugins) addPlugin(plugin);
@@ -77,17 +80,15 @@ export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin
   };
 }
 
-const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
-
-/** Refuses an operation that selects more than `max` introspection roots (the root selection set, fragments followed). */
-function maxIntrospectionRootsRule(max: number): ValidationRule {
+/** Refuses an operation that selects `__schema` more than `max` times (the root selection set, fragments followed). */
+function maxSchemaIntrospectionsRule(max: number): ValidationRule {
   return (context): ASTVisitor => ({
     OperationDefinition(operation: OperationDefinitionNode) {
-      const found = countIntrospectionRoots(context, operation.selectionSet, new Set());
+      const found = countSchemaIntrospections(context, operation.selectionSet, new Set());
       if (found <= max) return;
       context.reportError(
         new GraphQLError(
-          `This operation selects ${found} introspection fields (__schema, __type); at most ${max} may be selected in one operation. Send one introspection query at a time.`,
+          `This operation selects __schema ${found} times; at most ${max} may be selected in one operation. Send one schema introspection at a time (\`__type\` lookups are not limited this way).`,
           { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: max, found, http: { status: 400 } } },
         ),
       );
@@ -96,21 +97,21 @@ function maxIntrospectionRootsRule(max: number): ValidationRule {
 }
 
 /**
- * The `__schema` and `__type` fields of a root selection set. A fragment spread again in the same
- * selection merges with the first and is counted once (`seen`); introspection fields exist only on
- * the query root, so nothing deeper is looked at.
+ * The `__schema` fields of a root selection set. A fragment spread again in the same selection
+ * merges with the first and is counted once (`seen`); introspection fields exist only on the query
+ * root, so nothing deeper is looked at.
  */
-function countIntrospectionRoots(context: ValidationContext, selectionSet: SelectionSetNode, seen: Set<string>): number {
+function countSchemaIntrospections(context: ValidationContext, selectionSet: SelectionSetNode, seen: Set<string>): number {
   let count = 0;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (INTROSPECTION_ROOTS.has(selection.name.value)) count += 1;
+      if (selection.name.value === '__schema') count += 1;
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      count += countIntrospectionRoots(context, selection.selectionSet, seen);
+      count += countSchemaIntrospections(context, selection.selectionSet, seen);
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = context.getFragment(selection.name.value);
-      if (fragment) count += countIntrospectionRoots(context, fragment.selectionSet, seen);
+      if (fragment) count += countSchemaIntrospections(context, fragment.selectionSet, seen);
     }
   }
   return count;

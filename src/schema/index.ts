@@ -10,6 +10,7 @@ import { specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { builder } from '../builder.js';
 import { buildSubgraphSchema } from './kit/federation.js';
 import { defineJobOperations } from './kit/job.js';
+import { sayEachReleaseOnce } from './kit/since-once.js';
 import './kit/scalars.js';
 import './kit/errors.js';
 import './kit/connection-fields.js';
@@ -46,7 +47,7 @@ export interface SchemaOptions {
 export function buildSchema(options: SchemaOptions = {}): GraphQLSchema {
   if (options.subgraph) return buildSubgraphSchema(options.release);
   // `@live` is declared so that GraphiQL, codegen and validation know it (`useLiveQuery` runs it).
-  return builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });
+  return sayEachReleaseOnce(builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] }));
 }
 
 export const schema = buildSchema();

@@ -5,13 +5,21 @@
  */
 import { builder } from '../builder.js';
 import type { VolumeRecord } from '../upstream/records.js';
+import { recordEnum } from './kit/enums.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
-import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
-import { backedBy, exposeRecordFields, follows } from './kit/record-fields.js';
+import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
+import { backedBy, exposeRecordEnums, exposeRecordFields, follows } from './kit/record-fields.js';
 import { VmInstanceRef } from './vm-instance/index.js';
 
 const volumes = cursorFamily('volume');
+
+export const VolumeType = recordEnum('VolumeType', {
+  record: 'volume',
+  field: 'type',
+  description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
+  values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
+});
 
 export const VolumeRef = builder.loadableNodeRef('Volume', {
   ...nodeByUuid(volumes, 'Volume'),
@@ -27,8 +35,10 @@ VolumeRef.implement({
       type: VmInstanceRef,
       description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.',
     }),
+    ...exposeRecordFields(t, 'volume', 'diskOfferingUuid', 'rootImageUuid', 'installPath'),
+    ...exposeRecordEnums(t, 'volume', VolumeType, 'type'),
     ...exposeRecordFields(t, 'volume',
-      'diskOfferingUuid', 'rootImageUuid', 'installPath', 'type', 'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid',
+      'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid',
     ),
     lastVmInstance: t.field({
       ...follows<VolumeRecord>('lastVmInstanceUuid'),
@@ -67,10 +77,14 @@ defineListQuery({
       nameContains: NAME_CONTAINS_FILTER,
       vmInstanceUuid: equals('Only volumes attached to this VM.'),
       primaryStorageUuid: equals('Only volumes on this primary storage.'),
-      type: equals('Only volumes of this type: `Root` or `Data`.'),
+      diskOfferingUuid: equals('Only volumes created from this disk offering.'),
+      type: equals('Only volumes of this type.', VolumeType),
+      typeIn: anyOf('type', 'Only volumes of one of these types.', VolumeType),
       format: equals('Only volumes of this format, e.g. `qcow2`.'),
       state: equals('Only volumes in this state, e.g. `Enabled`.'),
+      stateIn: anyOf('state', 'Only volumes in one of these states.'),
       status: equals('Only volumes with this status, e.g. `Ready`.'),
+      statusIn: anyOf('status', 'Only volumes with one of these statuses, e.g. `["Ready", "Creating"]`.'),
     },
   },
   order: {

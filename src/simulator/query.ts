@@ -4,7 +4,9 @@
  *   `count` and `sort=+field|-field`;
  * - the generic family's `filter=<field>:<op>:<value>`.
  * Conditions name top-level scalar fields of the wire record (the stored records use the same
- * names); an unknown field or a malformed condition is a `SimBadRequest` (400 plain text).
+ * names), or a field of the items of a nested list (`scsiLunHostRefs.hostUuid`: the service's
+ * expanded query, met when any item meets it) where the record declares one; an unknown field or
+ * a malformed condition is a `SimBadRequest` (400 plain text).
  */
 import { SimBadRequest } from './contracts.js';
 import { parseTimestamp } from './format.js';
@@ -41,7 +43,7 @@ const Q_OPERATORS: readonly [string, Operator][] = [
   ['<', 'lt'],
 ];
 
-const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)?$/;
 
 /** Parses one `q` value (`name=web-001`, `cpuNum>=4`, `hostUuid is null`, ...). */
 export function parseQ(text: string): Condition {
@@ -98,41 +100,38 @@ export function compileConditions(conditions: readonly Condition[], fields: Fiel
 }
 
 function compileCondition(condition: Condition, fields: FieldTypes, timeZone: string): Predicate {
-  const { field, op } = condition;
+  const { field } = condition;
   const type = fields[field];
   if (type === undefined) throw new SimBadRequest(`unknown field "${field}"; queryable fields: ${Object.keys(fields).join(', ')}`);
-  const read = (record: object): SortKey => keyOf(record, field);
-  if (op === 'null') return (record) => read(record) === null;
-  if (op === 'notnull') return (record) => read(record) !== null;
+  const test = compileTest(condition, type, timeZone);
+  const dot = field.indexOf('.');
+  if (dot < 0) return (record) => test(keyOf(record, field));
+  // A field of a nested list's items: the record meets the condition when one of its items does.
+  const list = field.slice(0, dot);
+  const itemField = field.slice(dot + 1);
+  return (record) => {
+    const items = (record as Record<string, unknown>)[list];
+    return Array.isArray(items) && items.some((item) => typeof item === 'object' && item !== null && test(keyOf(item, itemField)));
+  };
+}
+
+/** Whether one value meets `condition` (a field of `type`). */
+function compileTest(condition: Condition, type: FieldType, timeZone: string): (value: SortKey) => boolean {
+  const { field, op } = condition;
+  if (op === 'null') return (value) => value === null;
+  if (op === 'notnull') return (value) => value !== null;
   if (op === 'like' || op === 'nlike') {
     if (type !== 'string') throw new SimBadRequest(`operator like needs a text field; "${field}" is ${type}`);
     const pattern = likePattern(condition.values[0] ?? '');
-    return op === 'like'
-      ? (record) => {
-          const value = read(record);
-          return typeof value === 'string' && pattern.test(value);
-        }
-      : (record) => {
-          const value = read(record);
-          return typeof value === 'string' && !pattern.test(value);
-        };
+    return op === 'like' ? (value) => typeof value === 'string' && pattern.test(value) : (value) => typeof value === 'string' && !pattern.test(value);
   }
   const operands = condition.values.map((value) => parseOperand(value, type, field, timeZone));
   if (op === 'in' || op === 'nin') {
     const set = new Set<SortKey>(operands);
-    return op === 'in'
-      ? (record) => {
-          const value = read(record);
-          return value !== null && set.has(value);
-        }
-      : (record) => {
-          const value = read(record);
-          return value !== null && !set.has(value);
-        };
+    return op === 'in' ? (value) => value !== null && set.has(value) : (value) => value !== null && !set.has(value);
   }
   const operand = operands[0] as SortKey;
-  return (record) => {
-    const value = read(record);
+  return (value) => {
     if (value === null) return false;
     const order = compareKeys(value, operand);
     switch (op) {
@@ -221,7 +220,7 @@ export function parseResourceQuery(params: URLSearchParams, fields: FieldTypes, 
     // An unencoded `+` arrives as a space.
     const descending = sortParam.startsWith('-');
     const field = sortParam.replace(/^[+\- ]/, '').trim();
-    if (fields[field] === undefined) throw new SimBadRequest(`cannot sort by unknown field "${field}"`);
+    if (fields[field] === undefined || field.includes('.')) throw new SimBadRequest(`cannot sort by unknown field "${field}"`);
     sort = { field, descending };
   }
   return {

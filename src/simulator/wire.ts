@@ -61,9 +61,11 @@ export interface WireRecord<T> {
 function wireRecord<T>(
   fields: { readonly [K in keyof T & string]?: WireFieldType },
   nested?: (record: T, wire: WireFormat) => Wire,
+  /** Fields of the items of its nested lists a condition may name (`scsiLunHostRefs.hostUuid`). */
+  nestedQueryable: FieldTypes = {},
 ): WireRecord<T> {
   const entries = Object.entries(fields) as [string, WireFieldType][];
-  const queryable: Record<string, FieldType> = {};
+  const queryable: Record<string, FieldType> = { ...nestedQueryable };
   for (const [name, type] of entries) if (type !== 'list') queryable[name] = type === 'decimal' ? 'number' : type;
   return { fields: entries, queryable, nested, releases: undefined };
 }
@@ -261,6 +263,7 @@ export const LUN_WIRE: WireRecord<FiberChannelLun> = releasedAs(records.fiberCha
       createDate: wire.time(ref.createDate),
     })),
   }),
+  { 'scsiLunHostRefs.hostUuid': 'string', 'scsiLunVmInstanceRefs.vmInstanceUuid': 'string' },
 ));
 
 export const CBT_TASK_WIRE: WireRecord<CbtTask> = releasedAs(records.cbtTask, wireRecord<CbtTask>({

@@ -10,8 +10,8 @@
  * Only the definitions' own keys (checked as identifiers by `defineRecord`) and JSON-quoted strings
  * are spliced into the source; every function it calls is passed in, never looked up by name.
  */
-import type { AnyRecordDefinition, DecodeRuntime, FieldSpec } from './define-record.js';
-import { asObject, bool, int, json, list, requiredInt, requiredStr, str, strList, uuid } from './wire.js';
+import { UnrecognizedValue, type AnyRecordDefinition, type DecodeRuntime, type FieldSpec } from './define-record.js';
+import { asObject, bool, int, json, list, listEach, requiredInt, requiredStr, str, strList, uuid } from './wire.js';
 
 /** A field the demand left out was read: in tests, a starved `reads(...)` declaration. */
 export class UndecodedFieldError extends Error {
@@ -38,13 +38,12 @@ export interface CompileOptions {
   readonly decoderOf: (record: AnyRecordDefinition) => CompiledDecoder;
 }
 
-
-
-function normalizeOrNull<T>(normalize: (text: string) => T | null, text: string | null): T | null {
-  return text === null ? null : normalize(text);
+/** A closed set's value of `text`; one outside the set kept as its text; null for none. */
+function closedSetValue<T>(normalize: (text: string) => T | null, text: string | null): T | UnrecognizedValue | null {
+  return text === null ? null : (normalize(text) ?? new UnrecognizedValue(text));
 }
 
-const READERS = { asObject, bool, int, json, list, requiredInt, requiredStr, str, strList, uuid, normalizeOrNull };
+const READERS = { asObject, bool, int, json, list, listEach, requiredInt, requiredStr, str, strList, uuid, closedSetValue };
 
 export function compileDecoder(definition: AnyRecordDefinition, options: CompileOptions): CompiledDecoder {
   const { mask, strict, runtime } = options;
@@ -84,11 +83,11 @@ export function compileDecoder(definition: AnyRecordDefinition, options: Compile
         case 'timestamp': expression = `${date}${read}`; break;
         case 'strings': expression = `strList${read}`; break;
         case 'json': expression = `json${read}`; break;
-        case 'normalized': expression = `normalizeOrNull(${bind(spec.normalize)}, str${read})`; break;
+        case 'normalized': expression = `closedSetValue(${bind(spec.normalize)}, str${read})`; break;
         case 'records': {
           const item = bind(options.decoderOf(spec.record as AnyRecordDefinition));
           const context = spec.passes === undefined ? '' : `, f_${spec.passes}`;
-          expression = `list(o.${key}, ${q}, path, ${item}${context})`;
+          expression = spec.eachAlone === true ? `listEach(o.${key}, ${q}, path, ${item})` : `list(o.${key}, ${q}, path, ${item}${context})`;
           break;
         }
         case 'fromParent': expression = 'parent'; break;

@@ -11,7 +11,7 @@
  */
 import type { ErrorCodeRecord } from './records.js';
 import { describeSince, newerOf, type Release } from './releases.js';
-import type { Wire } from './wire.js';
+import type { DecodeError, Wire } from './wire.js';
 
 /** 32 lowercase hexadecimal characters. */
 export type Uuid = string;
@@ -22,6 +22,20 @@ export type Uuid = string;
  * and a query rarely selects one; the `DateTime` scalar writes it as ISO 8601 when it does.
  */
 export type Instant = number;
+
+/**
+ * A value of a closed set the spec names (`field.oneOf`/`normalized`) that the upstream sent from
+ * outside the set: kept with its text, so that no upstream value vanishes. The schema shows it as
+ * a field error carrying the text (`exposeRecordEnums`), a client telling "unknown value X" from
+ * "no value" (null with no error).
+ */
+export class UnrecognizedValue {
+  constructor(readonly text: string) {}
+
+  toJSON(): string {
+    return this.text;
+  }
+}
 
 /** What a field's custom reader may use besides the wire object. */
 export interface DecodeRuntime {
@@ -52,7 +66,7 @@ export interface FieldSpec<T, K extends FieldKind = FieldKind> extends FieldDoc 
    * never starves these, so reading them never throws in strict mode either.
    */
   readonly always: boolean;
-  /** `oneOf`/`normalized`: text to the closed set's value, null outside it. */
+  /** `oneOf`/`normalized`: text to the closed set's value, null outside it (then decoded as an `UnrecognizedValue`). */
   readonly normalize?: (text: string) => T | null;
   /** `oneOf`/`normalized`: the closed set itself, which a GraphQL enum of the field takes its values from. */
   readonly values?: readonly string[];
@@ -60,6 +74,8 @@ export interface FieldSpec<T, K extends FieldKind = FieldKind> extends FieldDoc 
   readonly record?: AnyRecordDefinition;
   /** `records`: the field of this record handed to each item as its parent value. */
   readonly passes?: string;
+  /** `records`: an item that cannot be decoded is its `DecodeError` in its slot, not the whole record's failure. */
+  readonly eachAlone?: boolean;
   /** `custom`: reads the field from the whole wire object. */
   readonly read?: (wire: Wire, path: string, runtime: DecodeRuntime) => T;
   /** Never set: carries `T` for `RecordOf`. */
@@ -171,8 +187,9 @@ export const field = {
   /** A JSON object of a shape the spec leaves open. */
   json: (doc: FieldDoc = {}) => spec<Wire | null, 'json'>('json', false, doc),
   /**
-   * A closed set the spec names: an unknown value is null instead of failing (the spec lists
-   * values "seen", and one newer value must not fail a whole page). `anyCase` accepts any case.
+   * A closed set the spec names: a value outside it decodes as an `UnrecognizedValue` holding its
+   * text instead of failing (the spec lists values "seen", and one newer value must not fail a
+   * whole page, nor vanish). `anyCase` accepts any case.
    */
   oneOf: <const V extends string>(values: readonly V[], options: FieldDoc & { anyCase?: boolean } = {}) => {
     const exact: ReadonlySet<string> = new Set(values);
@@ -182,17 +199,23 @@ export const field = {
           return exact.has(lowered) ? (lowered as V) : null;
         }
       : (text: string): V | null => (exact.has(text) ? (text as V) : null);
-    return spec<V | null, 'normalized'>('normalized', false, options, { normalize, values });
+    return spec<V | UnrecognizedValue | null, 'normalized'>('normalized', false, options, { normalize, values });
   },
-  /** Text mapped by `normalize` (several spellings to one of `values`); null when it answers null. */
+  /** Text mapped by `normalize` (several spellings to one of `values`); an `UnrecognizedValue` when it answers null. */
   normalized: <const V extends string>(values: readonly V[], normalize: (text: string) => V | null, doc: FieldDoc = {}) =>
-    spec<V | null, 'normalized'>('normalized', false, doc, { normalize, values }),
+    spec<V | UnrecognizedValue | null, 'normalized'>('normalized', false, doc, { normalize, values }),
   /**
    * A list of embedded records; `passes` names the field of this record handed to each item (what
    * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`.
    */
   records: <D extends AnyRecordDefinition>(record: D, passes?: string, doc: FieldDoc = {}) =>
     spec<RecordOf<D>[], 'records'>('records', false, doc, { record, passes }),
+  /**
+   * A list of references to other records whose items stand alone: one the decoder cannot read
+   * (a reference without its uuid) is a `DecodeError` in its own slot, and costs only itself.
+   */
+  references: <D extends AnyRecordDefinition>(record: D, doc: FieldDoc = {}) =>
+    spec<(RecordOf<D> | DecodeError)[], 'records'>('records', false, doc, { record, eachAlone: true }),
   /** Not on the wire: the value the parent record hands down (`records(def, passes)`); null without one. */
   fromParent: (doc: FieldDoc = {}) => spec<Uuid | null, 'fromParent'>('fromParent', true, doc),
   /**

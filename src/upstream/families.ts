@@ -73,8 +73,8 @@ export interface UpstreamFamily<R> {
   readonly credential: CredentialFamily;
   /** The release that brought its reads (CursorQuery's, or the collection's query operation's). */
   readonly since: Release;
-  /** Every record meeting `where`: the first page, then the next while the upstream has more. */
-  readAll(session: UpstreamSession, where: readonly Condition[]): Promise<R[]>;
+  /** Every record meeting `where`, in `sort`'s order: the first page, then the next while the upstream has more. */
+  readAll(session: UpstreamSession, where: readonly Condition[], sort?: Sort): Promise<R[]>;
 }
 
 /** The generic cursor family: CursorQuery, then CursorNext while `hasMore`. */
@@ -83,9 +83,10 @@ export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): U
     name: resourceType,
     credential: 'cursor',
     since: CursorQuery.since,
-    async readAll(session, where) {
+    async readAll(session, where, sort) {
       const records: CursorResourceTypes[K][] = [];
-      let page = await session.cursorQuery({ resourceType, pageSize: READ_ALL_PAGE_SIZE, filter: toCursorFilters(where) });
+      const order = sort === undefined ? {} : { sort: sort.field, ...(sort.direction === undefined ? {} : { order: sort.direction }) };
+      let page = await session.cursorQuery({ resourceType, pageSize: READ_ALL_PAGE_SIZE, filter: toCursorFilters(where), ...order });
       records.push(...page.items);
       while (page.hasMore && page.nextCursor !== null) {
         page = await session.cursorNext({ resourceType, cursor: page.nextCursor, pageSize: READ_ALL_PAGE_SIZE });
@@ -102,11 +103,12 @@ export function queryFamilyOf<C extends QueryCollection>(collection: C): Upstrea
     name: collection,
     credential: 'resource',
     since: QUERY_OPERATIONS[collection].since,
-    async readAll(session, where) {
+    async readAll(session, where, sort) {
       const records: QueryCollections[C][] = [];
       const conditions = toQueryConditions(where);
+      const order = sort === undefined ? {} : { sort: { field: sort.field, direction: sort.direction ?? 'asc' } };
       for (;;) {
-        const result = await session.query(collection, { conditions, limit: READ_ALL_PAGE_SIZE, start: records.length, replyWithCount: true });
+        const result = await session.query(collection, { conditions, limit: READ_ALL_PAGE_SIZE, start: records.length, replyWithCount: true, ...order });
         records.push(...result.inventories);
         const total = result.total ?? records.length;
         if (result.inventories.length === 0 || records.length >= total) return records;

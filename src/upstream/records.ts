@@ -60,6 +60,20 @@ export function normalizeInterfaceType(value: string | null): InterfaceType | nu
 
 const hwStatus = (doc: FieldDoc) => field.oneOf(HW_MONITOR_STATUSES, doc);
 
+/** A bond's usage state (`bondingType`), as the spec names it. */
+const BONDING_TYPES = ['noBridge', 'bridgeSlave'] as const;
+
+/** A volume's type, on the volume and on a snapshot reference. */
+const VOLUME_TYPES = ['Root', 'Data'] as const;
+
+/** A VM's guest platform, CPU architecture and kind, as the spec lists them. */
+const VM_PLATFORMS = ['Windows', 'Linux', 'Other'] as const;
+const VM_ARCHITECTURES = ['x86_64', 'aarch64', 'Other'] as const;
+const VM_TYPES = ['UserVm', 'ApplianceVm'] as const;
+
+/** How an SNS platform and its endpoints deliver. */
+const SNS_TYPES = ['HTTP', 'Email', 'SMS'] as const;
+
 export const host = defineRecord('host', {
   uuid: field.uuid({ description: 'Identifier.', since: '0.6' }),
   zoneUuid: field.uuidRef({ description: 'Data center (zone) the host belongs to.', since: '0.6' }),
@@ -70,8 +84,8 @@ export const host = defineRecord('host', {
   hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
   state: field.text({ description: 'Resource state; `Enabled` is seen, other values are open.', since: '0.6' }),
   status: field.text({ description: 'Connection status; `Connected` is seen, other values are open.', since: '0.6' }),
-  totalCpuCapacity: field.long({ description: 'Total CPU capacity.', since: '0.6' }),
-  availableCpuCapacity: field.long({ description: 'CPU capacity still available.', since: '0.6' }),
+  totalCpuCapacity: field.long({ description: 'Total CPU capacity, in vCPUs the host can allocate: its logical CPUs times the CPU overcommit ratio.', since: '0.6' }),
+  availableCpuCapacity: field.long({ description: 'CPU capacity still available, in vCPUs (as `totalCpuCapacity`).', since: '0.6' }),
   totalMemoryCapacity: field.long({ description: 'Total memory in bytes.', since: '0.6' }),
   availableMemoryCapacity: field.long({ description: 'Memory still available, in bytes.', since: '0.6' }),
   cpuSockets: field.int({ description: 'Physical CPU socket count.', since: '0.6' }),
@@ -111,7 +125,7 @@ export const hostNic = defineRecord(
     interfaceType: field.normalized(INTERFACE_TYPE_VALUES, (text) => normalizeInterfaceType(text), { description: 'How the NIC is attached (spellings normalized).' }),
     mac: field.text({ description: 'MAC address.' }),
     pciDeviceAddress: field.text({ description: 'PCI device address.' }),
-    speed: field.long({ description: 'Link speed.' }),
+    speed: field.long({ description: 'Link speed in Mbit/s.' }),
     slaveActive: field.bool({ description: 'Bond link status of this slave.' }),
     carrierActive: field.bool({ description: 'Physical link status.' }),
     ipAddresses: field.strings({ description: 'IP addresses on the NIC.' }),
@@ -133,9 +147,9 @@ export const hostBonding = defineRecord(
     uuid: field.uuid({ description: 'Identifier.' }),
     hostUuid: field.uuidRef({ description: 'Host the bond is on.' }),
     bondingName: field.text({ description: 'Bond name, e.g. `bond0`.' }),
-    bondingType: field.text({ description: 'Bond usage state: `noBridge` or `bridgeSlave`.', since: '4.7.0' }),
-    speed: field.long({ description: 'Bond speed.', since: '4.7.0' }),
-    miimon: field.long({ description: 'MII link monitoring interval.' }),
+    bondingType: field.oneOf(BONDING_TYPES, { description: 'Bond usage state: `noBridge` (the bond carries addresses itself) or `bridgeSlave` (it is enslaved to a bridge).', since: '4.7.0' }),
+    speed: field.long({ description: 'Bond speed in Mbit/s.', since: '4.7.0' }),
+    miimon: field.long({ description: 'MII link monitoring interval, in milliseconds.' }),
     mode: field.text({ description: 'Bonding mode, e.g. `802.3ad`.' }),
     xmitHashPolicy: field.text({ description: 'Transmit hash policy.' }),
     miiStatus: field.text({ description: 'MII status, e.g. `up`.' }),
@@ -210,8 +224,8 @@ export const fiberChannelLun = defineRecord('fiberChannelLun', {
   state: field.text({ description: 'Enabled status, e.g. `Enabled`; other values are open.', since: '3.1.0' }),
   createDate: field.timestamp({ description: 'When the LUN was discovered.', since: '3.1.0' }),
   lastOpDate: field.timestamp({ description: 'When the LUN record last changed.', since: '3.1.0' }),
-  scsiLunHostRefs: field.records(scsiLunHostRef),
-  scsiLunVmInstanceRefs: field.records(scsiLunVmInstanceRef),
+  scsiLunHostRefs: field.references(scsiLunHostRef),
+  scsiLunVmInstanceRefs: field.references(scsiLunVmInstanceRef),
 }, { since: '3.1.0' });
 export type FiberChannelLunRecord = RecordOf<typeof fiberChannelLun>;
 
@@ -231,7 +245,7 @@ export const volumeSnapshotRef = defineRecord('volumeSnapshotRef', {
   volumeSnapshotGroupUuid: field.uuidRef({ description: 'Group the snapshot belongs to.', since: '3.6.0' }),
   volumeUuid: field.uuidRef({ description: 'Volume the snapshot was taken of.', since: '3.6.0' }),
   volumeName: field.text({ description: 'Name of the volume when the snapshot was taken.', since: '3.6.0' }),
-  volumeType: field.text({ description: 'Type of the volume: `Root` or `Data`.', since: '3.6.0' }),
+  volumeType: field.oneOf(VOLUME_TYPES, { description: 'Type of the volume: `Root` or `Data`.', since: '3.6.0' }),
   volumeSnapshotInstallPath: field.text({ description: 'Path of the snapshot on its storage.', since: '3.6.0' }),
   volumeSnapshotName: field.text({ description: 'Name of the snapshot.', since: '3.6.0' }),
   deviceId: field.int({ description: 'Device order of the volume when the snapshot was taken.', since: '3.6.0' }),
@@ -250,7 +264,7 @@ export const volumeSnapshotGroup = defineRecord('volumeSnapshotGroup', {
   vmInstanceUuid: field.uuidRef({ description: 'VM whose volumes were snapshotted.', since: '3.6.0' }),
   createDate: field.timestamp({ description: 'Creation time.', since: '3.6.0' }),
   lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.6.0' }),
-  volumeSnapshotRefs: field.records(volumeSnapshotRef),
+  volumeSnapshotRefs: field.references(volumeSnapshotRef),
 }, { since: '3.6.0' });
 export type VolumeSnapshotGroupRecord = RecordOf<typeof volumeSnapshotGroup>;
 
@@ -315,7 +329,7 @@ export const volume = defineRecord('volume', {
   diskOfferingUuid: field.uuidRef({ description: 'Disk offering the volume was created from.', since: '3.17.13' }),
   rootImageUuid: field.uuidRef({ description: 'Image a root volume was created from.', since: '3.17.13' }),
   installPath: field.text({ description: 'Path of the volume on its primary storage.', since: '3.17.13' }),
-  type: field.text({ description: 'Volume type: `Root` or `Data`.', since: '3.17.13' }),
+  type: field.oneOf(VOLUME_TYPES, { description: 'Volume type: `Root` (a VM\'s boot disk) or `Data`.', since: '3.17.13' }),
   format: field.text({ description: 'Disk format, e.g. `qcow2`.', since: '3.17.13' }),
   state: field.text({ description: 'Volume state; `Enabled` is seen, other values are open.', since: '3.17.13' }),
   status: field.text({ description: 'Volume status; `Ready` is seen, other values are open.', since: '3.17.13' }),
@@ -358,13 +372,13 @@ export const vmInstance = defineRecord('vmInstance', {
   instanceOfferingUuid: field.uuidRef({ description: 'Instance offering (CPU/memory template) of the VM.', since: '0.6' }),
   rootVolumeUuid: field.uuidRef({ description: 'Root (boot) volume.', since: '0.6' }),
   defaultL3NetworkUuid: field.uuidRef({ description: 'Default L3 network.', since: '0.6' }),
-  platform: field.text({ description: 'Guest platform: `Windows`, `Linux` or `Other`.', since: '0.6' }),
-  architecture: field.text({ description: 'CPU architecture: `x86_64`, `aarch64` or `Other`.', since: '0.6' }),
-  type: field.text({ description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`).', since: '0.6' }),
+  platform: field.oneOf(VM_PLATFORMS, { description: 'Guest platform: `Windows`, `Linux` or `Other`.', since: '0.6' }),
+  architecture: field.oneOf(VM_ARCHITECTURES, { description: 'CPU architecture: `x86_64`, `aarch64` or `Other`.', since: '0.6' }),
+  type: field.oneOf(VM_TYPES, { description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`).', since: '0.6' }),
   hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
   memorySize: field.long({ description: 'Memory size in bytes.', since: '0.6' }),
   cpuNum: field.int({ description: 'CPU count.', since: '0.6' }),
-  cpuSpeed: field.long({ description: 'CPU speed.', since: '0.6' }),
+  cpuSpeed: field.long({ description: 'CPU speed in MHz; 0 when the VM sets none.', since: '0.6' }),
   allocatorStrategy: field.text({ description: 'Host allocation strategy.', since: '0.6' }),
   createDate: field.timestamp({ description: 'When the VM was created.', since: '0.6' }),
   lastOpDate: field.timestamp({ description: 'When the VM record last changed.', since: '0.6' }),
@@ -382,7 +396,7 @@ export const snsApplicationPlatform = defineRecord('snsApplicationPlatform', {
   uuid: field.uuid({ description: 'Identifier.', since: '2.3' }),
   name: field.text({ description: 'Name.', since: '2.3' }),
   description: field.text({ description: 'Description.', since: '2.3' }),
-  type: field.text({ description: 'Platform type, e.g. `HTTP`, `Email`, `SMS`; other values are open.', since: '2.3' }),
+  type: field.oneOf(SNS_TYPES, { description: 'How the platform delivers: `HTTP`, `Email` or `SMS`, as its endpoints do.', since: '2.3' }),
   state: field.text({
     description:
       'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open.',
@@ -406,16 +420,17 @@ export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
   uuid: field.uuid({ description: 'Identifier.', since: '5.0.0' }),
   name: field.text({ description: 'Name.', since: '5.0.0' }),
   description: field.text({ description: 'Description.', since: '5.0.0' }),
-  type: field.text(),
+  type: field.oneOf(SNS_TYPES, { description: 'Delivery type: `HTTP`, `Email` or `SMS`.', since: '5.0.0' }),
   platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to.', since: '5.0.0' }),
   state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open.', since: '5.0.0' }),
   createDate: field.timestamp({ description: 'When the endpoint was created.', since: '5.0.0' }),
   lastOpDate: field.timestamp({ description: 'When the endpoint last changed.', since: '5.0.0' }),
   /** HTTP endpoints only (simulator's generic-family record; not in the spec's inventory). */
-  url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types.', since: '4.2.0' }),
+  // UpdateSNSHttpEndpoint sets both since 4.2.0; endpoint records carry them since 5.0.0.
+  url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types.' }),
   /** HTTP endpoints only: the basic-auth user name (simulator's generic-family record). */
   username: field.text({
-    description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types.', since: '4.2.0',
+    description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types.',
   }),
   /** SMS endpoints only: the receivers' phone numbers. */
   receivers: field.records(snsSmsReceiver),
@@ -453,10 +468,10 @@ export type DirectoryRecord = RecordOf<typeof directory>;
 export const primaryStorageCapacity = defineRecord(
   'primaryStorageCapacity',
   {
-    totalCapacity: field.requiredLong({ description: 'Total capacity.', since: '0.6' }),
-    availableCapacity: field.requiredLong({ description: 'Capacity still available for allocation.', since: '0.6' }),
-    totalPhysicalCapacity: field.requiredLong({ description: 'Total physical capacity.', since: '0.6' }),
-    availablePhysicalCapacity: field.requiredLong({ description: 'Physical capacity still free.', since: '0.6' }),
+    totalCapacity: field.requiredLong({ description: 'Total capacity, in bytes.', since: '0.6' }),
+    availableCapacity: field.requiredLong({ description: 'Capacity still available for allocation, in bytes (thin provisioning may let it exceed what is physically free).', since: '0.6' }),
+    totalPhysicalCapacity: field.requiredLong({ description: 'Total physical capacity, in bytes.', since: '0.6' }),
+    availablePhysicalCapacity: field.requiredLong({ description: 'Physical capacity still free, in bytes.', since: '0.6' }),
   },
   { defaultPath: 'capacity', since: '0.6' },
 );

@@ -138,6 +138,26 @@ export function list<T, C = undefined>(v: unknown, key: string, path: string, de
   return decodeList(v, `${path}.${key}`, decodeItem, context);
 }
 
+/**
+ * A list whose items stand alone: an item that cannot be decoded is its `DecodeError` in its own
+ * slot, and the others decode (a malformed reference costs only itself). The list itself must
+ * still be a list.
+ */
+export function listEach<T>(v: unknown, key: string, path: string, decodeItem: (value: unknown, path: string) => T): (T | DecodeError)[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new DecodeError(`${path}.${key}`, `expected a list, got ${describe(v)}`);
+  const out = new Array<T | DecodeError>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    try {
+      out[i] = decodeItem(v[i], `${path}.${key}[${i}]`);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      out[i] = error;
+    }
+  }
+  return out;
+}
+
 export function decodeList<T, C = undefined>(items: readonly unknown[], path: string, decodeItem: (value: unknown, path: string, context: C) => T, context?: C): T[] {
   const out = new Array<T>(items.length);
   // The item path is only a string template; it is cheap next to decoding the item itself.

@@ -7,11 +7,12 @@ import type { ResultOf, VariablesOf } from '@graphql-typed-document-node/core';
 import type { DashboardQuery } from './documents/Dashboard';
 import type { JobCompletedSubscription } from './documents/JobCompleted';
 import type { LiveHostsQuery } from './documents/LiveHosts';
+import type { RunningJobsQuery } from './documents/RunningJobs';
 import type { UpdateHostNqnMutation } from './documents/UpdateHostNqn';
 import type { VmListQuery } from './documents/VmList';
 import { VmSummaryFragment } from './documents/VmSummary';
 import { useFragment, type FragmentType } from './gql';
-import type { HwMonitorStatus, JobStatus } from './gql/graphql';
+import type { HwMonitorStatus, JobOperation, JobStatus, UserErrorCode } from './gql/graphql';
 
 /** True only when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -22,6 +23,7 @@ declare const vmList: ResultOf<typeof VmListQuery>;
 declare const saved: ResultOf<typeof UpdateHostNqnMutation>;
 declare const completed: ResultOf<typeof JobCompletedSubscription>;
 declare const live: ResultOf<typeof LiveHostsQuery>;
+declare const running: ResultOf<typeof RunningJobsQuery>;
 
 // The dashboard: a connection may be null (partial data), its nodes are not; a scalar field may be null.
 export const firstHostName: string | null | undefined = dashboard.hosts?.nodes[0]?.name;
@@ -55,17 +57,39 @@ same<typeof vmList.vmInstances, ResultOf<typeof VmListQuery>['vmInstances']>(tru
 export const hasNextPage: boolean | undefined = vmList.vmInstances?.pageInfo.hasNextPage;
 export const placedOn: string | null | undefined = vmList.vmInstances?.edges[0]?.node.host?.name;
 
-// The mutation: the job's status is the JobStatus enum, the upstream error is null on success.
+// The mutation: a nullable payload (a mutation that cannot run nulls only itself), its status,
+// and userErrors a form marks its inputs with.
 export const saveVariables: VariablesOf<typeof UpdateHostNqnMutation> = { input: { uuid: '0123456789abcdef0123456789abcdef', nqn: 'nqn.2014-08.org.nvmexpress:uuid:1' } };
 // @ts-expect-error `nqn` is required by UpdateHostNqnInput.
 export const missingNqn: VariablesOf<typeof UpdateHostNqnMutation> = { input: { uuid: '0123456789abcdef0123456789abcdef' } };
-export const saveStatus: JobStatus | undefined = saved.updateHostNqn?.job.status;
-export const saveFailure: string | undefined = saved.updateHostNqn?.error?.code;
+export const saveStatus: JobStatus | undefined = saved.updateHostNqn?.status;
+// @ts-expect-error the payload is nullable: a client checks it before reading it.
+export const uncheckedStatus: JobStatus = saved.updateHostNqn.status;
+// @ts-expect-error `job` is null when the gateway refused the input before starting one.
+export const uncheckedJob: string | undefined = saved.updateHostNqn?.job.id;
+export function errorsByField(): Map<string, string> {
+  const byField = new Map<string, string>();
+  for (const error of saved.updateHostNqn?.userErrors ?? []) {
+    // `field` is the path into the variables, e.g. ["input", "nqn"]; null when no input is to blame.
+    const code: UserErrorCode = error.code;
+    byField.set(error.field?.at(-1) ?? '', `${code}: ${error.message}`);
+  }
+  return byField;
+}
+// @ts-expect-error a UserErrorCode is a closed set: a typo is a type error.
+export const badCode: UserErrorCode = 'INVALID';
 
-// The subscription: the finished job.
+// The subscription: the finished job, its user errors read through the WritePayload interface.
 export const succeeded: boolean = completed.jobCompleted.status === 'SUCCEEDED';
+export const failedWith: UserErrorCode[] =
+  completed.jobCompleted.payload && 'userErrors' in completed.jobCompleted.payload ? completed.jobCompleted.payload.userErrors.map((error) => error.code) : [];
+export const operation: JobOperation = completed.jobCompleted.operation;
 // @ts-expect-error 'DONE' is not a JobStatus: the comparison can never be true.
 export const neverTrue: boolean = completed.jobCompleted.status === 'DONE';
+
+// The jobs of a reloaded dashboard.
+export const runningIds: string[] = running.jobs?.nodes.map((job) => job.id) ?? [];
+export const runningOperations: JobOperation[] = running.jobs?.nodes.map((job) => job.operation) ?? [];
 
 // The live query: typed like any query.
 export const liveStatuses: (string | null)[] = live.hosts?.nodes.map((host) => host.status) ?? [];

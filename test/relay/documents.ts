@@ -72,3 +72,30 @@ export const jobEvents = graphql`
     }
   }
 `;
+
+export const cbtTasks = graphql`
+  query documentsCbtTasksQuery {
+    cbtTasks(first: 100) {
+      nodes {
+        id
+        uuid
+        name
+      }
+    }
+  }
+`;
+
+// `@deleteRecord` removes the record whose global id the field answers from the store.
+export const deleteCbtTask = graphql`
+  mutation documentsDeleteCbtTaskMutation($input: DeleteCbtTaskInput!) {
+    deleteCbtTask(input: $input) {
+      status
+      userErrors {
+        code
+        field
+        message
+      }
+      deletedCbtTaskId @deleteRecord
+    }
+  }
+`;

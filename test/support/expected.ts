@@ -1,7 +1,15 @@
 /**
  * What the gateway must answer for a simulator record: the expectations several suites share.
  */
+import { constantCase } from '../../src/schema/kit/enums.js';
 import type { Volume } from '../../src/simulator/model.js';
+
+/** A closed set's wire value as its GraphQL enum answers it (`UserVm` → `USER_VM`). */
+export function enumValue(wire: string): string;
+export function enumValue(wire: string | null): string | null;
+export function enumValue(wire: string | null): string | null {
+  return wire === null ? null : constantCase(wire);
+}
 
 /** The wire carries whole seconds: the ISO text the gateway must print for a stored Date. */
 export function iso(date: Date | null): string | null {
@@ -23,7 +31,7 @@ export function expectedVolume(volume: Volume): Record<string, unknown> {
     diskOfferingUuid: volume.diskOfferingUuid,
     rootImageUuid: volume.rootImageUuid,
     installPath: volume.installPath,
-    type: volume.type,
+    type: enumValue(volume.type),
     format: volume.format,
     state: volume.state,
     status: volume.status,

@@ -123,7 +123,7 @@ defineWriteMutation({
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
-      description: 'The VM whose volumes were exported, read again; null until the job succeeded. Since 0.6.',
+      description: 'The VM whose volumes were exported, read again; null until the job succeeded.',
       // Read afresh by uuid, so it does not wait on (or fail with) the decoding of `volumeInfos`.
       resolve: (source) => (succeeded(source) ? String(source.input.vmInstanceUuid) : null),
     }),

@@ -1,7 +1,7 @@
 /**
  * CBT task queries: `cbtTasks` and `cbtTask(uuid)` (QueryCbtTask).
  */
-import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { CbtTaskConnection, CbtTaskRef, CbtTaskStatus, cbtTasks } from './types.js';
 
 defineListQuery({
@@ -26,6 +26,7 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('tasks'),
       status: equals('Only tasks with this status.', CbtTaskStatus),
+      statusIn: anyOf('status', 'Only tasks with one of these statuses, e.g. `[RUNNING, FAILED]`.', CbtTaskStatus),
       nameContains: NAME_CONTAINS_FILTER,
     },
   },

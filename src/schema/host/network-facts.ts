@@ -22,6 +22,16 @@ export const InterfaceType = recordEnum('InterfaceType', {
   },
 });
 
+export const BondingType = recordEnum('BondingType', {
+  record: 'hostBonding',
+  field: 'bondingType',
+  description: 'Whether a bond carries addresses itself or is enslaved to a bridge (`bondingType`). Since 4.7.0.',
+  values: {
+    noBridge: 'The bond carries addresses itself (`noBridge`).',
+    bridgeSlave: 'The bond is enslaved to a bridge (`bridgeSlave`).',
+  },
+});
+
 export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 HostNetworkFactsRef.implement({
@@ -62,8 +72,10 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
       type: HostRef,
       description: 'Host the bond is on. Null when it cannot be read (with an error).',
     }),
+    ...exposeRecordFields(t, 'hostBonding', 'bondingName'),
+    ...exposeRecordEnums(t, 'hostBonding', BondingType, 'bondingType'),
     ...exposeRecordFields(t, 'hostBonding',
-      'bondingName', 'bondingType', 'speed', 'miimon', 'mode', 'xmitHashPolicy', 'miiStatus', 'mac', 'gateway', 'callBackIp', 'type',
+      'speed', 'miimon', 'mode', 'xmitHashPolicy', 'miiStatus', 'mac', 'gateway', 'callBackIp', 'type',
       'description', 'ipAddresses', 'allSlavesActive', 'createDate', 'lastOpDate',
     ),
     slaves: t.field({

@@ -31,8 +31,9 @@ export function prefetchHostRelations(context: GatewayContext, info: GraphQLReso
 
 /**
  * The prefetches of the `Host` fields selected directly under the current field (fragments
- * included). A page of VMs asks once per VM with the same field nodes, so the answer is kept per
- * field-node list.
+ * included), of those asked for without conditions of their own (a relation with a `filter` or
+ * `orderBy` is read once its host is: a prefetch of every child would be read for nothing). A page
+ * of VMs asks once per VM with the same field nodes, so the answer is kept per field-node list.
  */
 function selectedHostPrefetches(info: GraphQLResolveInfo): readonly HostPrefetch[] {
   let prefetches = prefetchesByNodes.get(info.fieldNodes);
@@ -50,11 +51,16 @@ function selectedHostPrefetches(info: GraphQLResolveInfo): readonly HostPrefetch
 
 const prefetchesByNodes = new WeakMap<readonly FieldNode[], readonly HostPrefetch[]>();
 
+/** Arguments that only cut a page from a relation's whole list: the prefetched list serves them. */
+const PAGING_ARGUMENTS: ReadonlySet<string> = new Set(['first', 'after']);
+
 function collectSelectedFieldNames(info: GraphQLResolveInfo): Set<string> {
   const names = new Set<string>();
   const visit = (selections: readonly SelectionNode[]): void => {
     for (const selection of selections) {
-      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+      if (selection.kind === Kind.FIELD) {
+        if (selection.arguments?.every((argument) => PAGING_ARGUMENTS.has(argument.name.value)) ?? true) names.add(selection.name.value);
+      }
       else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet.selections);
       else {
         const fragment = info.fragments[selection.name.value];

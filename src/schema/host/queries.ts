@@ -1,7 +1,7 @@
 /**
  * Host queries: `hosts` and `host(uuid)` (CursorQuery / CursorNext, resourceType `host`).
  */
-import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { hosts } from './loaders.js';
 import { HostConnection, HostRef } from './types.js';
 
@@ -28,8 +28,12 @@ defineListQuery({
       nameContains: NAME_CONTAINS_FILTER,
       zoneUuid: equals('Only hosts of this zone.'),
       clusterUuid: equals('Only hosts of this cluster.'),
+      managementIp: equals('Only the host with this management IP address.'),
+      hostname: equals('Only the host with this host name.'),
       state: equals('Only hosts in this state, e.g. `Enabled`.'),
+      stateIn: anyOf('state', 'Only hosts in one of these states, e.g. `["Enabled", "Maintenance"]`.'),
       status: equals('Only hosts with this status, e.g. `Connected`.'),
+      statusIn: anyOf('status', 'Only hosts with one of these statuses, e.g. `["Disconnected", "Connecting"]`.'),
       hypervisorType: equals('Only hosts with this hypervisor, e.g. `KVM`.'),
     },
   },

@@ -26,6 +26,7 @@ import { isUpstreamRequestError } from '../../upstream/errors.js';
 import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
+import { childKey, type ChildQuery } from './loading.js';
 
 /** Default page size when `first` is omitted. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -347,17 +348,20 @@ export function resolveListConnection<T>(
 }
 
 /**
- * A page of the children of parent `key` from a per-request loader that loads each parent's whole
- * list (`requestLoader`), for connection `field` (e.g. `VmInstance.snapshotGroups`). A bad
+ * A page of the children of parent `parentUuid` meeting `query`, from a per-request loader of
+ * each parent's whole list (`childrenLoader`), for connection `field` (e.g.
+ * `VmInstance.snapshotGroups`): the page's cursors are bound to the parent and the query. A bad
  * `first` fails before the upstream request rather than after it.
  */
 export function loadListConnection<T>(
   context: GatewayContext,
   loader: { load(key: string): Promise<readonly T[]> },
-  key: string,
+  parentUuid: string,
+  query: ChildQuery,
   args: PageArgs,
   field: string,
 ): Promise<ConnectionResult<T>> {
   readPageSize(args.first);
+  const key = childKey(parentUuid, query);
   return loader.load(key).then((list) => resolveListConnection(context, list, args, field, key));
 }

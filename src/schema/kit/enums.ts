@@ -65,6 +65,10 @@ export function closedSetEnum<const V extends string>(
   return defineEnum(name, describeSince(options.description, options.since), options.values, { since: options.since });
 }
 
+/** What a client meets when the upstream sends a value the enum does not have (`exposeRecordEnums`). */
+const UNRECOGNIZED_NOTE =
+  ' A field of this enum whose upstream value is outside the set is null with an `UNRECOGNIZED_ENUM_VALUE` error carrying that value (`extensions.value`); a null without an error means no value.';
+
 /**
  * `recordEnum('HwMonitorStatus', { record: 'host', field: 'cpuStatus', description, values })`:
  * the enum of a record field's closed set; `values` must describe exactly the field's values (the
@@ -75,5 +79,5 @@ export function recordEnum<R extends RecordName, F extends ClosedSetField<R>>(
   options: { record: R; field: F; description: string; values: { readonly [V in ClosedSetOf<R, F>]: EnumValueDoc } },
 ): EnumRef<Types, ClosedSetOf<R, F>> {
   const source: ClosedSetSource = { record: options.record, field: options.field };
-  return defineEnum<ClosedSetOf<R, F>>(name, options.description, options.values, { closedSet: source });
+  return defineEnum<ClosedSetOf<R, F>>(name, `${options.description}${UNRECOGNIZED_NOTE}`, options.values, { closedSet: source });
 }

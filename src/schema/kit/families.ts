@@ -12,7 +12,7 @@ import type { CredentialFamily } from '../../upstream/session.js';
 import type { Release } from '../../upstream/releases.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
-import { matchByKey, notFound } from './loading.js';
+import { matchByKey, notFound, type ChildQuery } from './loading.js';
 
 export type { Condition, Sort } from '../../upstream/families.js';
 export type { FamilyPageRequest } from './connections.js';
@@ -25,10 +25,10 @@ export interface RecordFamily<R> {
   /** The order of its pages when the client asks for none, as the schema describes it. */
   readonly defaultOrder: string;
   /**
-   * Every record whose `field` is one of `values`: one upstream read (plus its further pages) per
-   * chunk of `maxBatchSize` distinct values.
+   * Every record whose `field` is one of `values` (and that meets `also`'s conditions, in its
+   * order): one upstream read (plus its further pages) per chunk of `maxBatchSize` distinct values.
    */
-  whereIn(context: GatewayContext, field: string, values: readonly string[]): Promise<R[]>;
+  whereIn(context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<R[]>;
   /** A Relay page of the records meeting `request.where`, in `request.sort`'s order. */
   page(context: GatewayContext, request: FamilyPageRequest): Promise<ConnectionResult<R>>;
 }
@@ -49,7 +49,7 @@ function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page
     credential: upstream.credential,
     since: upstream.since,
     defaultOrder,
-    whereIn: (context, field, values) => readWhereIn(upstream, context, field, values),
+    whereIn: (context, field, values, also) => readWhereIn(upstream, context, field, values, also),
     page,
   };
 }
@@ -58,7 +58,7 @@ function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page
  * One loader batch: its records by `field`, read in chunks of `maxBatchSize` keys. Traced, it is
  * one span (`loader <family>`: its keys and the upstream requests it made, its pages included).
  */
-async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[]): Promise<R[]> {
+async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<R[]> {
   context.session.requireCredential(family.credential);
   const distinct = [...new Set(values)];
   observeBatch(context, family.name, distinct.length);
@@ -68,7 +68,9 @@ async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext
     { 'loader.type': family.name, 'loader.field': field, 'loader.keys': distinct.length },
     async (batch) => {
       const session = context.session.withTrace(batch);
-      const pages = await Promise.all(chunk(distinct, context.maxBatchSize).map((keys) => family.readAll(session, [{ field, op: 'in', value: keys }])));
+      const pages = await Promise.all(
+        chunk(distinct, context.maxBatchSize).map((keys) => family.readAll(session, [{ field, op: 'in', value: keys }, ...(also?.where ?? [])], also?.sort)),
+      );
       return pages.flat();
     },
     (span, batch) => span.setAttribute('loader.upstream_requests', batch.upstreamRequests),

@@ -15,6 +15,7 @@ import { decodePayload, encodePayload } from '../../cursors/payload.js';
 import type { JobRecord, JobStatus, OwnedJob } from '../../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../../shared-subscriptions.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
+import type { Release } from '../../upstream/releases.js';
 import { readPageSize, type ConnectionResult } from './connections.js';
 import { constantCase, closedSetEnum } from './enums.js';
 import { UpstreamErrorRef } from './errors.js';
@@ -62,12 +63,12 @@ export const JobStatusEnum = closedSetEnum('JobStatus', {
 });
 
 /** The write operations, by mutation name, as the mutation kit registers them. */
-const jobOperations: Record<string, { value: string; description: string }> = {};
+const jobOperations: Record<string, { value: string; description: string; extensions: { since: Release } }> = {};
 let JobOperationEnum: EnumRef<Types, string> | undefined;
 
-/** Called by the mutation kit for each mutation: its job's `operation`. */
-export function registerJobOperation(mutation: string, operation: string): void {
-  jobOperations[constantCase(mutation)] = { value: mutation, description: `\`${mutation}\` (${operation}).` };
+/** Called by the mutation kit for each mutation: its job's `operation`, as old as the mutation. */
+export function registerJobOperation(mutation: string, operation: string, since: Release): void {
+  jobOperations[constantCase(mutation)] = { value: mutation, description: `\`${mutation}\` (${operation}).`, extensions: { since } };
 }
 
 /**

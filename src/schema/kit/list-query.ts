@@ -3,7 +3,9 @@
  * record field, a family-neutral operator, a GraphQL type and a description, and its sort keys) come the
  * `<Type>Filter` input, the `<Type>OrderField` enum, the `<Type>Order` input and the connection
  * query field, plus the by-uuid query field next to it. The resolver reads through the resource's
- * family (`families.ts`), which spells the conditions for its upstream.
+ * family (`families.ts`), which spells the conditions for its upstream. The same `filter` and
+ * `orderBy` serve the nested connections of the resource (`Host.vmInstances`): `defineListQuery`
+ * answers them (`ListArguments`), and each condition reaches the upstream with the parent's own.
  */
 import type { InputRef, OutputRef } from '@pothos/core';
 import { builder } from '../../builder.js';
@@ -12,6 +14,7 @@ import { newerOf, type Release } from '../../upstream/releases.js';
 import { RECORDS } from '../../upstream/records.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
+import type { ChildQuery } from './loading.js';
 import { pageArgs } from './connections.js';
 import { exposedAs } from './record-fields.js';
 import { closedSetEnum } from './enums.js';
@@ -22,8 +25,8 @@ export const OrderDirection = closedSetEnum('OrderDirection', {
   since: null,
 });
 
-/** The GraphQL type of a filter field: a scalar, a list of uuids, or an enum (given by its ref). */
-export type FilterFieldType = 'Uuid' | 'String' | ['Uuid'] | InputRef<string>;
+/** The GraphQL type of a filter field: a scalar or an enum (given by its ref), or a list of one. */
+export type FilterFieldType = 'Uuid' | 'String' | InputRef<string> | readonly ['Uuid'] | readonly ['String'] | readonly [InputRef<string>];
 
 /**
  * One filter field: `in` takes a list (one value is an equality, none matches nothing),
@@ -40,13 +43,22 @@ export interface FilterField {
 /**
  * A filter field as a list query declares it: the record field defaults to the filter's name, and
  * the GraphQL type to the one that field's kind is exposed as (`uuidRef` → `Uuid`, `text` →
- * `String`), so most read `zoneUuid: equals('Only hosts of this zone.')`. An enum is given as `type`.
+ * `String`; a list of it for `in`), so most read `zoneUuid: equals('Only hosts of this zone.')`.
+ * An enum is given as `type`.
  */
 export type FilterFieldDeclaration = Omit<FilterField, 'field' | 'type'> & Partial<Pick<FilterField, 'field' | 'type'>>;
 
 /** The record field of the filter's name equals the value given; `type` for a field shown as an enum. */
 export function equals(description: string, type?: InputRef<string>): FilterFieldDeclaration {
   return type === undefined ? { op: 'eq', description } : { op: 'eq', type, description };
+}
+
+/**
+ * The record field `field` is any of the values given (`stateIn: anyOf('state', ...)`): one is an
+ * equality, none matches nothing; `type` for a field shown as an enum.
+ */
+export function anyOf(field: string, description: string, type?: InputRef<string>): FilterFieldDeclaration {
+  return type === undefined ? { op: 'in', field, description } : { op: 'in', field, type: [type], description };
 }
 
 /** The record field `field` contains the text given (an empty one is no condition). */
@@ -79,6 +91,17 @@ export const NAME_AND_DATE_ORDER_FIELDS = {
   ...DATE_ORDER_FIELDS,
   NAME: { value: 'name', description: 'Name.' },
 } as const satisfies Readonly<Record<string, OrderField>>;
+
+/**
+ * What `defineListQuery` answers for the nested connections of its resource: the `filter` and
+ * `orderBy` arguments (the resource's own input types) and what a field's arguments ask for.
+ */
+export interface ListArguments {
+  /** `filter` and `orderBy`, to spread into a nested connection field's `args` beside `pageArgs`. */
+  readonly args: ReturnType<typeof listArgsOf>;
+  /** The conditions and the order a field's arguments ask for (its `filter` and `orderBy`, as GraphQL coerced them). */
+  queryOf(args: { filter?: unknown; orderBy?: unknown }): ChildQuery;
+}
 
 export interface ListQuery<R> {
   /** Prefix of the generated types: `<typeName>Filter`, `<typeName>OrderField`, `<typeName>Order`. */
@@ -124,7 +147,8 @@ export interface ListQuery<R> {
 
 type FilterValues = Readonly<Record<string, string | readonly string[] | null | undefined>>;
 
-interface ListArgs {
+/** The arguments of a list field (root or nested) as its resolver receives them. */
+export interface ListArgs {
   first?: number | null | undefined;
   after?: string | null | undefined;
   filter?: FilterValues | null | undefined;
@@ -177,15 +201,27 @@ function filterFieldsOf(record: keyof typeof RECORDS, fields: Readonly<Record<st
     Object.entries(fields).map(([name, declared]) => {
       const field = declared.field ?? name;
       const kindType = Object.hasOwn(specs, field) ? exposedAs(specs[field]!.kind)?.type : undefined;
-      const type = declared.type ?? (typeof kindType === 'string' ? (kindType as FilterFieldType) : undefined);
+      const scalar = typeof kindType === 'string' ? (kindType as 'Uuid' | 'String') : undefined;
+      const type = declared.type ?? (scalar === undefined ? undefined : declared.op === 'in' ? ([scalar] as const) : scalar);
       if (type === undefined) throw new Error(`${record}.${field}: the filter ${name} needs a record field of a scalar kind, or a type of its own`);
       return [name, { ...declared, field, type }];
     }),
   );
 }
 
-/** Registers the types and query fields of `query` (see the module comment). */
-export function defineListQuery<R>(query: ListQuery<R>): void {
+/** The `filter` and `orderBy` arguments of a resource's list fields, on its own input types. */
+function listArgsOf(Filter: InputRef<unknown>, Order: InputRef<unknown>, filterDescription: string, orderDescription: string) {
+  return builder.args((t) => ({
+    filter: t.field({ type: Filter, description: filterDescription }),
+    orderBy: t.field({ type: Order, description: orderDescription }),
+  }));
+}
+
+/**
+ * Registers the types and query fields of `query` (see the module comment); answers what its
+ * nested connections take.
+ */
+export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
   const { typeName, order } = query;
   const filter = { ...query.filter, fields: filterFieldsOf(query.record, query.filter.fields) };
   const { a, plural } = query.naming;
@@ -216,25 +252,23 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
     }),
   });
 
+  const args = listArgsOf(Filter, Order, filter.argDescription, order.argDescription ?? `Sort order. Default: ${query.family.defaultOrder}.`);
+  const queryOf = (listArgs: { filter?: unknown; orderBy?: unknown }): ChildQuery => {
+    // The input types above shape both arguments; Pothos types them only as far as `unknown`.
+    const { filter: values, orderBy } = listArgs as Pick<ListArgs, 'filter' | 'orderBy'>;
+    return { where: conditionsOf(filter.fields, values), sort: sortOf(orderBy) };
+  };
+
   builder.queryFields((t) => ({
     [query.list.name]: t.field({
       type: query.connection,
       nullable: true,
       description: listDescription(query),
       extensions: { since },
-      args: {
-        ...pageArgs,
-        filter: t.arg({ type: Filter, description: filter.argDescription }),
-        orderBy: t.arg({ type: Order, description: order.argDescription ?? `Sort order. Default: ${query.family.defaultOrder}.` }),
-      },
+      args: { ...pageArgs, ...args },
       resolve: (_root, rawArgs, context) => {
-        const args = rawArgs as ListArgs;
-        return query.family.page(context, {
-          first: args.first,
-          after: args.after,
-          where: conditionsOf(filter.fields, args.filter),
-          sort: sortOf(args.orderBy),
-        });
+        const listArgs = rawArgs as ListArgs;
+        return query.family.page(context, { first: listArgs.first, after: listArgs.after, ...queryOf(listArgs) });
       },
     }),
     ...(query.one && {
@@ -244,8 +278,9 @@ export function defineListQuery<R>(query: ListQuery<R>): void {
         description: oneDescription(query, query.one.noun),
         extensions: { since },
         args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
-        resolve: (_root, args) => args.uuid,
+        resolve: (_root, uuidArgs) => uuidArgs.uuid,
       }),
     }),
   }));
+  return { args, queryOf };
 }

@@ -7,6 +7,7 @@ import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../../context.js';
 import { isUpstreamRequestError } from '../../upstream/errors.js';
+import type { Condition, Sort } from '../../upstream/families.js';
 
 /**
  * A per-request DataLoader by uuid, from Pothos' own getter so that `clearAllDataLoaders` (see
@@ -15,6 +16,49 @@ import { isUpstreamRequestError } from '../../upstream/errors.js';
 export function requestLoader<V>(load: (keys: readonly string[], context: GatewayContext) => Promise<V[]>) {
   // The getter is typed for any schema's context; ours is always a GatewayContext.
   return dataloaderGetter<string, V, string>(undefined, (keys, context) => load(keys, context as GatewayContext), undefined, undefined);
+}
+
+/** What a nested connection asks of each parent's children besides being theirs: conditions and an order. */
+export interface ChildQuery {
+  readonly where: readonly Condition[];
+  readonly sort?: Sort | undefined;
+}
+
+/** A parent's children as a `childrenLoader` is keyed: the parent's uuid (no space in it), then the query. */
+export function childKey(parentUuid: string, query: ChildQuery): string {
+  return `${parentUuid} ${JSON.stringify([query.where, query.sort ?? null])}`;
+}
+
+/**
+ * A per-request loader of each parent's whole list of children meeting a `ChildQuery`, keyed by
+ * `childKey`: the parents of one batch asking the same query share one `load` (one upstream read
+ * for all of them), those asking another query (an alias with other filters) one of their own.
+ * A query that fails gives its error to its own keys only.
+ */
+export function childrenLoader<T>(load: (parentUuids: readonly string[], query: ChildQuery, context: GatewayContext) => Promise<T[][]>) {
+  return requestLoader<T[]>(async (keys, context) => {
+    const groups = new Map<string, { query: ChildQuery; parents: string[]; slots: number[] }>();
+    keys.forEach((key, slot) => {
+      const space = key.indexOf(' ');
+      const queryText = key.slice(space + 1);
+      let group = groups.get(queryText);
+      if (group === undefined) {
+        const [where, sort] = JSON.parse(queryText) as [Condition[], Sort | null];
+        groups.set(queryText, (group = { query: { where, sort: sort ?? undefined }, parents: [], slots: [] }));
+      }
+      group.parents.push(key.slice(0, space));
+      group.slots.push(slot);
+    });
+    const results: (T[] | Error)[] = new Array(keys.length);
+    await Promise.all(
+      [...groups.values()].map(async ({ query, parents, slots }) => {
+        const lists = await load(parents, query, context).catch((error: unknown) => error as Error);
+        slots.forEach((slot, index) => (results[slot] = lists instanceof Error ? lists : lists[index]!));
+      }),
+    );
+    // DataLoader takes an Error in the slot of a key that failed.
+    return results as T[][];
+  });
 }
 
 /** A record the caller asked for by uuid that the upstream does not have (or does not show this caller). */

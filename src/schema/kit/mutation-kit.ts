@@ -12,6 +12,7 @@
  */
 import type { InputFieldMap, InputFieldRef, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import { describeSince } from '../../upstream/releases.js';
 import { getNamedType, isInputObjectType, isScalarType, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
@@ -352,13 +353,13 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
   const operation = spec.operation.name;
   const result = resultReader(spec.operation);
   const paramNames = paramNamesOf(spec.operation);
-  registerJobOperation(spec.name, operation);
+  registerJobOperation(spec.name, operation, spec.operation.since);
   // Typed by hand: Pothos cannot infer the payload's shape through the kit's generic input.
   const { payloadType } = builder.relayMutationField<InputFieldMap, true, PayloadSource, PayloadSource, [typeof WritePayloadRef]>(
     spec.name,
     {
       name: `${typeName}Input`,
-      description: `Input of \`${spec.name}\` (${operation}).`,
+      description: describeSince(`Input of \`${spec.name}\` (${operation}).`, spec.operation.since),
       // Each input field is as old as its parameter (`schema/releases.ts` reads the declaration).
       extensions: { since: spec.operation.since, upstreamOperation: spec.operation },
       inputFields: (t) => ({
@@ -407,7 +408,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
     },
     {
       name: `${typeName}Payload`,
-      description: `Result of \`${spec.name}\` (${operation}).`,
+      description: describeSince(`Result of \`${spec.name}\` (${operation}).`, spec.operation.since),
       extensions: { since: spec.operation.since },
       interfaces: [WritePayloadRef],
       outputFields: (t) => ({

@@ -6,9 +6,11 @@
  * A record's `uuid` is always decoded.
  */
 import type { EnumRef, FieldRef, ObjectFieldBuilder, SchemaTypes } from '@pothos/core';
-import { fieldRelease, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import { fieldRelease, UnrecognizedValue, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
+import { DecodeError } from '../../upstream/wire.js';
 import type { Release } from '../../upstream/releases.js';
 
 /**
@@ -43,9 +45,9 @@ export function exposedAs(kind: FieldKind): { readonly type: string | readonly [
 type RecordName = keyof typeof RECORDS;
 type FieldsOf<R extends RecordName> = (typeof RECORDS)[R] extends RecordDefinition<infer F> ? F : never;
 
-/** The fields of record `R` whose kind is `Kind` (and whose value is a `V`). */
+/** The fields of record `R` whose kind is `Kind` (and whose value, or known value of a closed set, is a `V`). */
 type FieldsOfKind<R extends RecordName, Kind extends FieldKind, V = unknown> = {
-  [K in keyof FieldsOf<R> & string]: FieldsOf<R>[K] extends FieldSpec<infer T, Kind> ? ([T] extends [V | null] ? K : never) : never;
+  [K in keyof FieldsOf<R> & string]: FieldsOf<R>[K] extends FieldSpec<infer T, Kind> ? ([Exclude<T, UnrecognizedValue>] extends [V | null] ? K : never) : never;
 }[keyof FieldsOf<R> & string];
 
 /**
@@ -98,6 +100,8 @@ export function exposeRecordFields<Types extends SchemaTypes, R extends RecordNa
 /**
  * `...exposeRecordEnums(t, 'host', HwMonitorStatus, 'cpuStatus', ...)`: fields of a closed set
  * (`field.oneOf`/`normalized`), exposed as the enum given, with their definitions' descriptions.
+ * A value the upstream sent from outside the set is null with an `UNRECOGNIZED_ENUM_VALUE` error
+ * carrying it (`extensions.value`), so a client tells "unknown value" from "no value".
  */
 export function exposeRecordEnums<Types extends SchemaTypes, V, R extends RecordName, K extends FieldsOfKind<R, 'normalized', V>>(
   t: ObjectFieldBuilder<Types, RecordOf<(typeof RECORDS)[R]>>,
@@ -105,7 +109,44 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
   enumType: EnumRef<Types, V>,
   ...names: K[]
 ): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
-  return exposeEach(t as unknown as Exposer<Types>, record, names, () => ({ type: enumType, nullable: true }));
+  const definition: AnyRecordDefinition = RECORDS[record];
+  const builder = t as unknown as EnumFieldBuilder<Types>;
+  const fields = {} as { [N in K]: FieldRef<Types, unknown, 'Object'> };
+  for (const name of names) {
+    const spec = definition.fields[name] as FieldSpec<unknown>;
+    if (spec.description === undefined) throw new Error(`${record}.${name} has no description in its record definition`);
+    const since = fieldRelease(definition, name);
+    if (since === undefined) throw new Error(`${record}.${name} has no release in its record definition`);
+    fields[name] = builder.field({
+      type: enumType,
+      nullable: true,
+      description: spec.description,
+      extensions: { since, ...reads<Record<string, unknown>>(name) },
+      resolve: (parent, _args, _context, info) => knownValue(parent[name], spec.values ?? [], info),
+    });
+  }
+  return fields;
+}
+
+/** `t.field` as `exposeRecordEnums` calls it, for a parent read by key. */
+interface EnumFieldBuilder<Types extends SchemaTypes> {
+  field(options: {
+    type: unknown;
+    nullable: boolean;
+    description: string;
+    extensions: Record<string, unknown>;
+    resolve: (parent: Record<string, unknown>, args: unknown, context: unknown, info: GraphQLResolveInfo) => unknown;
+  }): FieldRef<Types, unknown, 'Object'>;
+}
+
+/** A closed set's value as decoded, or the error of one the upstream sent from outside the set. */
+function knownValue(value: unknown, known: readonly string[], info: GraphQLResolveInfo): unknown {
+  if (!(value instanceof UnrecognizedValue)) return value;
+  const enumName = info.returnType.toString();
+  throw new GraphQLError(
+    `The upstream sent ${JSON.stringify(value.text)} for ${info.parentType.name}.${info.fieldName}, which is not a value of ${enumName} this API knows (${known.join(', ')}).`,
+    { extensions: { code: 'UNRECOGNIZED_ENUM_VALUE', enum: enumName, value: value.text } },
+  );
 }
 
 /** The extension a record-backed object type carries (`backedBy`). */
@@ -156,4 +197,25 @@ type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K :
  */
 export function follows<R>(field: UuidFields<R>) {
   return { nullable: true as const, extensions: reads<R>(field), resolve: (record: R) => record[field] as string | null };
+}
+
+/**
+ * The items of a reference list (`field.references`) for a GraphQL list of nullable items: one the
+ * decoder could not read is null with an `UPSTREAM_PROTOCOL_ERROR` at its own index, the others
+ * answer as usual.
+ */
+export function referenceItems<T>(items: readonly (T | DecodeError)[]): T[] {
+  const answered = items.map((item) =>
+    item instanceof DecodeError
+      ? new GraphQLError(`The upstream sent a malformed item: ${item.message}`, { extensions: { code: 'UPSTREAM_PROTOCOL_ERROR', path: item.path } })
+      : item,
+  );
+  // Every engine raises an Error found in a list slot as that item's field error (graphql-js's
+  // completeValue, graphql-jit's compiled lists); Pothos types list items as values only.
+  return answered as T[];
+}
+
+/** The items of a reference list the decoder could read. */
+export function wellFormed<T>(items: readonly (T | DecodeError)[]): T[] {
+  return items.filter((item): item is T => !(item instanceof DecodeError));
 }

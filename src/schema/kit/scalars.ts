@@ -28,7 +28,9 @@ function parseUuid(value: unknown): string {
 
 builder.scalarType('Uuid', {
   description:
-    'A resource identifier of the upstream service: 32 lowercase hexadecimal characters, e.g. `3f2a6c1e9b0d4e7f8a5b6c7d8e9f0a1b`.',
+    'A resource identifier of the upstream service: a UUID\'s 128 bits as 32 lowercase hexadecimal characters, without hyphens, e.g. `3f2a6c1e9b0d4e7f8a5b6c7d8e9f0a1b`.',
+  // The UUID itself (RFC 9562), written as its 32 hex digits only.
+  specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc9562',
   serialize: (value) => value,
   parseValue: parseUuid,
   parseLiteral: (node: ValueNode) => {
@@ -39,7 +41,8 @@ builder.scalarType('Uuid', {
 
 builder.addScalarType('DateTime', DateTimeResolver, {
   description:
-    'An instant in ISO 8601 at UTC, e.g. `2024-01-05T15:04:05.000Z`; converted from the upstream\'s `<Mon> <d>, <yyyy> <h:mm:ss> <AM|PM>` text.',
+    'An instant in ISO 8601 (RFC 3339) at UTC, e.g. `2024-01-05T15:04:05.000Z`; converted from the upstream\'s `<Mon> <d>, <yyyy> <h:mm:ss> <AM|PM>` text.',
+  specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time',
 });
 
 function parseLong(value: unknown): number {
@@ -51,7 +54,8 @@ function parseLong(value: unknown): number {
 
 builder.scalarType('Long', {
   description:
-    'A 64-bit count or size (bytes, Hz, MB/s). Exact as a JSON number up to 2^53-1, which covers every value the service reports.',
+    'A 64-bit whole number: a count or a size (each field says its unit: bytes, MHz, Mbit/s, MB/s). Written as a JSON number, exact up to 2^53-1 (the interoperable range of RFC 8259, section 6), which covers every value the service reports.',
+  specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc8259#section-6',
   serialize: (value) => {
     if (!Number.isFinite(value)) throw new GraphQLError(`Long cannot represent ${String(value)}.`);
     return Math.trunc(value);

@@ -54,7 +54,7 @@ UserErrorRef.implement({
       type: ['String'],
       nullable: true,
       description:
-        'The path to the input field that caused the failure, e.g. `["input", "nqn"]`, or `["input", "resourceUuids", "1"]` for an item of a list; null when no single input field is to blame.',
+        'The path to the input field that caused the failure, e.g. `["input", "uuid"]`, or `["input", "volumeUuids", "1"]` for an item of a list; null when no single input field is to blame.',
       resolve: (error) => error.field,
     }),
     code: t.field({ type: UserErrorCode, nullable: false, description: 'The kind of failure: stable, documented, for code to branch on.', resolve: (error) => error.code }),

@@ -78,7 +78,7 @@ builder.objectField(SnsApplicationEndpointRef, 'emailAddresses', (t) =>
     type: SnsEmailAddressRef,
     nullable: true,
     description:
-      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Null when they cannot be read (with an error). Since 3.7.0.',
+      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Null when they cannot be read (with an error).',
     load: loadEmailAddressesOfEndpoints,
     resolve: (endpoint) => endpoint.uuid,
   }),

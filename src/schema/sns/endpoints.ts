@@ -6,34 +6,14 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsApplicationPlatformRecord, type SnsSmsReceiverRecord } from '../../upstream/records.js';
-import { pageArgs, readPageSize, resolveListConnection } from '../kit/connections.js';
+import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
-import { closedSetEnum } from '../kit/enums.js';
-import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { groupByKey } from '../kit/loading.js';
-import { exposeRecordFields, follows } from '../kit/record-fields.js';
-import { SnsApplicationPlatformRef } from './platforms.js';
-
-/** The delivery types the spec names; the record holds open text, so another type reads as null. */
-const ENDPOINT_TYPES = {
-  HTTP: 'Posts to a webhook URL.',
-  Email: 'Mails the endpoint\'s email addresses.',
-  SMS: 'Texts the endpoint\'s receivers\' phone numbers.',
-} as const;
-
-type EndpointType = keyof typeof ENDPOINT_TYPES;
-
-export const SnsEndpointType = closedSetEnum('SnsEndpointType', {
-  description: 'How an SNS endpoint delivers notifications.',
-  since: snsApplicationEndpoint.since ?? null,
-  values: ENDPOINT_TYPES,
-});
+import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
+import { exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
 
 const endpoints = cursorFamily('sns-application-endpoint');
-
-function readEndpointType(type: string | null): EndpointType | null {
-  return type !== null && Object.hasOwn(ENDPOINT_TYPES, type) ? (type as EndpointType) : null;
-}
 
 const SnsSmsReceiverRef = builder.objectRef<SnsSmsReceiverRecord>('SnsSmsReceiver');
 
@@ -51,12 +31,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
   ...nodeByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'uuid', 'name', 'description'),
-    type: t.field({
-      type: SnsEndpointType,
-      nullable: true,
-      description: 'Delivery type: HTTP, Email or SMS; null for a type outside these three. Since 5.0.0.',
-      resolve: (endpoint) => readEndpointType(endpoint.type),
-    }),
+    ...exposeRecordEnums(t, 'snsApplicationEndpoint', SnsEndpointType, 'type'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'platformUuid'),
     platform: t.field({
       ...follows<SnsApplicationEndpointRecord>('platformUuid'),
@@ -67,7 +42,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     receivers: t.field({
       type: [SnsSmsReceiverRef],
       nullable: false,
-      description: 'SMS endpoints only: the receivers texted; empty for other types. Since 3.7.0.',
+      description: 'SMS endpoints only: the receivers texted; empty for other types.',
       resolve: (endpoint) => endpoint.receivers,
     }),
   }),
@@ -79,7 +54,8 @@ export const SnsApplicationEndpointConnection = builder.connectionObject({
   description: 'A page of SNS application endpoints.',
 });
 
-defineListQuery({
+/** `filter` and `orderBy` of every endpoint connection: `snsApplicationEndpoints` and `SnsApplicationPlatform.endpoints`. */
+const endpointListArgs = defineListQuery({
   typeName: 'SnsApplicationEndpoint',
   record: 'snsApplicationEndpoint',
   family: endpoints,
@@ -90,14 +66,22 @@ defineListQuery({
     name: 'snsApplicationEndpoints',
     description: 'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`).',
   },
+  one: {
+    name: 'snsApplicationEndpoint',
+    type: SnsApplicationEndpointRef,
+    noun: 'SNS endpoint',
+    argDescription: 'The endpoint\'s uuid.',
+  },
   filter: {
     argDescription: 'Conditions the endpoints must meet.',
     fields: {
       uuids: uuidsFilter('endpoints'),
       nameContains: NAME_CONTAINS_FILTER,
       type: equals('Only endpoints of this delivery type.', SnsEndpointType),
+      typeIn: anyOf('type', 'Only endpoints of one of these delivery types.', SnsEndpointType),
       platformUuid: equals('Only endpoints of this platform.'),
       state: equals('Only endpoints in this state, e.g. `Enabled`.'),
+      stateIn: anyOf('state', 'Only endpoints in one of these states.'),
     },
   },
   order: {
@@ -105,30 +89,25 @@ defineListQuery({
   },
 });
 
-/** The endpoints of each platform: one CursorQuery (`filter=platformUuid:in:...`) for every platform of the batch. */
-async function loadEndpointsOfPlatforms(platformUuids: readonly string[], context: GatewayContext): Promise<SnsApplicationEndpointRecord[][]> {
-  const found = await endpoints.whereIn(context, 'platformUuid', platformUuids);
+/** The endpoints of each platform meeting `query`: one CursorQuery (`filter=platformUuid:in:...`) for every platform of the batch. */
+async function loadEndpointsOfPlatforms(platformUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<SnsApplicationEndpointRecord[][]> {
+  const found = await endpoints.whereIn(context, 'platformUuid', platformUuids, query);
   return groupByKey(platformUuids, found, (endpoint) => endpoint.platformUuid);
 }
 
+const endpointsOfPlatform = childrenLoader(loadEndpointsOfPlatforms);
+
 builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
-  t.loadable({
+  t.field({
     type: SnsApplicationEndpointConnection,
     nullable: true,
-    byPath: true,
-    description: 'The endpoints of this platform (one upstream query for all platforms of a page). Null when they cannot be read (with an error). Since 5.0.0.',
+    description:
+      'The endpoints of this platform that meet `filter`, in `orderBy`\'s order (one upstream query for all platforms of a page asking the same). Null when they cannot be read (with an error). Since 5.0.0.',
     // A connection outlives its records' type: it is as old as the endpoints.
-    extensions: { since: snsApplicationEndpoint.since },
-    args: { ...pageArgs },
-    load: async (platformUuids: string[], context, args) => {
-      // A bad `first` fails before the upstream request rather than after it.
-      readPageSize(args.first);
-      const groups = await loadEndpointsOfPlatforms(platformUuids, context);
-      return groups.map((endpoints, index) =>
-        resolveListConnection(context, endpoints, args, 'SnsApplicationPlatform.endpoints', platformUuids[index]!),
-      );
-    },
-    resolve: (platform: SnsApplicationPlatformRecord) => platform.uuid,
+    extensions: { since: snsApplicationEndpoint.since, ...reads<SnsApplicationPlatformRecord>('uuid') },
+    args: { ...pageArgs, ...endpointListArgs.args },
+    resolve: (platform: SnsApplicationPlatformRecord, args, context) =>
+      loadListConnection(context, endpointsOfPlatform(context), platform.uuid, endpointListArgs.queryOf(args), args, 'SnsApplicationPlatform.endpoints'),
   }),
 );
 

@@ -6,8 +6,8 @@ import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { exposeRecordFields, follows } from '../kit/record-fields.js';
+import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { exposeRecordFields, follows, referenceItems, wellFormed } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -71,15 +71,15 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
     ),
     scsiLunHostRefs: t.field({
       type: [ScsiLunHostRefType],
-      nullable: false,
-      description: 'Mappings of this LUN to the hosts that see it. Since 3.1.0.',
-      resolve: (lun) => lun.scsiLunHostRefs,
+      nullable: { list: false, items: true },
+      description: 'Mappings of this LUN to the hosts that see it; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
+      resolve: (lun) => referenceItems(lun.scsiLunHostRefs),
     }),
     scsiLunVmInstanceRefs: t.field({
       type: [ScsiLunVmInstanceRefType],
-      nullable: false,
-      description: 'Mappings of this LUN to the VMs that use it directly. Since 3.1.0.',
-      resolve: (lun) => lun.scsiLunVmInstanceRefs,
+      nullable: { list: false, items: true },
+      description: 'Mappings of this LUN to the VMs that use it directly; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
+      resolve: (lun) => referenceItems(lun.scsiLunVmInstanceRefs),
     }),
     hosts: t.field({
       type: [HostRef],
@@ -87,7 +87,7 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
       description:
         'The hosts that see this LUN (from `scsiLunHostRefs`, batched with every other host of the request); hosts that no longer exist are left out. Null, with an error, only when the hosts could not be read. Since 3.1.0.',
       resolve: (lun, _args, context) =>
-        loadExisting<HostRecord>(HostRef.getDataloader(context), lun.scsiLunHostRefs.map((ref) => ref.hostUuid)),
+        loadExisting<HostRecord>(HostRef.getDataloader(context), wellFormed(lun.scsiLunHostRefs).map((ref) => ref.hostUuid)),
     }),
     vmInstances: t.field({
       type: [VmInstanceRef],
@@ -95,7 +95,7 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
       description:
         'The VMs that use this LUN directly (from `scsiLunVmInstanceRefs`, batched with every other VM of the request); VMs that no longer exist are left out. Null, with an error, only when the VMs could not be read. Since 3.1.0.',
       resolve: (lun, _args, context) =>
-        loadExisting(VmInstanceRef.getDataloader(context), lun.scsiLunVmInstanceRefs.map((ref) => ref.vmInstanceUuid)),
+        loadExisting(VmInstanceRef.getDataloader(context), wellFormed(lun.scsiLunVmInstanceRefs).map((ref) => ref.vmInstanceUuid)),
     }),
   }),
 });
@@ -128,13 +128,19 @@ defineListQuery({
   },
   filter: {
     description:
-      'Conditions on LUNs; all given conditions must hold. The upstream queries top-level fields only, so there is no condition on the mapped hosts or VMs.',
+      'Conditions on LUNs; all given conditions must hold. `hostUuid` and `vmInstanceUuid` are conditions on the LUN\'s mappings (the service\'s expanded query on `scsiLunHostRefs.hostUuid` and `scsiLunVmInstanceRefs.vmInstanceUuid`).',
     argDescription: 'Conditions the LUNs must meet.',
     fields: {
       uuids: uuidsFilter('LUNs'),
       nameContains: NAME_CONTAINS_FILTER,
       fiberChannelStorageUuid: equals('Only LUNs of this FC SAN storage.'),
+      hostUuid: { field: 'scsiLunHostRefs.hostUuid', op: 'eq', type: 'Uuid', description: 'Only LUNs this host sees (mapped to it by `scsiLunHostRefs`).' },
+      vmInstanceUuid: { field: 'scsiLunVmInstanceRefs.vmInstanceUuid', op: 'eq', type: 'Uuid', description: 'Only LUNs this VM uses directly (mapped to it by `scsiLunVmInstanceRefs`).' },
+      wwid: equals('Only the LUN with this world wide identifier.'),
+      wwn: equals('Only the LUN with this world wide name.'),
+      serial: equals('Only the LUN with this serial number.'),
       state: equals('Only LUNs in this state, e.g. `Enabled`.'),
+      stateIn: anyOf('state', 'Only LUNs in one of these states.'),
     },
   },
   order: {

@@ -8,8 +8,8 @@ import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
-import { groupByKey, requestLoader } from '../kit/loading.js';
+import { anyOf, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
+import { childKey, childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
 import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
@@ -41,7 +41,8 @@ export const HbaDeviceConnection = builder.connectionObject({
   description: 'A page of fibre-channel HBA ports.',
 });
 
-defineListQuery({
+/** `filter` and `orderBy` of every HBA connection: `hbaDevices` and `Host.hbaDevices`. */
+const hbaListArgs = defineListQuery({
   typeName: 'HbaDevice',
   record: 'hbaDevice',
   family: hbaDevices,
@@ -63,7 +64,9 @@ defineListQuery({
     fields: {
       uuids: uuidsFilter('ports'),
       hostUuid: equals('Only ports of this host.'),
+      portName: equals('Only the port with this world wide port name (WWPN), e.g. `0x21000024ff3dbb01`.'),
       portState: equals('Only ports in this state, e.g. `Online`.'),
+      portStateIn: anyOf('portState', 'Only ports in one of these states, e.g. `["Online", "Linkdown"]`.'),
       hbaType: equals('Only HBAs of this type, e.g. `FC`.'),
     },
   },
@@ -77,22 +80,25 @@ defineListQuery({
   },
 });
 
-/** The HBA ports of each host: one QueryHBADevice (`q=hostUuid?=...`) for every host of the batch. */
-async function loadHbaDevicesOfHosts(hostUuids: readonly string[], context: GatewayContext): Promise<HbaDeviceRecord[][]> {
-  const devices = await hbaDevices.whereIn(context, 'hostUuid', hostUuids);
+/** The HBA ports of each host meeting `query`: one QueryHBADevice (`q=hostUuid?=...`) for every host of the batch. */
+async function loadHbaDevicesOfHosts(hostUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<HbaDeviceRecord[][]> {
+  const devices = await hbaDevices.whereIn(context, 'hostUuid', hostUuids, query);
   return groupByKey(hostUuids, devices, (device) => device.hostUuid);
 }
 
-/** Every HBA device of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch. */
-const hbaDevicesOfHost = requestLoader(loadHbaDevicesOfHosts);
+/** The HBA devices of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch and query. */
+const hbaDevicesOfHost = childrenLoader(loadHbaDevicesOfHosts);
+
+/** A host's relation asked with no conditions: what a prefetch loads. */
+const EVERY_CHILD: ChildQuery = { where: [] };
 
 builder.objectField(HostRef, 'hbaDevices', (t) =>
   t.field({
     type: HbaDeviceConnection,
     nullable: true,
     description:
-      'Fibre-channel HBA ports of this host (QueryHBADevice; one upstream query for all hosts of a page). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
-    args: { ...pageArgs },
+      'Fibre-channel HBA ports of this host that meet `filter`, in `orderBy`\'s order (QueryHBADevice; one upstream query for all hosts of a page asking the same). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
+    args: { ...pageArgs, ...hbaListArgs.args },
     // The ports are grouped by their host's uuid.
     extensions: {
       since: QueryHBADevice.since,
@@ -101,11 +107,12 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
       // A page of VMs selecting `host { hbaDevices }` starts this batch with the hosts' own.
       ...prefetchFromHostUuid((context, hostUuid) => {
         hbaDevicesOfHost(context)
-          .load(hostUuid)
+          .load(childKey(hostUuid, EVERY_CHILD))
           .catch(() => undefined);
       }),
     },
-    resolve: (host: HostRecord, args, context) => loadListConnection(context, hbaDevicesOfHost(context), host.uuid, args, 'Host.hbaDevices'),
+    resolve: (host: HostRecord, args, context) =>
+      loadListConnection(context, hbaDevicesOfHost(context), host.uuid, hbaListArgs.queryOf(args), args, 'Host.hbaDevices'),
   }),
 );
 

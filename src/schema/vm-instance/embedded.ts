@@ -36,7 +36,7 @@ const loadVmCdRoms = loadEmbedded('VmCdRom', loadVms, (vm: VmInstanceRecord) => 
 const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => vm.vmNics.flatMap((nic) => nic.usedIps));
 
 export const VmNicRef = builder.loadableNode('VmNic', {
-  description: 'A NIC of a VM (vmNics item / VmNicInventory). Items since 3.17.13; VmNicInventory since 3.9.0.',
+  description: 'A NIC of a VM (VmNicInventory; a `vmNics` item of the VM record since 3.17.13). Since 3.9.0.',
   id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
   extensions: backedBy('vmNic', EMBEDDED_GLOBAL_ID),
   load: loadVmNics,

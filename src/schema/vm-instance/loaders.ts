@@ -6,20 +6,20 @@ import type { GatewayContext } from '../../context.js';
 import { GetVmAttachableDataVolume } from '../../upstream/operations/index.js';
 import type { VolumeRecord } from '../../upstream/records.js';
 import { cursorFamily } from '../kit/families.js';
-import { groupByKey, requestLoader } from '../kit/loading.js';
+import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
 import { volumeSnapshotGroups } from '../volume-snapshot-group/index.js';
 
 export const vmInstances = cursorFamily('vm');
 
-/** Every snapshot group of every VM in the batch: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
-async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], context: GatewayContext) {
-  const groups = await volumeSnapshotGroups.whereIn(context, 'vmInstanceUuid', vmUuids);
+/** The snapshot groups of every VM in the batch meeting `query`: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
+async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], query: ChildQuery, context: GatewayContext) {
+  const groups = await volumeSnapshotGroups.whereIn(context, 'vmInstanceUuid', vmUuids, query);
   return groupByKey(vmUuids, groups, (group) => group.vmInstanceUuid);
 }
 
-/** Every VM on every host of the batch: one CursorQuery (`filter=hostUuid:in:...`) plus CursorNext while more. */
-async function loadVmsOfHosts(hostUuids: readonly string[], context: GatewayContext) {
-  const vms = await vmInstances.whereIn(context, 'hostUuid', hostUuids);
+/** The VMs on every host of the batch meeting `query`: one CursorQuery (`filter=hostUuid:in:...`) plus CursorNext while more. */
+async function loadVmsOfHosts(hostUuids: readonly string[], query: ChildQuery, context: GatewayContext) {
+  const vms = await vmInstances.whereIn(context, 'hostUuid', hostUuids, query);
   return groupByKey(hostUuids, vms, (vm) => vm.hostUuid);
 }
 
@@ -28,8 +28,8 @@ async function loadVmsOfHosts(hostUuids: readonly string[], context: GatewayCont
 // (Pothos' `t.loadable({ byPath: true })` made a loader per field path instead, and on each call
 // an async wrapper, the field's path as a string, and graphql-jit's resolve info: 4% of what a
 // dashboard allocated, for its 50 VMs' snapshot groups.)
-export const snapshotGroupsOfVm = requestLoader(loadSnapshotGroupsOfVms);
-export const vmsOfHost = requestLoader(loadVmsOfHosts);
+export const snapshotGroupsOfVm = childrenLoader(loadSnapshotGroupsOfVms);
+export const vmsOfHost = childrenLoader(loadVmsOfHosts);
 
 export async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayContext): Promise<(VolumeRecord[] | Error)[]> {
   const session = context.session;

@@ -20,7 +20,7 @@ import { closedSetEnum } from '../kit/enums.js';
 import { embeddedId } from '../kit/embedded-ids.js';
 import { defineWriteMutation, deletedRecordFields, resultInventory, succeeded, type PayloadSource } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
-import { VmInstanceRef } from './types.js';
+import { VmInstanceRef, VmInstanceType } from './types.js';
 
 export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
   description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup).',
@@ -29,13 +29,6 @@ export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
     InstantStart: '`InstantStart` (the upstream\'s default): the VM is started once created.',
     CreateStopped: '`CreateStopped`: the VM is created and left stopped.',
   },
-});
-
-export const VmInstanceType = closedSetEnum('VmInstanceType', {
-  description: 'Kind of VM a create makes (`type`; the create operations accept exactly these).',
-  // The VM record's `type` is as old as the service; the create operations take exactly these.
-  since: '0.6',
-  values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
 });
 
 const VolumeMigrationAO = builder.inputType('VolumeMigrationAO', {

@@ -5,13 +5,14 @@
 import { builder } from '../../builder.js';
 import type { HostRecord } from '../../upstream/records.js';
 import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
-import { VmInstanceConnection, VmInstanceRef } from './types.js';
+import { CpuArchitecture, VmInstanceConnection, VmInstanceRef, VmInstanceType, VmPlatform } from './types.js';
 
-defineListQuery({
+/** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
+const vmListArgs = defineListQuery({
   typeName: 'VmInstance',
   record: 'vmInstance',
   family: vmInstances,
@@ -33,15 +34,20 @@ defineListQuery({
       uuids: uuidsFilter('VMs'),
       nameContains: NAME_CONTAINS_FILTER,
       state: equals('Only VMs in this state, e.g. `Running`.'),
+      stateIn: anyOf('state', 'Only VMs in one of these states, e.g. `["Running", "Paused"]`.'),
       hostUuid: equals('Only VMs running on this host.'),
       lastHostUuid: equals('Only VMs that last ran on this host.'),
       zoneUuid: equals('Only VMs of this zone.'),
       clusterUuid: equals('Only VMs of this cluster.'),
       imageUuid: equals('Only VMs created from this image.'),
-      platform: equals('Only VMs of this platform: `Windows`, `Linux` or `Other`.'),
-      architecture: equals('Only VMs of this architecture, e.g. `x86_64`.'),
+      rootVolumeUuid: equals('Only the VM whose root volume this is.'),
+      instanceOfferingUuid: equals('Only VMs of this instance offering.'),
+      defaultL3NetworkUuid: equals('Only VMs whose default L3 network this is.'),
+      platform: equals('Only VMs of this guest platform.', VmPlatform),
+      architecture: equals('Only VMs of this CPU architecture.', CpuArchitecture),
       hypervisorType: equals('Only VMs with this hypervisor, e.g. `KVM`.'),
-      type: equals('Only VMs of this type: `UserVm` or `ApplianceVm`.'),
+      type: equals('Only VMs of this kind.', VmInstanceType),
+      typeIn: anyOf('type', 'Only VMs of one of these kinds.', VmInstanceType),
     },
   },
   order: {
@@ -59,10 +65,10 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     type: VmInstanceConnection,
     nullable: true,
     description:
-      'VMs running on this host (CursorQuery, resourceType `vm`, by `hostUuid`; one query for all hosts of a page). Null when they cannot be read (with an error). Since 0.6.',
-    args: { ...pageArgs },
+      'VMs running on this host that meet `filter`, in `orderBy`\'s order (CursorQuery, resourceType `vm`, by `hostUuid` and the conditions given; one query for all hosts of a page asking the same). Null when they cannot be read (with an error); as old as the generic family\'s CursorQuery. Since 1.0.0.',
+    args: { ...pageArgs, ...vmListArgs.args },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid'), since: vmInstances.since },
-    resolve: (host, args, context) => loadListConnection(context, vmsOfHost(context), host.uuid, args, 'Host.vmInstances'),
+    resolve: (host, args, context) => loadListConnection(context, vmsOfHost(context), host.uuid, vmListArgs.queryOf(args), args, 'Host.vmInstances'),
   }),
 );

@@ -9,13 +9,35 @@ import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstr
 import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { alsoReads, backedBy, exposeRecordFields, reads } from '../kit/record-fields.js';
+import { recordEnum } from '../kit/enums.js';
+import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
-import { VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
+import { snapshotGroupListArgs, VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
 import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
+
+export const VmPlatform = recordEnum('VmPlatform', {
+  record: 'vmInstance',
+  field: 'platform',
+  description: 'The guest platform of a VM, as the spec lists them. Since 0.6.',
+  values: { Windows: 'Windows (`Windows`).', Linux: 'Linux (`Linux`).', Other: 'Any other guest (`Other`).' },
+});
+
+export const CpuArchitecture = recordEnum('CpuArchitecture', {
+  record: 'vmInstance',
+  field: 'architecture',
+  description: 'The CPU architecture of a VM, as the spec lists them. Since 0.6.',
+  values: { x86_64: '64-bit x86 (`x86_64`).', aarch64: '64-bit ARM (`aarch64`).', Other: 'Any other architecture (`Other`).' },
+});
+
+export const VmInstanceType = recordEnum('VmInstanceType', {
+  record: 'vmInstance',
+  field: 'type',
+  description: 'Kind of VM: the record\'s `type`, and what a create makes (the create operations accept exactly these). Since 0.6.',
+  values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
+});
 
 export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
   ...nodeByUuid(vmInstances, 'VmInstance'),
@@ -28,8 +50,13 @@ VmInstanceRef.implement({
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmInstance',
       'uuid', 'name', 'description', 'zoneUuid', 'clusterUuid', 'imageUuid', 'hostUuid', 'lastHostUuid', 'instanceOfferingUuid',
-      'rootVolumeUuid', 'defaultL3NetworkUuid', 'platform', 'architecture', 'type', 'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed',
-      'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
+      'rootVolumeUuid', 'defaultL3NetworkUuid',
+    ),
+    ...exposeRecordEnums(t, 'vmInstance', VmPlatform, 'platform'),
+    ...exposeRecordEnums(t, 'vmInstance', CpuArchitecture, 'architecture'),
+    ...exposeRecordEnums(t, 'vmInstance', VmInstanceType, 'type'),
+    ...exposeRecordFields(t, 'vmInstance',
+      'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed', 'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
     ),
     host: t.field({
       type: HostRef,
@@ -54,28 +81,28 @@ VmInstanceRef.implement({
     rootVolume: t.field({
       type: VolumeRef,
       nullable: true,
-      description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Null when it cannot be read (with an error). Since 0.6.',
+      description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Null when it cannot be read (with an error); as old as the volume record it returns. Since 3.17.13.',
       extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
       resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
     nics: t.field({
       type: [VmNicRef],
       nullable: false,
-      description: 'NICs of the VM (`vmNics`). Items since 3.17.13.',
+      description: 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.',
       extensions: reads<VmInstanceRecord>('vmNics'),
       resolve: (vm) => vm.vmNics,
     }),
     volumes: t.field({
       type: [VolumeRef],
       nullable: false,
-      description: 'Volumes attached to the VM, root volume included (`allVolumes`). Items since 3.17.13.',
+      description: 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.',
       extensions: reads<VmInstanceRecord>('allVolumes'),
       resolve: (vm) => vm.allVolumes,
     }),
     cdRoms: t.field({
       type: [VmCdRomRef],
       nullable: false,
-      description: 'CD-ROM drives of the VM (`vmCdRoms`). Items since 3.17.13.',
+      description: 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.',
       extensions: reads<VmInstanceRecord>('vmCdRoms'),
       resolve: (vm) => vm.vmCdRoms,
     }),
@@ -83,11 +110,12 @@ VmInstanceRef.implement({
       type: VolumeSnapshotGroupConnection,
       nullable: true,
       description:
-        'Volume snapshot groups taken of this VM (QueryVolumeSnapshotGroup by `vmInstanceUuid`; one request for all VMs of a page). Null when they cannot be read (with an error). Since 3.6.0.',
-      args: { ...pageArgs },
+        'Volume snapshot groups taken of this VM that meet `filter`, in `orderBy`\'s order (QueryVolumeSnapshotGroup by `vmInstanceUuid` and the conditions given; one request for all VMs of a page asking the same). Null when they cannot be read (with an error). Since 3.6.0.',
+      args: { ...pageArgs, ...snapshotGroupListArgs.args },
       // The groups are grouped by their VM's uuid.
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid'), since: QueryVolumeSnapshotGroup.since },
-      resolve: (vm, args, context) => loadListConnection(context, snapshotGroupsOfVm(context), vm.uuid, args, 'VmInstance.snapshotGroups'),
+      resolve: (vm, args, context) =>
+        loadListConnection(context, snapshotGroupsOfVm(context), vm.uuid, snapshotGroupListArgs.queryOf(args), args, 'VmInstance.snapshotGroups'),
     }),
     attachableDataVolumes: t.loadableList({
       type: VolumeRef,

@@ -7,4 +7,5 @@ import './queries.js';
 import './mutations.js';
 
 export { SnapshotGroupDeletionResultRef } from './mutations.js';
+export { snapshotGroupListArgs } from './queries.js';
 export { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups, VolumeSnapshotRefType } from './types.js';

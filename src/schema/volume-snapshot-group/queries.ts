@@ -5,7 +5,8 @@
 import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
 
-defineListQuery({
+/** `filter` and `orderBy` of every snapshot group connection: `volumeSnapshotGroups` and `VmInstance.snapshotGroups`. */
+export const snapshotGroupListArgs = defineListQuery({
   typeName: 'VolumeSnapshotGroup',
   record: 'volumeSnapshotGroup',
   family: volumeSnapshotGroups,

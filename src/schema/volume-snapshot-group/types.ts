@@ -7,9 +7,9 @@ import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, referenceItems } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
-import { VolumeRef } from '../volume.js';
+import { VolumeRef, VolumeType } from '../volume.js';
 
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
 export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
@@ -31,10 +31,10 @@ VolumeSnapshotGroupRef.implement({
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'createDate', 'lastOpDate'),
     volumeSnapshotRefs: t.field({
       type: [VolumeSnapshotRefType],
-      nullable: false,
-      description: 'One reference per volume snapshot of the group. Since 3.6.0.',
+      nullable: { list: false, items: true },
+      description: 'One reference per volume snapshot of the group; one the upstream sent malformed is null with an error at its index. Since 3.6.0.',
       extensions: reads<VolumeSnapshotGroupRecord>('volumeSnapshotRefs'),
-      resolve: (group) => group.volumeSnapshotRefs,
+      resolve: (group) => referenceItems(group.volumeSnapshotRefs),
     }),
   }),
 });
@@ -51,8 +51,10 @@ VolumeSnapshotRefType.implement({
       type: VolumeRef,
       description: 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.',
     }),
+    ...exposeRecordFields(t, 'volumeSnapshotRef', 'volumeName'),
+    ...exposeRecordEnums(t, 'volumeSnapshotRef', VolumeType, 'volumeType'),
     ...exposeRecordFields(t, 'volumeSnapshotRef',
-      'volumeName', 'volumeType', 'volumeSnapshotInstallPath', 'volumeSnapshotName', 'deviceId', 'snapshotDeleted', 'createDate',
+      'volumeSnapshotInstallPath', 'volumeSnapshotName', 'deviceId', 'snapshotDeleted', 'createDate',
       'lastOpDate',
     ),
   }),

@@ -1,6 +1,6 @@
 import { graphql } from '../gql';
 
-/** Follows a job started with `input: { async: true }` until it finishes. */
+/** Follows a job started with `input: { async: true }` until it finishes, with what went wrong if it failed. */
 export const JobCompletedSubscription = graphql(/* GraphQL */ `
   subscription JobCompleted($id: ID!) {
     jobCompleted(id: $id) {
@@ -8,9 +8,13 @@ export const JobCompletedSubscription = graphql(/* GraphQL */ `
       operation
       status
       finishedAt
-      error {
-        code
-        description
+      payload {
+        ... on WritePayload {
+          userErrors {
+            code
+            message
+          }
+        }
       }
     }
   }

@@ -1,10 +1,19 @@
 import { graphql } from '../gql';
 
-/** The host form's save: the job that carried it out, the host as it is now, and the upstream's error when it failed. */
+/**
+ * The host form's save: how it stands, what to show next to the fields when it failed, the job
+ * that carried it out, and the host as it is now.
+ */
 export const UpdateHostNqnMutation = graphql(/* GraphQL */ `
   mutation UpdateHostNqn($input: UpdateHostNqnInput!) {
     updateHostNqn(input: $input) {
       clientMutationId
+      status
+      userErrors {
+        message
+        field
+        code
+      }
       job {
         id
         status
@@ -12,10 +21,6 @@ export const UpdateHostNqnMutation = graphql(/* GraphQL */ `
       host {
         id
         nqn
-      }
-      error {
-        code
-        description
       }
     }
   }

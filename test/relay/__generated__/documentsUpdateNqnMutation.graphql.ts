@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<11044d650d339f9b0482129503af7296>>
+ * @generated SignedSource<<579caffff0b0f1219dc2c9c12e1d4860>>
  * @lightSyntaxTransform
  */
 
@@ -29,8 +29,8 @@ export type documentsUpdateNqnMutation$data = {
     readonly job: {
       readonly id: string;
       readonly status: JobStatus;
-    };
-  };
+    } | null | undefined;
+  } | null | undefined;
 };
 export type documentsUpdateNqnMutation = {
   response: documentsUpdateNqnMutation$data;
