@@ -24,7 +24,7 @@ export interface ReadinessOptions {
 
 export function useReadiness(options: ReadinessOptions): Plugin {
   const endpoint = options.endpoint ?? '/readyz';
-  const { upstream, stopping } = options;
+  const { upstream } = options;
   return {
     // Not async: every GraphQL request passes here, and only /readyz should wait for anything.
     onRequest({ request, endResponse, fetchAPI }) {
@@ -37,9 +37,9 @@ export function useReadiness(options: ReadinessOptions): Plugin {
   };
 
   async function answer(request: Request, fetchAPI: RouteFetchApi): Promise<Response> {
-    if (stopping.aborted) return jsonAnswer(fetchAPI, 503, { status: 'draining' });
-    const [reachable, redis] = await Promise.all([upstream.ping(), options.redisReachable()]);
-    const ready = reachable && redis !== false;
+    const readiness = await checkReadiness(options);
+    if (readiness.status === 'draining') return jsonAnswer(fetchAPI, 503, { status: 'draining' });
+    const { ready, upstream: reachable, redis } = readiness;
     return jsonAnswer(fetchAPI, ready ? 200 : 503, {
       status: ready ? 'ready' : 'unavailable',
       upstream: reachable,
@@ -48,6 +48,18 @@ export function useReadiness(options: ReadinessOptions): Plugin {
       ...breakerState(upstream),
     });
   }
+}
+
+/** What `/readyz` decides from: `ready` is what it answers 200 for. */
+export type Readiness =
+  | { status: 'draining'; ready: false }
+  | { status: 'checked'; ready: boolean; upstream: boolean; redis: boolean | undefined };
+
+/** The readiness check itself, for `/readyz` and for the `gateway_ready` gauge. */
+export async function checkReadiness(options: Pick<ReadinessOptions, 'upstream' | 'redisReachable' | 'stopping'>): Promise<Readiness> {
+  if (options.stopping.aborted) return { status: 'draining', ready: false };
+  const [reachable, redis] = await Promise.all([options.upstream.ping(), options.redisReachable()]);
+  return { status: 'checked', ready: reachable && redis !== false, upstream: reachable, redis };
 }
 
 /**
