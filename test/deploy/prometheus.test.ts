@@ -183,6 +183,8 @@ describe('the dashboard and the alerts, against a real Prometheus scraping a gat
         harness.simulator.configure({ faultRate: 1 });
         await Promise.all([0, 1, 2].map((page) => harness.gql(`{ cbtTasks(first: ${page + 1}) { totalCount } }`)));
         harness.simulator.configure({ faultRate: 0 });
+        // The next rounds find the upstream back: the breaker's probe closes it.
+        await eventually(async () => (await harness.gql('{ hosts(first: 1) { totalCount } }')).errors === undefined, 'the upstream breaker to close', 50, 100);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 800 - (Date.now() - started))));
     }
