@@ -45,7 +45,7 @@ import { useMutationLimit } from './plugins/use-mutation-limit.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
-import { checkReadiness, useReadiness } from './plugins/use-readiness.js';
+import { createReadinessState, useReadiness } from './plugins/use-readiness.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
@@ -361,14 +361,14 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       },
     });
 
-  const readiness = { upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal };
   metrics.observeUpstreamHealth(() => upstream.health());
-  metrics.observeReadiness(async () => (await checkReadiness(readiness)).ready);
   const redis = backend.redis;
   if (redis) metrics.observeRedis(() => redis.isReady());
+  const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
+  metrics.observeReadiness(() => readiness.readyNow());
   const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [
     useHealth(),
-    useReadiness({ ...readiness, logger }),
+    useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger, onCheck: (ready) => readiness.record(ready) }),
     useMetricsRoute({ registry: metrics.registry, logger }),
     useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
     useRootRedirect(GRAPHQL_PATH),

@@ -55,8 +55,8 @@ export interface GatewayMetrics {
   observeUpstreamHealth(health: () => Pick<UpstreamHealth, 'breakers'>): void;
   /** Reads whether every Redis connection is up at every scrape (`RedisConnection.isReady`); called only with `REDIS_URL`. */
   observeRedis(isReady: () => boolean): void;
-  /** Runs the readiness check (`/readyz`'s) at every scrape. */
-  observeReadiness(check: () => Promise<boolean>): void;
+  /** Reads whether the replica is ready at every scrape (`createReadinessState`: no upstream or Redis call). */
+  observeReadiness(isReady: () => boolean): void;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
 }
@@ -299,13 +299,13 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         },
       });
     },
-    observeReadiness(check) {
+    observeReadiness(isReady) {
       new Gauge({
         name: 'gateway_ready',
-        help: 'Whether /readyz would answer 200 now: 1 when the upstream answers (and Redis, with REDIS_URL), 0 otherwise and while shutting down. Checked at each scrape.',
+        help: 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.',
         registers,
-        async collect() {
-          this.set((await check().catch(() => false)) ? 1 : 0);
+        collect() {
+          this.set(isReady() ? 1 : 0);
         },
       });
     },

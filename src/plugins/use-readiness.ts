@@ -20,11 +20,13 @@ export interface ReadinessOptions {
   stopping: AbortSignal;
   /** Where a check that threw is logged. */
   logger: Logger;
+  /** Hears each check's outcome: true when it answered 200 (see `createReadinessState`). */
+  onCheck?: ((ready: boolean) => void) | undefined;
 }
 
 export function useReadiness(options: ReadinessOptions): Plugin {
   const endpoint = options.endpoint ?? '/readyz';
-  const { upstream } = options;
+  const { upstream, stopping } = options;
   return {
     // Not async: every GraphQL request passes here, and only /readyz should wait for anything.
     onRequest({ request, endResponse, fetchAPI }) {
@@ -37,9 +39,13 @@ export function useReadiness(options: ReadinessOptions): Plugin {
   };
 
   async function answer(request: Request, fetchAPI: RouteFetchApi): Promise<Response> {
-    const readiness = await checkReadiness(options);
-    if (readiness.status === 'draining') return jsonAnswer(fetchAPI, 503, { status: 'draining' });
-    const { ready, upstream: reachable, redis } = readiness;
+    if (stopping.aborted) {
+      options.onCheck?.(false);
+      return jsonAnswer(fetchAPI, 503, { status: 'draining' });
+    }
+    const [reachable, redis] = await Promise.all([upstream.ping(), options.redisReachable()]);
+    const ready = reachable && redis !== false;
+    options.onCheck?.(ready);
     return jsonAnswer(fetchAPI, ready ? 200 : 503, {
       status: ready ? 'ready' : 'unavailable',
       upstream: reachable,
@@ -50,16 +56,36 @@ export function useReadiness(options: ReadinessOptions): Plugin {
   }
 }
 
-/** What `/readyz` decides from: `ready` is what it answers 200 for. */
-export type Readiness =
-  | { status: 'draining'; ready: false }
-  | { status: 'checked'; ready: boolean; upstream: boolean; redis: boolean | undefined };
+export interface ReadinessStateOptions {
+  upstream: Pick<UpstreamClient, 'health'>;
+  /** Whether every Redis connection is up; undefined without Redis. */
+  redisConnected: () => boolean | undefined;
+  /** Aborted once the app starts stopping. */
+  stopping: AbortSignal;
+  /** How long a check's outcome stands for the replica's readiness. @default 30000 */
+  freshMs?: number;
+}
 
-/** The readiness check itself, for `/readyz` and for the `gateway_ready` gauge. */
-export async function checkReadiness(options: Pick<ReadinessOptions, 'upstream' | 'redisReachable' | 'stopping'>): Promise<Readiness> {
-  if (options.stopping.aborted) return { status: 'draining', ready: false };
-  const [reachable, redis] = await Promise.all([options.upstream.ping(), options.redisReachable()]);
-  return { status: 'checked', ready: reachable && redis !== false, upstream: reachable, redis };
+/**
+ * Whether the replica is ready, known without asking the upstream or Redis (so reading it, as
+ * `/metrics` does at every scrape, costs them nothing): the last `/readyz` check's outcome while
+ * it is fresh (the kubelet probes every few seconds), else what the replica knows by itself: it is
+ * not shutting down, its Redis connections are up, and no upstream circuit breaker is open.
+ */
+export function createReadinessState(options: ReadinessStateOptions): { record(ready: boolean): void; readyNow(): boolean } {
+  const freshMs = options.freshMs ?? 30_000;
+  let last: { at: number; ready: boolean } | undefined;
+  return {
+    record(ready) {
+      last = { at: Date.now(), ready };
+    },
+    readyNow() {
+      if (options.stopping.aborted) return false;
+      if (last !== undefined && Date.now() - last.at <= freshMs) return last.ready;
+      const breakerOpen = Object.values(options.upstream.health().breakers).some((breaker) => breaker.state === 'open');
+      return options.redisConnected() !== false && !breakerOpen;
+    },
+  };
 }
 
 /**
