@@ -192,7 +192,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   const graphqlErrors = new Counter({
     name: 'gateway_graphql_errors_total',
-    help: 'Errors in the GraphQL answers sent over HTTP (SSE and multipart streams not counted), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).',
+    help: 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).',
     labelNames: ['code'] as const,
     registers,
   });
