@@ -45,7 +45,7 @@ import { useMutationLimit } from './plugins/use-mutation-limit.js';
 import { useOperationLimits } from './plugins/use-operation-limits.js';
 import { usePersistedQueries } from './plugins/use-persisted-queries.js';
 import { createQueryCost } from './plugins/use-query-cost.js';
-import { useReadiness } from './plugins/use-readiness.js';
+import { createReadinessState, useReadiness } from './plugins/use-readiness.js';
 import { useRecordDemand } from './plugins/use-record-demand.js';
 import { useReleaseLoadedRecords } from './plugins/use-release-loaded-records.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
@@ -147,6 +147,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     upstreamCallCost: config.upstreamCallCost,
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
+    onRefused: (code) => metrics.costRefused.inc({ code }),
   });
   // Subscribers of the same events share one execution (see shared-subscriptions.ts).
   const sharedSubscriptions = createSharedSubscriptions({
@@ -319,7 +320,11 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         // and the cost of the execution that filled it is not kept with it.
         queryCost.gate,
         subscriptionLimits.plugin,
-        useResponseCache({ cache: state.responseCache, ttlMs: config.responseCacheTtlMs }),
+        useResponseCache({
+          cache: state.responseCache,
+          ttlMs: config.responseCacheTtlMs,
+          onLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+        }),
         queryCost.report,
         useDeferStream(),
         // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
@@ -356,9 +361,14 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       },
     });
 
+  metrics.observeUpstreamHealth(() => upstream.health());
+  const redis = backend.redis;
+  if (redis) metrics.observeRedis(() => redis.isReady());
+  const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
+  metrics.observeReadiness(() => readiness.readyNow());
   const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [
     useHealth(),
-    useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger }),
+    useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger, onCheck: (ready) => readiness.record(ready) }),
     useMetricsRoute({ registry: metrics.registry, logger }),
     useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
     useRootRedirect(GRAPHQL_PATH),

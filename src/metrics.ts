@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStore } from './jobs/store.js';
 import type { UpstreamRequestEvent } from './upstream/client.js';
+import type { UpstreamHealth } from './upstream/types.js';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -23,6 +24,8 @@ export interface GatewayMetrics {
   /** Subscription executions running: WebSocket subscribers of the same events share one. */
   readonly subscriptionExecutions: Gauge;
   readonly jobs: Counter<'status'>;
+  /** Jobs this replica follows and has not seen finish, by id: when each was created (epoch ms). Kept by `instrumentJobStore`, read by the in-flight gauges. */
+  readonly jobsInFlight: Map<string, number>;
   readonly webhookDeliveries: Counter<'result' | 'status'>;
   /** Operations refused with 503 OVERLOADED. */
   readonly operationsShed: Counter;
@@ -38,10 +41,22 @@ export interface GatewayMetrics {
   readonly trustedDocuments: Gauge;
   /** Manifest reloads, `loaded` or `refused` (the one in force kept). */
   readonly trustedDocumentReloads: Counter<'result'>;
+  /** Errors in the GraphQL answers sent over HTTP, by `extensions.code`. */
+  readonly graphqlErrors: Counter<'code'>;
+  /** Operations refused by the cost limits before they ran, by code (`MAX_COST_EXCEEDED`, `RATE_LIMITED`). */
+  readonly costRefused: Counter<'code'>;
+  /** Response-cache lookups of cacheable queries: `hit` (answered from the cache) or `miss` (executed). */
+  readonly responseCacheLookups: Counter<'result'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
   observeUpstream(event: UpstreamRequestEvent): void;
+  /** Reads the upstream origins' circuit breakers at every scrape (`UpstreamClient.health`). */
+  observeUpstreamHealth(health: () => Pick<UpstreamHealth, 'breakers'>): void;
+  /** Reads whether every Redis connection is up at every scrape (`RedisConnection.isReady`); called only with `REDIS_URL`. */
+  observeRedis(isReady: () => boolean): void;
+  /** Reads whether the replica is ready at every scrape (`createReadinessState`: no upstream or Redis call). */
+  observeReadiness(isReady: () => boolean): void;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
 }
@@ -175,8 +190,50 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers,
   });
 
+  const graphqlErrors = new Counter({
+    name: 'gateway_graphql_errors_total',
+    help: 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).',
+    labelNames: ['code'] as const,
+    registers,
+  });
+
+  const costRefused = new Counter({
+    name: 'gateway_cost_refused_total',
+    help: 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).',
+    labelNames: ['code'] as const,
+    registers,
+  });
+
+  const responseCacheLookups = new Counter({
+    name: 'gateway_response_cache_lookups_total',
+    help: 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+
+  const jobsInFlight = new Map<string, number>();
+  new Gauge({
+    name: 'gateway_jobs_in_flight',
+    help: 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.',
+    registers,
+    collect() {
+      this.set(jobsInFlight.size);
+    },
+  });
+  new Gauge({
+    name: 'gateway_jobs_oldest_in_flight_seconds',
+    help: 'Age of the oldest job this replica follows that has not finished (0 when none): past the polling deadline (30 min) the gateway fails a job itself, so an older one is stuck.',
+    registers,
+    collect() {
+      let oldest = Infinity;
+      for (const createdAt of jobsInFlight.values()) oldest = Math.min(oldest, createdAt);
+      this.set(oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+    },
+  });
+
   return {
     registry,
+    jobsInFlight,
     operations,
     operationDuration,
     upstreamRequests,
@@ -194,6 +251,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     coalescedQueries,
     trustedDocuments,
     trustedDocumentReloads,
+    graphqlErrors,
+    costRefused,
+    responseCacheLookups,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
@@ -216,22 +276,79 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       upstreamRequests.inc({ operation: event.operation, method: event.method, status });
       upstreamDuration.observe({ operation: event.operation, status }, event.durationMs / 1000);
     },
+    observeUpstreamHealth(health) {
+      new Gauge({
+        name: 'gateway_upstream_circuit_breakers',
+        help: 'Upstream origins (at most two: UPSTREAM_URL\'s and RESOURCES_URL\'s) whose circuit breaker is in each state: closed (calls go through), open (calls fail at once, UPSTREAM_UNAVAILABLE), half-open (one probe call decides).',
+        labelNames: ['state'] as const,
+        registers,
+        collect() {
+          const counts: Record<BreakerState, number> = { closed: 0, 'half-open': 0, open: 0 };
+          for (const breaker of Object.values(health().breakers)) counts[breaker.state] += 1;
+          for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+        },
+      });
+    },
+    observeRedis(isReady) {
+      new Gauge({
+        name: 'gateway_redis_connected',
+        help: 'Whether every Redis connection of this replica (commands, subscriber, stream reader) is up: 1, or 0 while any is reconnecting (Redis-backed operations then fail with REDIS_UNAVAILABLE).',
+        registers,
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
+    },
+    observeReadiness(isReady) {
+      new Gauge({
+        name: 'gateway_ready',
+        help: 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.',
+        registers,
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
+    },
     render: () => registry.metrics(),
   };
 }
 
-/** Counts jobs as they start and finish (a finish counts once: `finish` returns the job only the first time). */
+type BreakerState = UpstreamHealth['breakers'][string]['state'];
+
+/**
+ * Counts jobs as they start and finish (a finish counts once: `finish` returns the job only the
+ * first time), and keeps the jobs in flight this replica follows: those it created or claimed,
+ * until it finishes them or reads them finished (by another replica, which took the webhook).
+ */
 export function instrumentJobStore(store: JobStore, metrics: GatewayMetrics): JobStore {
+  const inFlight = metrics.jobsInFlight;
   return {
     ...store,
     async create(job) {
       await store.create(job);
       metrics.jobs.inc({ status: job.status });
+      if (job.status === 'RUNNING') inFlight.set(job.id, job.createdAt);
+    },
+    async get(id) {
+      const job = await store.get(id);
+      if (job?.status !== 'RUNNING') inFlight.delete(id);
+      return job;
     },
     async finish(id, outcome) {
       const finished = await store.finish(id, outcome);
+      // Null: unknown or finished already; either way no longer in flight here.
+      inFlight.delete(id);
       if (finished) metrics.jobs.inc({ status: finished.status });
       return finished;
+    },
+    async claimOrphaned() {
+      const claimed = await store.claimOrphaned();
+      for (const job of claimed) inFlight.set(job.id, job.createdAt);
+      return claimed;
+    },
+    async discard(id) {
+      await store.discard(id);
+      inFlight.delete(id);
     },
   };
 }

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { createLogger } from '../src/logging.js';
+import { createReadinessState } from '../src/plugins/use-readiness.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import { credentialHeaders, type GraphQLResponse } from './support/harness.js';
 import { eventually } from './support/process.js';
+import { freePort, startRedis } from './support/redis.js';
 import { subscribeWs } from './support/subscriptions.js';
 
 type Samples = Map<string, number>;
@@ -161,6 +163,135 @@ describe('operations', () => {
     await eventually(async () => (await gauge()) === before + 1, 'the subscription to be counted open');
     await subscription.close();
     await eventually(async () => (await gauge()) === before, 'the closed subscription to be counted out');
+  });
+
+  it('counts the errors of the answers by code, and the operations the cost limits refused', async () => {
+    const before = await scrape();
+    const unauthenticated = await gql('{ hosts(first: 1) { totalCount } }', {}, {});
+    expect(unauthenticated.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    // 100 hosts x 100 VMs x 100 snapshot groups: far above MAX_COST, refused before any upstream call.
+    const tooCostly = await gql('{ hosts(first: 100) { nodes { vmInstances(first: 100) { nodes { snapshotGroups(first: 100) { nodes { name } } } } } } }');
+    expect(tooCostly.errors?.[0]?.extensions?.code).toBe('MAX_COST_EXCEEDED');
+    const invalid = await gql('{ noSuchField }');
+    expect(invalid.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const after = await scrape();
+
+    const moved = (name: string, labels: Record<string, string>): number => total(after, name, labels) - total(before, name, labels);
+    expect(moved('gateway_graphql_errors_total', { code: 'UNAUTHENTICATED' })).toBe(1);
+    expect(moved('gateway_graphql_errors_total', { code: 'MAX_COST_EXCEEDED' })).toBe(1);
+    expect(moved('gateway_graphql_errors_total', { code: 'GRAPHQL_VALIDATION_FAILED' })).toBe(1);
+    expect(moved('gateway_cost_refused_total', { code: 'MAX_COST_EXCEEDED' })).toBe(1);
+  });
+
+  it('counts the response cache\'s hits and misses', async () => {
+    const before = await scrape();
+    const query = '{ hosts(first: 4) { nodes { name } } }';
+    expect((await gql(query)).errors).toBeUndefined();
+    expect((await gql(query)).errors).toBeUndefined();
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string>): number => total(after, name, labels) - total(before, name, labels);
+    expect(moved('gateway_response_cache_lookups_total', { result: 'miss' })).toBe(1);
+    expect(moved('gateway_response_cache_lookups_total', { result: 'hit' })).toBe(1);
+  });
+
+  it('gauges the jobs in flight and the age of the oldest', async () => {
+    const gauges = async (): Promise<[number, number]> => {
+      const samples = await scrape();
+      return [total(samples, 'gateway_jobs_in_flight'), total(samples, 'gateway_jobs_oldest_in_flight_seconds')];
+    };
+    expect(await gauges()).toEqual([0, 0]);
+    const tenant = simulator.credentials.tenantId;
+    const host = [...simulator.store.hosts.list(tenant)].find((candidate) => candidate.status === 'Connected')!;
+    simulator.configure({ asyncDelayMs: 1500 });
+    try {
+      const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
+        'mutation($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { job { id status } } }',
+        { input: { uuid: host.uuid, nqn: 'nqn.2014-08.org.nvmexpress:uuid:00000405-0000-4000-8000-000000000000', async: true } },
+      );
+      expect(started.data?.updateHostNqn.job.status).toBe('RUNNING');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [inFlight, oldest] = await gauges();
+      expect(inFlight).toBe(1);
+      expect(oldest).toBeGreaterThan(0.2);
+      await eventually(async () => (await gauges())[0] === 0, 'the finished job to leave the in-flight gauge', 100, 100);
+      expect(await gauges()).toEqual([0, 0]);
+    } finally {
+      simulator.configure({ asyncDelayMs: 5 });
+    }
+  });
+
+  it('gauges readiness and the upstream circuit breakers: ready with closed breakers here, not ready against a dead upstream once a check or an open breaker says so', async () => {
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const here = await scrape();
+    expect(total(here, 'gateway_ready')).toBe(1);
+    expect(total(here, 'gateway_upstream_circuit_breakers', { state: 'closed' })).toBeGreaterThanOrEqual(1);
+    expect(total(here, 'gateway_upstream_circuit_breakers', { state: 'open' })).toBe(0);
+    // No Redis here: no Redis gauge to read.
+    expect([...here.keys()].some((key) => key.startsWith('gateway_redis_connected'))).toBe(false);
+
+    const dead = createApp(
+      { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: `http://127.0.0.1:${await freePort()}/`, upstreamBreakerThreshold: 1, upstreamBreakerOpenMs: 60_000 },
+      { logger: createLogger('silent') },
+    );
+    const deadUrl = await dead.start();
+    const deadSamples = async (): Promise<Samples> => parsePrometheus(await (await fetch(`${deadUrl}/metrics`)).text());
+    try {
+      // Nothing has told it the upstream is away yet: a scrape asks no one.
+      expect(total(await deadSamples(), 'gateway_ready')).toBe(1);
+      // Its readiness check (the kubelet's probe) finds out, and the gauge follows it.
+      expect((await fetch(`${deadUrl}/readyz`)).status).toBe(503);
+      expect(total(await deadSamples(), 'gateway_ready')).toBe(0);
+      const failed = await fetch(`${deadUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ hosts(first: 1) { totalCount } }' }),
+      });
+      expect(((await failed.json()) as GraphQLResponse).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      const samples = await deadSamples();
+      expect(total(samples, 'gateway_ready')).toBe(0);
+      expect(total(samples, 'gateway_upstream_circuit_breakers', { state: 'open' })).toBe(1);
+      expect(total(samples, 'gateway_graphql_errors_total', { code: 'UPSTREAM_UNAVAILABLE' })).toBe(1);
+    } finally {
+      await dead.stop();
+    }
+  });
+
+  it('takes readiness from the last check while it is fresh, else from the breakers, Redis and the shutdown', () => {
+    let breakers: Record<string, { state: 'closed' | 'open' | 'half-open'; consecutiveFailures: number; probeAt: number | null }> = {};
+    let redisUp: boolean | undefined = true;
+    const stopping = new AbortController();
+    const stale = createReadinessState({ upstream: { health: () => ({ breakers, concurrency: {} }) }, redisConnected: () => redisUp, stopping: stopping.signal, freshMs: 0 });
+    expect(stale.readyNow()).toBe(true);
+    breakers = { 'http://upstream': { state: 'open', consecutiveFailures: 5, probeAt: Date.now() + 5000 } };
+    expect(stale.readyNow()).toBe(false);
+    breakers = {};
+    redisUp = false;
+    expect(stale.readyNow()).toBe(false);
+    redisUp = undefined; // no Redis configured
+    expect(stale.readyNow()).toBe(true);
+
+    const fresh = createReadinessState({ upstream: { health: () => ({ breakers, concurrency: {} }) }, redisConnected: () => redisUp, stopping: stopping.signal });
+    fresh.record(false);
+    expect(fresh.readyNow()).toBe(false);
+    fresh.record(true);
+    expect(fresh.readyNow()).toBe(true);
+    stopping.abort();
+    expect(fresh.readyNow()).toBe(false);
+  });
+
+  it('gauges the Redis connections with REDIS_URL: 1 while connected, 0 once Redis is gone', async () => {
+    const redis = await startRedis();
+    const replica = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulator.url, redisUrl: redis.url }, { logger: createLogger('silent') });
+    try {
+      const replicaUrl = await replica.start();
+      const connected = async (): Promise<number> => total(parsePrometheus(await (await fetch(`${replicaUrl}/metrics`)).text()), 'gateway_redis_connected');
+      await eventually(async () => (await connected()) === 1, 'the Redis gauge to read 1');
+      await redis.stop();
+      await eventually(async () => (await connected()) === 0, 'the Redis gauge to read 0');
+    } finally {
+      await replica.stop();
+      await redis.stop();
+    }
   });
 
   it('takes the caller\'s X-Request-ID (or makes one), echoes it, sends it upstream and writes it on the log lines', async () => {

@@ -7,7 +7,7 @@
  * Labels say only what the gateway knows: the operation type, the schema's root field selected,
  * and the operation's name only when the operator listed it (`operationNames`).
  */
-import { getOperationAST, Kind, type ExecutionArgs, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from '../metrics.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
@@ -94,8 +94,25 @@ export function createOperationMetrics(options: UseMetricsOptions): OperationMet
         },
       };
     },
+    // Every answer sent over HTTP passes here, refused ones too (parse, validation, limits, cost);
+    // a stream's events (SSE, multipart) do not.
+    onResultProcess({ result }) {
+      for (const answer of Array.isArray(result) ? result : [result]) {
+        if (isAsyncIterable(answer)) continue;
+        for (const error of (answer as ExecutionResult).errors ?? []) metrics.graphqlErrors.inc({ code: errorCodeLabel(error.extensions?.code) });
+      }
+    },
   };
   return { plugin, countSubscriber };
+}
+
+/**
+ * An error's `extensions.code` as a label value: the gateway's codes are UPPER_SNAKE_CASE words;
+ * anything else (a resolver's free text) counts as `other`, so the label stays a short list.
+ */
+function errorCodeLabel(code: unknown): string {
+  if (code === undefined || code === null) return 'none';
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : 'other';
 }
 
 /**

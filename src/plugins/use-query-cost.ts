@@ -55,6 +55,8 @@ export interface QueryCostOptions {
   maxBudgets?: number | undefined;
   /** Clock for the budgets, for tests. @default Date.now */
   now?: (() => number) | undefined;
+  /** Hears every refusal, by its code (metrics). */
+  onRefused?: ((code: 'MAX_COST_EXCEEDED' | 'RATE_LIMITED') => void) | undefined;
 }
 
 /** What `extensions.cost` carries. */
@@ -140,6 +142,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     let cost = requestedCost(input, model);
     if (input.operation.operation === 'mutation') cost += mutationCost * input.operation.selectionSet.selections.length;
     if (cost > maxCost) {
+      options.onRefused?.('MAX_COST_EXCEEDED');
       return rejection(
         `This operation may cost ${cost} points, more than the ${maxCost} allowed. Ask for smaller pages (\`first\`) or fewer nested connections.`,
         { code: 'MAX_COST_EXCEEDED', cost: { requestedQueryCost: cost, maximumQueryCost: maxCost }, http: { status: 400 } },
@@ -149,6 +152,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     if (budget === null) return { input, cost, key };
     const charge = budget.charge(key, cost);
     if (!charge.granted) {
+      options.onRefused?.('RATE_LIMITED');
       return rejection(
         `Rate limited: this operation costs ${cost} points and your budget holds ${charge.status.currentlyAvailable}. Retry in ${charge.retryAfterSeconds} s.`,
         {

@@ -20,6 +20,8 @@ export interface ReadinessOptions {
   stopping: AbortSignal;
   /** Where a check that threw is logged. */
   logger: Logger;
+  /** Hears each check's outcome: true when it answered 200 (see `createReadinessState`). */
+  onCheck?: ((ready: boolean) => void) | undefined;
 }
 
 export function useReadiness(options: ReadinessOptions): Plugin {
@@ -37,9 +39,13 @@ export function useReadiness(options: ReadinessOptions): Plugin {
   };
 
   async function answer(request: Request, fetchAPI: RouteFetchApi): Promise<Response> {
-    if (stopping.aborted) return jsonAnswer(fetchAPI, 503, { status: 'draining' });
+    if (stopping.aborted) {
+      options.onCheck?.(false);
+      return jsonAnswer(fetchAPI, 503, { status: 'draining' });
+    }
     const [reachable, redis] = await Promise.all([upstream.ping(), options.redisReachable()]);
     const ready = reachable && redis !== false;
+    options.onCheck?.(ready);
     return jsonAnswer(fetchAPI, ready ? 200 : 503, {
       status: ready ? 'ready' : 'unavailable',
       upstream: reachable,
@@ -48,6 +54,38 @@ export function useReadiness(options: ReadinessOptions): Plugin {
       ...breakerState(upstream),
     });
   }
+}
+
+export interface ReadinessStateOptions {
+  upstream: Pick<UpstreamClient, 'health'>;
+  /** Whether every Redis connection is up; undefined without Redis. */
+  redisConnected: () => boolean | undefined;
+  /** Aborted once the app starts stopping. */
+  stopping: AbortSignal;
+  /** How long a check's outcome stands for the replica's readiness. @default 30000 */
+  freshMs?: number;
+}
+
+/**
+ * Whether the replica is ready, known without asking the upstream or Redis (so reading it, as
+ * `/metrics` does at every scrape, costs them nothing): the last `/readyz` check's outcome while
+ * it is fresh (the kubelet probes every few seconds), else what the replica knows by itself: it is
+ * not shutting down, its Redis connections are up, and no upstream circuit breaker is open.
+ */
+export function createReadinessState(options: ReadinessStateOptions): { record(ready: boolean): void; readyNow(): boolean } {
+  const freshMs = options.freshMs ?? 30_000;
+  let last: { at: number; ready: boolean } | undefined;
+  return {
+    record(ready) {
+      last = { at: Date.now(), ready };
+    },
+    readyNow() {
+      if (options.stopping.aborted) return false;
+      if (last !== undefined && Date.now() - last.at <= freshMs) return last.ready;
+      const breakerOpen = Object.values(options.upstream.health().breakers).some((breaker) => breaker.state === 'open');
+      return options.redisConnected() !== false && !breakerOpen;
+    },
+  };
 }
 
 /**

@@ -47,6 +47,9 @@ export const RESPONSE_CACHE_TTLS: Readonly<Record<string, number>> = Object.free
   'Host.blockDevices': 300_000,
 });
 
+/** How the cache plugin marks an answer it served (`@graphql-yoga/plugin-response-cache`'s `onParams`). */
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
+
 /** Carries a cached answer's version from the cache to `onResponse`, which removes it. */
 const ANSWER_VERSION_HEADER = 'x-gateway-answer-version';
 
@@ -63,6 +66,8 @@ export interface ResponseCacheOptions {
   ttls?: Readonly<Record<string, number>>;
   /** Report `extensions.responseCache` (hit, didCache, ttl, invalidatedEntities) to clients. @default false */
   includeExtensionMetadata?: boolean;
+  /** Hears each query the cache could answer: `true` when it did, `false` when the query executed (metrics). */
+  onLookup?: ((hit: boolean) => void) | undefined;
 }
 
 /** The cache the plugin and the job invalidation share: it counts its invalidations. */
@@ -155,6 +160,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
         onExecute({ args }) {
           const key = executions.start(args.contextValue, args.document, args.operationName, args.schema);
           if (key === undefined) return;
+          // A cacheable query the cache did not answer.
+          options.onLookup?.(false);
           return {
             onExecuteDone: ({ result }) => {
               if (!isAsyncIterable(result)) return executions.end(key);
@@ -163,6 +170,9 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
           };
         },
       });
+    },
+    onExecutionResult({ result }) {
+      if (result !== undefined && !isAsyncIterable(result) && SERVED_FROM_CACHE in result) options.onLookup?.(true);
     },
     onResponse({ request, response, setResponse, fetchAPI }) {
       // The cache plugin marks a cacheable answer with an ETag that is its cache key: the same

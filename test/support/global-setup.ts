@@ -9,6 +9,9 @@ const REQUIRED: Record<string, string> = {
   chromium: 'chromium',
   'redis-server': 'redis-server',
   'redis-cli': 'redis-tools',
+  // The dashboard and alert tests run a real Prometheus, and promtool checks and unit-tests the rules.
+  prometheus: 'prometheus',
+  promtool: 'prometheus',
 };
 
 function isInstalled(program: string): boolean {
@@ -18,7 +21,7 @@ function isInstalled(program: string): boolean {
 export default function setup(): void {
   const missing = Object.entries(REQUIRED).filter(([program]) => !isInstalled(program));
   if (missing.length === 0) return;
-  const packages = missing.map(([, pkg]) => pkg);
+  const packages = [...new Set(missing.map(([, pkg]) => pkg))];
   const command = `apt-get update && apt-get install -y --no-install-recommends ${packages.join(' ')}`;
   if (process.getuid?.() !== 0) {
     throw new Error(`The test suite needs ${packages.join(', ')}. Install with: sudo sh -c '${command}'`);
