@@ -18,7 +18,8 @@ import type { GatewayConfig } from './config.js';
 import { createContext, readCredentials, readWebSocketCredentials, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
-import { graphiqlOptions } from './graphiql.js';
+import { pickExampleValues } from './graphiql/example-values.js';
+import { createGraphiQLOptions, demoHeaders } from './graphiql/options.js';
 import { graphqlWsOverYoga, writerOf, type ServerContext } from './graphql-ws-yoga.js';
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
@@ -239,6 +240,23 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     logger,
   });
 
+  // GraphiQL's example tabs name records of the demo, asked of the gateway itself with its credentials.
+  const demoCredentials = deps.demo?.credentials;
+  const graphiql = config.graphiql
+    ? createGraphiQLOptions({
+        demoCredentials,
+        pickValues:
+          demoCredentials &&
+          (() =>
+            pickExampleValues({
+              fetch: async (url, init): Promise<Response> => yoga.fetch(url, init),
+              endpoint: `http://gateway${GRAPHQL_PATH}`,
+              headers: demoHeaders(demoCredentials),
+            })),
+        onPickFailed: (err) => logger.warn({ err }, 'GraphiQL\'s example tabs could not pick demo records: they open with placeholders'),
+      })
+    : undefined;
+
   // UPSTREAM_VERSION: the schema that release offers; the full one still names what it left out.
   const servedSchema = config.upstreamVersion === undefined ? schema : schemaForRelease(schema, config.upstreamVersion);
   /** Yoga serving `served` at `path`, with every GraphQL plugin (and `routes` first). */
@@ -247,7 +265,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       schema: served,
       graphqlEndpoint: path,
       landingPage: false,
-      graphiql: config.graphiql ? graphiqlOptions(deps.demo?.credentials) : false,
+      graphiql: graphiql ?? false,
       renderGraphiQL,
       logging: {
         debug: (...args) => logger.debug(args.map(String).join(' ')),
