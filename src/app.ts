@@ -9,7 +9,6 @@
 import type { Server } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -20,6 +19,7 @@ import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
 import { pickExampleValues } from './graphiql/example-values.js';
 import { createGraphiQLOptions, demoHeaders } from './graphiql/options.js';
+import { renderGatewayGraphiQL } from './graphiql/render.js';
 import { graphqlWsOverYoga, writerOf, type ServerContext } from './graphql-ws-yoga.js';
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
@@ -34,6 +34,7 @@ import { createAdmission } from './plugins/use-admission.js';
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useDocs } from './plugins/use-docs.js';
 import { useHealth } from './plugins/use-health.js';
 import { useJit } from './plugins/use-jit.js';
 import { createOperationCoalescing } from './plugins/use-operation-coalescing.js';
@@ -103,6 +104,11 @@ export interface AppDeps {
 }
 
 const GRAPHQL_PATH = '/graphql';
+/** The documentation pages (`useDocs`), served with GraphiQL: `docs/` beside `src/` (or `dist/`). */
+const DOCS_PATH = '/docs/';
+const DOCS_ROOT = new URL('../docs/', import.meta.url);
+/** The page GraphiQL's "guide" link opens. */
+const GRAPHIQL_GUIDE = `${DOCS_PATH}getting-started/graphiql.md`;
 /** Where the schema is served as a Federation v2 subgraph (`_service`, `_entities`). */
 export const SUBGRAPH_PATH = '/subgraph';
 
@@ -245,6 +251,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const graphiql = config.graphiql
     ? createGraphiQLOptions({
         demoCredentials,
+        guideUrl: GRAPHIQL_GUIDE,
         pickValues:
           demoCredentials &&
           (() =>
@@ -266,7 +273,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       graphqlEndpoint: path,
       landingPage: false,
       graphiql: graphiql ?? false,
-      renderGraphiQL,
+      renderGraphiQL: renderGatewayGraphiQL,
       logging: {
         debug: (...args) => logger.debug(args.map(String).join(' ')),
         info: (...args) => logger.info(args.map(String).join(' ')),
@@ -380,6 +387,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     useMetricsRoute({ registry: metrics.registry, logger }),
     useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
     useRootRedirect(GRAPHQL_PATH),
+    ...(config.graphiql ? [useDocs({ root: DOCS_ROOT, prefix: DOCS_PATH })] : []),
   ]);
   // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
   const subgraph = createEndpoint(subgraphSchema(config.upstreamVersion), federated, SUBGRAPH_PATH, []);

@@ -1,7 +1,7 @@
 /**
  * What GraphiQL opens with at `/graphql` in a browser: the example tabs (`examples.ts`), every
  * tab's headers holding the demo's credentials (or, against a real upstream, a comment naming the
- * three to set).
+ * three to set), and a link to the guide beside GraphiQL's logo.
  */
 import type { GraphiQLOptions } from 'graphql-yoga';
 import type { SimulatorCredentials } from '../simulator/server.js';
@@ -17,6 +17,8 @@ export interface GraphiQLPageOptions {
   pickValues?: () => Promise<ExampleValues>;
   /** Hears why `pickValues` failed; the page is served anyway. */
   onPickFailed?: (error: unknown) => void;
+  /** Where the "Guide" link beside GraphiQL's logo points (a page the gateway serves). */
+  guideUrl: string;
 }
 
 /** Against a real upstream: no credential of anyone's, and the names of the three headers to set. */
@@ -40,7 +42,9 @@ export function demoHeaders(credentials: SimulatorCredentials): Record<string, s
 /** The options of each page served: yoga calls it per request, so the demo's values are current. */
 export function createGraphiQLOptions(options: GraphiQLPageOptions): () => Promise<GraphiQLOptions> {
   const headers = options.demoCredentials ? `${JSON.stringify(demoHeaders(options.demoCredentials), null, 2)}\n` : HEADERS_TO_SET;
-  const title = 'Infrastructure GraphQL gateway';
+  // GraphiQL renders the title as HTML beside its logo, where seven tabs leave room for a link and
+  // little else; renderGatewayGraphiQL keeps the full title in <title>.
+  const title = `<a href="${options.guideUrl}" target="_blank" rel="noopener" title="What each tab shows, and how to use them">Guide</a>`;
   return async () => {
     const values = options.demoCredentials && options.pickValues ? await options.pickValues().catch((error: unknown) => options.onPickFailed?.(error)) : undefined;
     return {
