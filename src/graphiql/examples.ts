@@ -31,14 +31,16 @@ export interface ExampleTab {
 }
 
 /** What a new tab (the `+` button) opens with. */
-export const NEW_TAB_QUERY = /* GraphQL */ `# A new tab. Type a query (Ctrl-Space completes), or open the Explorer (left) and tick fields:
-# it writes the query for you.
+export const NEW_TAB_QUERY = /* GraphQL */ `# A new tab. Type a query (Ctrl-Space completes), or open the Explorer
+# (left) and tick fields: it writes the query for you.
 `;
 
-const DASHBOARD = /* GraphQL */ `# The dashboard: VMs with their host, root volume, NICs and latest snapshot groups, in one request.
-# However many VMs the page holds, the gateway asks the upstream a handful of times.
+const DASHBOARD = /* GraphQL */ `# The dashboard: VMs with their host, root volume, NICs and latest
+# snapshot groups, in one request. However many VMs the page holds, the
+# gateway asks the upstream a handful of times.
 # Credentials travel as headers: see the Headers tab below.
-# Change \`first\` (up to 100) or add fields: Ctrl-Space completes, the Docs panel (left) explains each.
+# Change \`first\` (up to 100) or add fields: Ctrl-Space completes, the
+# Docs panel (left) explains each.
 query Dashboard {
   vmInstances(first: 5) {
     totalCount
@@ -54,11 +56,12 @@ query Dashboard {
 }
 `;
 
-const HOST_LUNS = /* GraphQL */ `# The LUNs of one host, with a filter. A LUN filter takes the LUN's own fields (its FC storage,
-# state, name, uuids): the upstream cannot filter LUNs by the hosts they are mapped to. So this
-# filters by the FC storage the host's LUNs live on, and each LUN lists the hosts that see it.
-# Change \`hostUuid\` (any host's \`uuid\`) and \`storageUuid\` (a LUN's \`fiberChannelStorageUuid\`);
-# leave \`storageUuid\` out to list every LUN.
+const HOST_LUNS = /* GraphQL */ `# The LUNs of one host, with a filter. A LUN filter takes the LUN's own
+# fields (its FC storage, state, name, uuids): the upstream cannot
+# filter LUNs by the hosts they are mapped to. So this filters by the FC
+# storage the host's LUNs live on, and each LUN lists its hosts.
+# Change \`hostUuid\` (any host's \`uuid\`) and \`storageUuid\` (a LUN's
+# \`fiberChannelStorageUuid\`); leave \`storageUuid\` out to list every LUN.
 query HostLuns($hostUuid: Uuid!, $storageUuid: Uuid) {
   host(uuid: $hostUuid) {
     name
@@ -78,10 +81,12 @@ query HostLuns($hostUuid: Uuid!, $storageUuid: Uuid) {
 }
 `;
 
-const PAGED_VMS = /* GraphQL */ `# A page of VMs and the cursor to the next one. Run it, copy \`pageInfo.endCursor\` from the
-# answer into the \`after\` variable, and run it again for the next page. Any edge's \`cursor\`
-# works as \`after\` too (the page then starts after that edge).
-# \`first\` is 20 when left out, at most 100; \`totalCount\` counts every VM, not just the page.
+const PAGED_VMS = /* GraphQL */ `# A page of VMs and the cursor to the next one. Run it, copy
+# \`pageInfo.endCursor\` from the answer into the \`after\` variable, and
+# run it again for the next page. Any edge's \`cursor\` works as \`after\`
+# too (the page then starts after that edge).
+# \`first\` is 20 when left out, at most 100; \`totalCount\` counts every
+# VM, not just the page.
 query PagedVms($first: Int, $after: String) {
   vmInstances(first: $first, after: $after) {
     totalCount
@@ -94,12 +99,15 @@ query PagedVms($first: Int, $after: String) {
 }
 `;
 
-const ASYNC_WRITE = /* GraphQL */ `# A write that answers at once. With \`async: true\` the mutation starts the upstream's job and
-# returns \`job { id status }\` with status RUNNING; the record stays null until the job has
-# finished. Without \`async\` it waits for the job and returns the updated record.
-# This one sets a volume snapshot group's description, which changes nothing else; every
-# mutation takes \`async\` and returns its \`job\` the same way.
-# Next: copy \`job.id\` from the answer into the JobCompleted tab's variables and run that tab.
+const ASYNC_WRITE = /* GraphQL */ `# A write that answers at once. With \`async: true\` the mutation starts
+# the upstream's job and returns \`job { id status }\` with status
+# RUNNING; the record stays null until the job has finished. Without
+# \`async\` it waits for the job and returns the updated record.
+# This one sets a volume snapshot group's description, which changes
+# nothing else; every mutation takes \`async\` and returns its \`job\` the
+# same way.
+# Next: copy \`job.id\` from the answer into the JobCompleted tab's
+# variables and run that tab.
 mutation AsyncWrite($input: UpdateVolumeSnapshotGroupInput!) {
   updateVolumeSnapshotGroup(input: $input) {
     clientMutationId
@@ -109,10 +117,12 @@ mutation AsyncWrite($input: UpdateVolumeSnapshotGroupInput!) {
 }
 `;
 
-const JOB_COMPLETED = /* GraphQL */ `# Follows one job to its end: \`jobCompleted\` sends the job once it has finished (at once if it
-# already has), then the subscription ends. Tabs do not share values: run the
-# AsyncWrite tab first, copy \`job.id\` from its answer into \`id\` below, then run this.
-# To hear of every job your credentials start instead, subscribe to \`jobEvents\` (no argument).
+const JOB_COMPLETED = /* GraphQL */ `# Follows one job to its end: \`jobCompleted\` sends the job once it has
+# finished (at once if it already has), then the subscription ends. Tabs
+# do not share values: run the AsyncWrite tab first, copy \`job.id\` from
+# its answer into \`id\` below, then run this.
+# To hear of every job your credentials start instead, subscribe to
+# \`jobEvents\` (no argument).
 subscription JobCompleted($id: ID!) {
   jobCompleted(id: $id) {
     id
@@ -128,11 +138,13 @@ subscription JobCompleted($id: ID!) {
 }
 `;
 
-const LIVE_QUERY = /* GraphQL */ `# A live query: with \`@live\` the answer comes now, and again whenever what it read may have
-# changed (a write through the gateway finished, or the upstream's change feed, polled every
-# LIVE_POLL_MS, saw a change). It runs until you press stop or leave the tab.
-# Try it: run it, open this page in a second window, run the AsyncWrite tab there with another
-# description, and watch that group's description change here.
+const LIVE_QUERY = /* GraphQL */ `# A live query: with \`@live\` the answer comes now, and again whenever
+# what it read may have changed (a write through the gateway finished,
+# or the upstream's change feed, polled every LIVE_POLL_MS, saw a
+# change). It runs until you press stop or leave the tab.
+# Try it: run it, open this page in a second window, run the AsyncWrite
+# tab there with another description, and watch that group's description
+# change here.
 query LiveQuery @live {
   volumeSnapshotGroups(first: 5) {
     totalCount
@@ -141,9 +153,11 @@ query LiveQuery @live {
 }
 `;
 
-const REFETCH_NODE = /* GraphQL */ `# One record by its global \`id\`, whatever its type: how a client refreshes a record it holds.
-# Every record's \`id\` works (select \`id\` in another tab and paste one here); add the fields you
-# need under \`... on <Type>\` (the Docs panel lists the types that implement Node).
+const REFETCH_NODE = /* GraphQL */ `# One record by its global \`id\`, whatever its type: how a client
+# refreshes a record it holds.
+# Every record's \`id\` works (select \`id\` in another tab and paste one
+# here); add the fields you need under \`... on <Type>\` (the Docs panel
+# lists the types that implement Node).
 query RefetchNode($id: ID!) {
   node(id: $id) {
     __typename
