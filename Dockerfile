@@ -42,6 +42,8 @@ ENV NODE_ENV=production \
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist ./dist
+# The documentation pages GraphiQL's "Guide" link opens (served at /docs/ while GRAPHIQL is on).
+COPY docs ./docs
 # The image's unprivileged `node` user (uid 1000).
 USER node
 EXPOSE 4000

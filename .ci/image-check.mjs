@@ -10,7 +10,9 @@
  * - against an upstream (the image's own simulator, `node dist/simulator/main.js`): its
  *   `HEALTHCHECK` passes, a dashboard query reads VMs, and SIGTERM stops it with exit code 0;
  * - with no `UPSTREAM_URL` (the demo default of `docker run`): it starts its embedded simulator,
- *   the demo credentials its banner prints read VMs, and SIGTERM stops it with exit code 0.
+ *   the demo credentials its banner prints read VMs, and SIGTERM stops it with exit code 0;
+ * - either way, GraphiQL's page comes whole from the image (its example tabs, every asset inline)
+ *   and the guide it links to answers.
  *
  * What this does not cover: the base image itself (its Node version: the replay runs on this
  * machine's), `apt-get` (tini) and the `node` user.
@@ -196,10 +198,29 @@ function printed(child, pattern, timeoutMs) {
 }
 
 /**
- * Starts the image's CMD with `extraEnv`, waits for its HEALTHCHECK, reads VMs with the
- * credentials `credentialsOf` finds, and stops it with SIGTERM, which must end it with code 0.
+ * GraphiQL as a browser asks for it: the page, with its example tabs and every asset inline (no
+ * script or stylesheet from elsewhere), and the guide page it links to, both served from the image.
+ * On the demo the tabs name records of the demo; against an upstream, placeholders.
  */
-async function checkGateway(runtime, label, extraEnv, credentialsOf) {
+async function checkGraphiQL(port, label, demo) {
+  const page = await fetch(`http://127.0.0.1:${port}/graphql`, { headers: { accept: 'text/html' } });
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes('"defaultTabs"')) throw new Error(`no GraphiQL page with example tabs: ${page.status} ${html.slice(0, 300)}`);
+  if (/<(script|link)\b[^>]*\b(src|href)="(https?:)?\/\//i.test(html)) throw new Error('the GraphiQL page loads a script or stylesheet from elsewhere');
+  const picked = /hostUuid\\": \\"[0-9a-f]{32}\\"/.test(html);
+  if (picked !== demo) throw new Error(demo ? 'the example tabs name no host of the demo' : 'the example tabs name a host, not a placeholder');
+  const guide = /href=\\?"(\/docs\/[^"\\]+\.md)/.exec(html)?.[1];
+  const answer = guide && (await fetch(`http://127.0.0.1:${port}${guide}`));
+  if (!answer || answer.status !== 200 || !(await answer.text()).includes('GraphiQL')) throw new Error(`the page's guide link ${guide} does not answer`);
+  log(`${label}: GraphiQL: a ${Math.round(html.length / 1024)} KB page, every asset inline, ${demo ? 'tabs on the demo\'s records' : 'tabs with placeholders'}, its guide at ${guide}`);
+}
+
+/**
+ * Starts the image's CMD with `extraEnv`, waits for its HEALTHCHECK, reads VMs with the
+ * credentials `credentialsOf` finds, checks GraphiQL (`demo`: with the embedded simulator), and
+ * stops it with SIGTERM, which must end it with code 0.
+ */
+async function checkGateway(runtime, label, extraEnv, credentialsOf, demo) {
   const port = await freePort();
   const [command, ...args] = runtime.cmd;
   log(`${label}: CMD ${runtime.cmd.join(' ')} (port ${port})`);
@@ -225,6 +246,7 @@ async function checkGateway(runtime, label, extraEnv, credentialsOf) {
       throw new Error(`the dashboard query failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
     }
     log(`${label}: a query through the image read ${body.data.vmInstances.nodes.length} of ${body.data.vmInstances.totalCount} VMs from the upstream`);
+    await checkGraphiQL(port, label, demo);
     gateway.kill('SIGTERM');
     // A timer raced against the exit would keep this script alive for its 15 s after success.
     const [code] = await once(gateway, 'exit', { signal: AbortSignal.timeout(15_000) }).catch((error) => {
@@ -263,7 +285,7 @@ try {
     session: credentials.SIM_SESSION,
     token: credentials.SIM_TOKEN,
     tenantId: credentials.SIM_TENANT,
-  }));
+  }), false);
 
   // `docker run` with nothing set: the embedded simulator and the credentials the banner prints.
   await checkGateway(runtime, 'demo (no UPSTREAM_URL)', {}, async (gateway) => {
@@ -273,7 +295,7 @@ try {
       30_000,
     );
     return { session, token, tenantId };
-  });
+  }, true);
 } finally {
   for (const child of children) child.kill('SIGKILL');
   await rm(work, { recursive: true, force: true });

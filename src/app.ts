@@ -9,7 +9,6 @@
 import type { Server } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -18,7 +17,9 @@ import type { GatewayConfig } from './config.js';
 import { createContext, readCredentials, readWebSocketCredentials, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
-import { graphiqlOptions } from './graphiql.js';
+import { pickExampleValues } from './graphiql/example-values.js';
+import { createGraphiQLOptions, demoHeaders } from './graphiql/options.js';
+import { renderGatewayGraphiQL } from './graphiql/render.js';
 import { graphqlWsOverYoga, writerOf, type ServerContext } from './graphql-ws-yoga.js';
 import { createJobBackend } from './jobs/backend.js';
 import { followFinishedJobs } from './jobs/events.js';
@@ -33,6 +34,7 @@ import { createAdmission } from './plugins/use-admission.js';
 import { useCloseAfterRefusedBody } from './plugins/use-close-after-refused-body.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useDocs } from './plugins/use-docs.js';
 import { useHealth } from './plugins/use-health.js';
 import { useJit } from './plugins/use-jit.js';
 import { createOperationCoalescing } from './plugins/use-operation-coalescing.js';
@@ -102,6 +104,11 @@ export interface AppDeps {
 }
 
 const GRAPHQL_PATH = '/graphql';
+/** The documentation pages (`useDocs`), served with GraphiQL: `docs/` beside `src/` (or `dist/`). */
+const DOCS_PATH = '/docs/';
+const DOCS_ROOT = new URL('../docs/', import.meta.url);
+/** The page GraphiQL's "guide" link opens. */
+const GRAPHIQL_GUIDE = `${DOCS_PATH}getting-started/graphiql.md`;
 /** Where the schema is served as a Federation v2 subgraph (`_service`, `_entities`). */
 export const SUBGRAPH_PATH = '/subgraph';
 
@@ -240,6 +247,24 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     logger,
   });
 
+  // GraphiQL's example tabs name records of the demo, asked of the gateway itself with its credentials.
+  const demoCredentials = deps.demo?.credentials;
+  const graphiql = config.graphiql
+    ? createGraphiQLOptions({
+        demoCredentials,
+        guideUrl: GRAPHIQL_GUIDE,
+        pickValues:
+          demoCredentials &&
+          (() =>
+            pickExampleValues({
+              fetch: async (url, init): Promise<Response> => yoga.fetch(url, init),
+              endpoint: `http://gateway${GRAPHQL_PATH}`,
+              headers: demoHeaders(demoCredentials),
+            })),
+        onPickFailed: (err) => logger.warn({ err }, 'GraphiQL\'s example tabs could not pick demo records: they open with placeholders'),
+      })
+    : undefined;
+
   // UPSTREAM_VERSION: the schema that release offers; the full one still names what it left out.
   const servedSchema = config.upstreamVersion === undefined ? schema : schemaForRelease(schema, config.upstreamVersion);
   /** Yoga serving `served` at `path`, with every GraphQL plugin (and `routes` first). */
@@ -248,8 +273,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       schema: served,
       graphqlEndpoint: path,
       landingPage: false,
-      graphiql: config.graphiql ? graphiqlOptions(deps.demo?.credentials) : false,
-      renderGraphiQL,
+      graphiql: graphiql ?? false,
+      renderGraphiQL: renderGatewayGraphiQL,
       logging: {
         debug: (...args) => logger.debug(args.map(String).join(' ')),
         info: (...args) => logger.info(args.map(String).join(' ')),
@@ -372,6 +397,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     useMetricsRoute({ registry: metrics.registry, logger }),
     useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
     useRootRedirect(GRAPHQL_PATH),
+    ...(config.graphiql ? [useDocs({ root: DOCS_ROOT, prefix: DOCS_PATH })] : []),
   ]);
   // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
   const subgraph = createEndpoint(subgraphSchema(config.upstreamVersion), federated, SUBGRAPH_PATH, []);

@@ -36,7 +36,7 @@ export interface GatewayConfig {
   readonly jobPollAfterMs: number;
   /** How long finished jobs stay readable with `job(id)`. @default 3600000 */
   readonly jobTtlMs: number;
-  /** Serve GraphiQL and allow introspection. @default true */
+  /** Serve GraphiQL (and the guide it links to, `/docs/`) and allow introspection. @default true */
   readonly graphiql: boolean;
   /** Path of a trusted-document manifest: when set, only its operations run (see use-trusted-documents.ts). @default undefined */
   readonly trustedDocuments: string | undefined;

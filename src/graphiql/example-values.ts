@@ -1,0 +1,55 @@
+/**
+ * The records the example tabs name on the demo, picked when the page is served by asking the
+ * gateway itself, with the demo's credentials, as a person would: so the tabs answer whatever the
+ * simulator's seed and size, and whatever the estate has become since it started.
+ */
+import type { ExampleValues } from './examples.js';
+
+/** One query for every value; each field may come back empty, leaving its tab a placeholder. */
+export const EXAMPLE_VALUES_QUERY = /* GraphQL */ `
+  query GraphiQLExampleValues {
+    fiberChannelLuns(first: 10) { nodes { fiberChannelStorageUuid scsiLunHostRefs { hostUuid } } }
+    hbaDevices(first: 100) { nodes { hostUuid } }
+    volumeSnapshotGroups(first: 1) { nodes { uuid } }
+    vmInstances(first: 1) { nodes { id } }
+  }
+`;
+
+interface ExampleValuesData {
+  fiberChannelLuns?: { nodes: { fiberChannelStorageUuid: string | null; scsiLunHostRefs: { hostUuid: string }[] }[] } | null;
+  hbaDevices?: { nodes: { hostUuid: string | null }[] } | null;
+  volumeSnapshotGroups?: { nodes: { uuid: string }[] } | null;
+  vmInstances?: { nodes: { id: string }[] } | null;
+}
+
+export interface PickExampleValuesOptions {
+  /** Answers a GraphQL request: the gateway's own `yoga.fetch`. */
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** The endpoint's URL, e.g. `http://localhost/graphql` (only its path matters to `yoga.fetch`). */
+  endpoint: string;
+  /** The demo credentials' headers (`Authorization`, `X-Resources-Authorization`, `X-Tenant-ID`). */
+  headers: Record<string, string>;
+  /** Beyond this the page is served with placeholders rather than kept waiting. @default 3000 */
+  timeoutMs?: number;
+}
+
+/** The values the demo answers; those it could not give (an error, a timeout, no such record) are left out. */
+export async function pickExampleValues(options: PickExampleValuesOptions): Promise<ExampleValues> {
+  const response = await options.fetch(options.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...options.headers },
+    body: JSON.stringify({ query: EXAMPLE_VALUES_QUERY }),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
+  });
+  const { data } = (await response.json()) as { data?: ExampleValuesData | null };
+  // A host that sees LUNs, and has HBA ports to show too when one does.
+  const withPorts = new Set(data?.hbaDevices?.nodes.map((port) => port.hostUuid));
+  const mappings = (data?.fiberChannelLuns?.nodes ?? []).flatMap((lun) => lun.scsiLunHostRefs.map((ref) => ({ lun, hostUuid: ref.hostUuid })));
+  const mapping = mappings.find(({ hostUuid }) => withPorts.has(hostUuid)) ?? mappings[0];
+  return {
+    hostUuid: mapping?.hostUuid,
+    lunStorageUuid: mapping?.lun.fiberChannelStorageUuid ?? undefined,
+    snapshotGroupUuid: data?.volumeSnapshotGroups?.nodes[0]?.uuid,
+    vmId: data?.vmInstances?.nodes[0]?.id,
+  };
+}
