@@ -8,7 +8,7 @@ import type { ExampleValues } from './examples.js';
 /** One query for every value; each field may come back empty, leaving its tab a placeholder. */
 export const EXAMPLE_VALUES_QUERY = /* GraphQL */ `
   query GraphiQLExampleValues {
-    fiberChannelLuns(first: 10) { nodes { fiberChannelStorageUuid scsiLunHostRefs { hostUuid } } }
+    fiberChannelLuns(first: 10) { nodes { scsiLunHostRefs { hostUuid } } }
     hbaDevices(first: 100) { nodes { hostUuid } }
     volumeSnapshotGroups(first: 1) { nodes { uuid } }
     vmInstances(first: 1) { nodes { id } }
@@ -16,7 +16,7 @@ export const EXAMPLE_VALUES_QUERY = /* GraphQL */ `
 `;
 
 interface ExampleValuesData {
-  fiberChannelLuns?: { nodes: { fiberChannelStorageUuid: string | null; scsiLunHostRefs: { hostUuid: string }[] }[] } | null;
+  fiberChannelLuns?: { nodes: { scsiLunHostRefs: ({ hostUuid: string } | null)[] }[] } | null;
   hbaDevices?: { nodes: { hostUuid: string | null }[] } | null;
   volumeSnapshotGroups?: { nodes: { uuid: string }[] } | null;
   vmInstances?: { nodes: { id: string }[] } | null;
@@ -44,11 +44,9 @@ export async function pickExampleValues(options: PickExampleValuesOptions): Prom
   const { data } = (await response.json()) as { data?: ExampleValuesData | null };
   // A host that sees LUNs, and has HBA ports to show too when one does.
   const withPorts = new Set(data?.hbaDevices?.nodes.map((port) => port.hostUuid));
-  const mappings = (data?.fiberChannelLuns?.nodes ?? []).flatMap((lun) => lun.scsiLunHostRefs.map((ref) => ({ lun, hostUuid: ref.hostUuid })));
-  const mapping = mappings.find(({ hostUuid }) => withPorts.has(hostUuid)) ?? mappings[0];
+  const mapped = (data?.fiberChannelLuns?.nodes ?? []).flatMap((lun) => lun.scsiLunHostRefs.flatMap((ref) => (ref === null ? [] : [ref.hostUuid])));
   return {
-    hostUuid: mapping?.hostUuid,
-    lunStorageUuid: mapping?.lun.fiberChannelStorageUuid ?? undefined,
+    hostUuid: mapped.find((hostUuid) => withPorts.has(hostUuid)) ?? mapped[0],
     snapshotGroupUuid: data?.volumeSnapshotGroups?.nodes[0]?.uuid,
     vmId: data?.vmInstances?.nodes[0]?.id,
   };

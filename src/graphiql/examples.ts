@@ -15,8 +15,6 @@
 export interface ExampleValues {
   /** A host that sees fibre-channel LUNs. */
   readonly hostUuid?: string;
-  /** The FC SAN storage of that host's LUNs (`FiberChannelLun.fiberChannelStorageUuid`). */
-  readonly lunStorageUuid?: string;
   /** A volume snapshot group: the write tab sets its description, which changes nothing else. */
   readonly snapshotGroupUuid?: string;
   /** A VM's global id, for `node(id:)`. */
@@ -56,19 +54,19 @@ query Dashboard {
 }
 `;
 
-const HOST_LUNS = /* GraphQL */ `# The LUNs of one host, with a filter. A LUN filter takes the LUN's own
-# fields (its FC storage, state, name, uuids): the upstream cannot
-# filter LUNs by the hosts they are mapped to. So this filters by the FC
-# storage the host's LUNs live on, and each LUN lists its hosts.
-# Change \`hostUuid\` (any host's \`uuid\`) and \`storageUuid\` (a LUN's
-# \`fiberChannelStorageUuid\`); leave \`storageUuid\` out to list every LUN.
-query HostLuns($hostUuid: Uuid!, $storageUuid: Uuid) {
+const HOST_LUNS = /* GraphQL */ `# The LUNs of one host, with a filter: \`hostUuid\` keeps the LUNs mapped
+# to that host (the upstream filters them, by their host mappings). The
+# host's HBA ports come with it. Other filter keys: \`wwid\`, \`wwn\`,
+# \`serial\`, \`stateIn\`, \`fiberChannelStorageUuid\` (Ctrl-Space in the
+# braces lists them all).
+# Change \`hostUuid\` to any host's \`uuid\`.
+query HostLuns($hostUuid: Uuid!) {
   host(uuid: $hostUuid) {
     name
     managementIp
     hbaDevices(first: 4) { nodes { portName portState speed } }
   }
-  fiberChannelLuns(first: 20, filter: { fiberChannelStorageUuid: $storageUuid }) {
+  fiberChannelLuns(first: 20, filter: { hostUuid: $hostUuid }) {
     totalCount
     nodes {
       name
@@ -100,17 +98,20 @@ query PagedVms($first: Int, $after: String) {
 `;
 
 const ASYNC_WRITE = /* GraphQL */ `# A write that answers at once. With \`async: true\` the mutation starts
-# the upstream's job and returns \`job { id status }\` with status
-# RUNNING; the record stays null until the job has finished. Without
-# \`async\` it waits for the job and returns the updated record.
+# the upstream's job and answers \`status: RUNNING\` with its \`job { id }\`;
+# the record stays null until the job has finished. Without \`async\` it
+# waits for the job and answers SUCCEEDED with the updated record, or
+# FAILED with \`userErrors\`: what went wrong, and the input field to
+# blame (try an empty name).
 # This one sets a volume snapshot group's description, which changes
-# nothing else; every mutation takes \`async\` and returns its \`job\` the
-# same way.
+# nothing else; every mutation answers the same way.
 # Next: copy \`job.id\` from the answer into the JobCompleted tab's
-# variables and run that tab.
+# variables and run that tab. \`jobs(status: RUNNING)\` lists yours.
 mutation AsyncWrite($input: UpdateVolumeSnapshotGroupInput!) {
   updateVolumeSnapshotGroup(input: $input) {
     clientMutationId
+    status
+    userErrors { field message code }
     volumeSnapshotGroup { id name description }
     job { id status }
   }
@@ -130,6 +131,7 @@ subscription JobCompleted($id: ID!) {
     status
     finishedAt
     payload {
+      ... on WritePayload { status userErrors { field message code } }
       ... on UpdateVolumeSnapshotGroupPayload {
         volumeSnapshotGroup { name description }
       }
@@ -156,8 +158,9 @@ query LiveQuery @live {
 const REFETCH_NODE = /* GraphQL */ `# One record by its global \`id\`, whatever its type: how a client
 # refreshes a record it holds.
 # Every record's \`id\` works (select \`id\` in another tab and paste one
-# here); add the fields you need under \`... on <Type>\` (the Docs panel
-# lists the types that implement Node).
+# here), a job's too (\`job.id\` from the AsyncWrite tab); add the fields
+# you need under \`... on <Type>\` (the Docs panel lists the types that
+# implement Node).
 query RefetchNode($id: ID!) {
   node(id: $id) {
     __typename
@@ -174,6 +177,7 @@ query RefetchNode($id: ID!) {
       nics { ip mac }
     }
     ... on Host { name state managementIp }
+    ... on Job { operation status finishedAt }
   }
 }
 `;
@@ -205,12 +209,6 @@ function valueOr(value: string | undefined, picked: string, placeholder: string,
  */
 export function exampleTabs(values: ExampleValues = {}): ExampleTab[] {
   const host = valueOr(values.hostUuid, 'A host of the demo that sees LUNs; any host\'s uuid works.', 'paste a host uuid', 'Any host\'s uuid: `hosts { nodes { uuid name } }` lists them.');
-  const storage = valueOr(
-    values.lunStorageUuid,
-    'The FC storage of that host\'s LUNs.',
-    'paste a storage uuid',
-    'A LUN\'s `fiberChannelStorageUuid` (`fiberChannelLuns { nodes { fiberChannelStorageUuid hosts { name } } }`), or remove this line.',
-  );
   const group = valueOr(
     values.snapshotGroupUuid,
     'A snapshot group of the demo; any group\'s uuid works.',
@@ -222,10 +220,7 @@ export function exampleTabs(values: ExampleValues = {}): ExampleTab[] {
     { query: DASHBOARD },
     {
       query: HOST_LUNS,
-      variables: variablesText([
-        { name: 'hostUuid', ...host },
-        { name: 'storageUuid', ...storage },
-      ]),
+      variables: variablesText([{ name: 'hostUuid', ...host }]),
     },
     {
       query: PAGED_VMS,
