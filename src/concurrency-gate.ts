@@ -49,6 +49,13 @@ export class ConcurrencyGate {
     return this.activeCount >= this.limitValue;
   }
 
+  /** This holder's release function when a place is free now; undefined when the caller would have to wait. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.full) return undefined;
+    this.activeCount += 1;
+    return this.releaser();
+  }
+
   /** Resolves with this holder's release function (calling it twice is harmless). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../src/upstream/index.js';
-import { cursorFamilyOf, queryFamilyOf, type Condition } from '../src/upstream/families.js';
+import { cursorFamilyOf, resourceFamilyOf, type Condition } from '../src/upstream/families.js';
 import { createUpstreamSession, type UpstreamSession } from '../src/upstream/session.js';
 
 const A = 'a'.repeat(32);
@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 
 const vms = cursorFamilyOf('vm');
-const tasks = queryFamilyOf('cbtTasks');
+const tasks = resourceFamilyOf('cbtTasks');
 
 describe('one neutral filter, two spellings', () => {
   const where: Condition[] = [

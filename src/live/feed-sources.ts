@@ -9,7 +9,7 @@
  * Records embedded in others (a VM's NICs, a host's bonds) have no collection of their own: they
  * change with their parent's `lastOpDate`, or not visibly at all, and the feed cannot poll them.
  */
-import { cursorFamilyOf, queryFamilyOf } from '../upstream/families.js';
+import { cursorFamilyOf, resourceFamilyOf } from '../upstream/families.js';
 import type { Instant } from '../upstream/define-record.js';
 import {
   cbtTask,
@@ -69,7 +69,7 @@ function cursorSource(collection: LiveCollection, resourceType: CursorResourceTy
 }
 
 function querySource(collection: LiveCollection, name: QueryCollection): FeedSource {
-  const family = queryFamilyOf(name);
+  const family = resourceFamilyOf(name);
   return {
     collection,
     credential: family.credential,

@@ -1,9 +1,10 @@
 /**
  * The credential as the upstream reads it: the one place that decides when two spellings of a
- * credential are the same caller. The service takes `Authorization: <scheme> <token>` with the
- * scheme in any case and whitespace around and between the two ignored (`OAuth  s `, `oauth s`
- * and `OAuth s` are one session), so budgets, job ownership, the rejected-credential memory and
- * every other per-caller key use `credentialIdentity`, never the header text.
+ * credential are the same caller, and that puts a credential into a request's headers. The
+ * service takes `Authorization: <scheme> <token>` with the scheme in any case and whitespace
+ * around and between the two ignored (`OAuth  s `, `oauth s` and `OAuth s` are one session), so
+ * budgets, job ownership, the rejected-credential memory and every other per-caller key use
+ * `credentialIdentity`, never the header text.
  */
 import { createHash } from 'node:crypto';
 import type { CursorCredential, ResourceCredential } from './types.js';
@@ -30,7 +31,7 @@ export function resourceIdentity(credential: ResourceCredential): string {
   return `svc ${normalizedAuthorization(credential.authorization)}`;
 }
 
-/** Who a generic-family credential is to the upstream: its token as read, and its tenant. */
+/** Who a cursor-family credential is to the upstream: its token as read, and its tenant. */
 export function cursorIdentity(credential: CursorCredential): string {
   return `res ${normalizedAuthorization(credential.authorization)}\u0000${credential.tenantId?.trim() ?? ''}`;
 }
@@ -49,4 +50,22 @@ export function credentialsIdentity(resource: ResourceCredential | undefined, cu
  */
 export function ownerOf(credential: ResourceCredential): string {
   return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
+}
+
+/** Who a call is made for (its identity above) and the headers that say so upstream. */
+export interface Caller {
+  readonly identity: string;
+  readonly headers: Record<string, string>;
+}
+
+/** A resource-family call's caller: `Authorization` as given. */
+export function resourceCaller(credential: ResourceCredential): Caller {
+  return { identity: resourceIdentity(credential), headers: { authorization: credential.authorization } };
+}
+
+/** A cursor-family call's caller: `Authorization` as given, and `X-Tenant-ID` when the caller sent one. */
+export function cursorCaller(credential: CursorCredential): Caller {
+  const headers: Record<string, string> = { authorization: credential.authorization };
+  if (credential.tenantId) headers['x-tenant-id'] = credential.tenantId;
+  return { identity: cursorIdentity(credential), headers };
 }

@@ -1,7 +1,8 @@
 /**
  * The two upstream families as one interface: conditions stated once in family-neutral terms
  * (`Condition`), spelled by each family (the cursor family's `filter=field:op:value`, the
- * resource family's `q=` conditions), and a read of every record meeting them, page after page.
+ * resource family's `q=` conditions): the one place that writes either, down to the wire text
+ * the client sends. And a read of every record meeting them, page after page.
  *
  * The Relay side (sealed cursors, `first`/`after`) is the schema's: `schema/kit/families.ts`.
  */
@@ -10,11 +11,13 @@ import type { Release } from './releases.js';
 import type { CredentialFamily, UpstreamSession } from './session.js';
 import type {
   CursorFilter,
+  CursorQueryRequest,
   CursorResourceType,
   CursorResourceTypes,
   QueryCollection,
   QueryCollections,
   QueryCondition,
+  QueryRequest,
 } from './types.js';
 
 /** Operators of a `Condition`; each family spells them in its own syntax. */
@@ -65,6 +68,82 @@ export function toQueryConditions(where: readonly Condition[]): QueryCondition[]
   return spell(where, QUERY_OPERATORS);
 }
 
+// Type aliases, not interfaces: operations take their parameters as a record.
+
+/** The parameters of a resource-family query operation (`QUERY_OPERATIONS`), as sent. */
+export type QueryParams = {
+  readonly q: readonly string[];
+  readonly limit: number | undefined;
+  readonly start: number | undefined;
+  /** `+field` or `-field`. */
+  readonly sort: string | undefined;
+  readonly replyWithCount: true | undefined;
+};
+
+/** The parameters of `CursorQuery`, as sent. */
+export type CursorQueryParams = {
+  readonly resourceType: string;
+  readonly sort: string | undefined;
+  readonly order: 'asc' | 'desc' | undefined;
+  readonly pageSize: number | undefined;
+  readonly filter: readonly string[];
+};
+
+/** A query's wire parameters; null when one of its conditions matches nothing (the answer is empty without a request). */
+export function queryParamsOf(request: QueryRequest): QueryParams | null {
+  const q = spellAll(request.conditions ?? [], conditionText);
+  if (q === null) return null;
+  return {
+    q,
+    limit: request.limit,
+    start: request.start,
+    sort: request.sort === undefined ? undefined : `${request.sort.direction === 'desc' ? '-' : '+'}${request.sort.field}`,
+    replyWithCount: request.replyWithCount ? true : undefined,
+  };
+}
+
+/** A cursor query's wire parameters; null when one of its filters matches nothing (the answer is empty without a request). */
+export function cursorQueryParamsOf(request: CursorQueryRequest): CursorQueryParams | null {
+  const filter = spellAll(request.filter ?? [], filterText);
+  if (filter === null) return null;
+  return { resourceType: request.resourceType, sort: request.sort, order: request.order, pageSize: request.pageSize, filter };
+}
+
+/** Each condition's text, those always true left out; null when one is never true. */
+function spellAll<C>(conditions: readonly C[], textOf: (condition: C) => string | null): string[] | null {
+  const texts: string[] = [];
+  for (const condition of conditions) {
+    const text = textOf(condition);
+    if (text === null) return null;
+    if (text !== '') texts.push(text);
+  }
+  return texts;
+}
+
+/** `<field><op><value>`; `''` for a condition that is always true, null for one never true. */
+function conditionText(condition: QueryCondition): string | null {
+  if (!('value' in condition)) return `${condition.field} ${condition.op}`;
+  if (typeof condition.value !== 'string' && condition.value.length === 0) {
+    // "in ()" matches nothing and "not in ()" everything; the wire has no spelling for either.
+    if (condition.op === '?=') return null;
+    if (condition.op === '!?=') return '';
+  }
+  return `${condition.field}${condition.op}${joinValue(condition.value)}`;
+}
+
+/** `<field>:<op>:<value>`; `''` for a filter that is always true, null for one never true. */
+function filterText(filter: CursorFilter): string | null {
+  if (typeof filter.value !== 'string' && filter.value.length === 0) {
+    if (filter.op === 'in') return null;
+    if (filter.op === 'nin') return '';
+  }
+  return `${filter.field}:${filter.op}:${joinValue(filter.value)}`;
+}
+
+function joinValue(value: string | readonly string[]): string {
+  return typeof value === 'string' ? value : value.join(',');
+}
+
 /** A family's read of a set of records, whatever its paging. */
 export interface UpstreamFamily<R> {
   /** The records' name upstream (resource type or collection), for metrics and cursor bindings. */
@@ -77,7 +156,7 @@ export interface UpstreamFamily<R> {
   readAll(session: UpstreamSession, where: readonly Condition[], sort?: Sort): Promise<R[]>;
 }
 
-/** The generic cursor family: CursorQuery, then CursorNext while `hasMore`. */
+/** The cursor family: CursorQuery, then CursorNext while `hasMore`. */
 export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): UpstreamFamily<CursorResourceTypes[K]> {
   return {
     name: resourceType,
@@ -98,7 +177,7 @@ export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): U
 }
 
 /** The resource family's query of `collection` (`q=`), page after page while `total` says so. */
-export function queryFamilyOf<C extends QueryCollection>(collection: C): UpstreamFamily<QueryCollections[C]> {
+export function resourceFamilyOf<C extends QueryCollection>(collection: C): UpstreamFamily<QueryCollections[C]> {
   return {
     name: collection,
     credential: 'resource',

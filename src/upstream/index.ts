@@ -7,10 +7,26 @@ export { createUpstreamClient } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
 export { DecodeError, normalizeInterfaceType, RecordDecoder, UndecodedFieldError } from './decode.js';
 export * from './errors.js';
-export { cursorFamilyOf, queryFamilyOf, toCursorFilters, toQueryConditions } from './families.js';
+export { cursorFamilyOf, resourceFamilyOf, toCursorFilters, toQueryConditions } from './families.js';
 export type { Condition, ConditionOperator, Sort, UpstreamFamily } from './families.js';
-export { createRetryInterceptor, createTimeoutInterceptor, createUpstreamDispatcher } from './http.js';
-export type { RetryInterceptorOptions, UpstreamDispatcher, UpstreamDispatcherOptions } from './http.js';
+export {
+  createDeadlineInterceptor,
+  createOriginLimitInterceptor,
+  createRetryInterceptor,
+  createTimeoutInterceptor,
+  createUpstreamDispatcher,
+  DeadlineExceededError,
+} from './http.js';
+export type {
+  DeadlineDispatchOptions,
+  DeadlineInterceptorOptions,
+  RetryDispatchOptions,
+  RetryInterceptorOptions,
+  TimeoutInterceptorOptions,
+  UpstreamDispatcher,
+  UpstreamDispatcherOptions,
+  UpstreamDispatchOptions,
+} from './http.js';
 export type * from './records.js';
 export { createUpstreamSession, UpstreamSession } from './session.js';
 export type { CredentialFamily, JobCaller, SessionBinding } from './session.js';

@@ -2,15 +2,16 @@
  * A concurrency cap per upstream origin: at most `maxConcurrent` calls in flight, at most
  * `maxQueued` waiting behind them. A call beyond both fails at once instead of joining an
  * unbounded queue, so a burst of callers cannot pile up memory and latency in the gateway; a
- * waiting call leaves the queue when its deadline (the `AbortSignal`) passes.
+ * waiting call leaves the queue when its deadline (the `AbortSignal`) passes. The client applies
+ * it as an interceptor (`interceptors/origin-limit.ts`).
  */
 import { ConcurrencyGate } from '../concurrency-gate.js';
 
 export interface OriginLimiterOptions {
-  /** Calls in flight per origin. @default 32 */
-  maxConcurrent?: number | undefined;
-  /** Calls waiting per origin once `maxConcurrent` are in flight. @default 1000 */
-  maxQueued?: number | undefined;
+  /** Calls in flight per origin (`UPSTREAM_CONNECTIONS`). */
+  maxConcurrent: number;
+  /** Calls waiting per origin once `maxConcurrent` are in flight (`UPSTREAM_MAX_QUEUED`). */
+  maxQueued: number;
 }
 
 /** Thrown when an origin's queue is full. */
@@ -24,9 +25,14 @@ export class OriginLimiter {
   private readonly maxConcurrent: number;
   private readonly maxQueued: number;
 
-  constructor(options: OriginLimiterOptions = {}) {
-    this.maxConcurrent = Math.max(1, Math.floor(options.maxConcurrent ?? 32));
-    this.maxQueued = Math.max(0, Math.floor(options.maxQueued ?? 1000));
+  constructor(options: OriginLimiterOptions) {
+    this.maxConcurrent = Math.max(1, Math.floor(options.maxConcurrent));
+    this.maxQueued = Math.max(0, Math.floor(options.maxQueued));
+  }
+
+  /** A release function when a slot is free now; undefined when the call would have to wait. */
+  tryAcquire(origin: string): (() => void) | undefined {
+    return this.gate(origin).tryAcquire();
   }
 
   /** Resolves with a release function once a slot is free; rejects when the queue is full or `signal` aborts. */

@@ -7,7 +7,7 @@
 import type { GatewayContext } from '../../context.js';
 import { observeBatch } from '../../metrics.js';
 import { inChildSpan } from '../../tracing/spans.js';
-import { cursorFamilyOf, queryFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
+import { cursorFamilyOf, resourceFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Release } from '../../upstream/releases.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
@@ -40,7 +40,7 @@ export function cursorFamily<K extends CursorResourceType>(resourceType: K): Rec
 
 /** The records of a resource-family collection that has a query operation. */
 export function queryFamily<C extends QueryCollection>(collection: C): RecordFamily<QueryCollections[C]> {
-  return recordFamily(queryFamilyOf(collection), "the upstream's own (stable) order", (context, request) => readQueryPage(context, collection, request));
+  return recordFamily(resourceFamilyOf(collection), "the upstream's own (stable) order", (context, request) => readQueryPage(context, collection, request));
 }
 
 /** Either family: keys read through its upstream family, pages in its own kind of Relay cursor. */
