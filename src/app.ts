@@ -73,7 +73,7 @@ import { createRedisFeedReplicas } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createOperationTracing } from './plugins/use-tracing.js';
 import { createTracing } from './tracing/provider.js';
-import { createUpstreamClient } from './upstream/client.js';
+import { createUpstreamClient, UPSTREAM_FIXED_OPTIONS } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
 export interface App {
@@ -493,25 +493,24 @@ function createTrusted(config: GatewayConfig, path: string, metrics: GatewayMetr
 
 function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: GatewayMetrics, logger: Logger): UpstreamClient {
   return createUpstreamClient({
-    onRequest: metrics.observeUpstream,
-    shareReads: config.shareUpstreamGets,
-    onSharedRead: (operation) => metrics.upstreamRequestsShared.inc({ operation }),
+    ...UPSTREAM_FIXED_OPTIONS,
     upstreamUrl,
-    resourcesUrl: config.resourcesUrl ?? new URL(upstreamUrl).origin,
-    timezone: config.upstreamTimezone,
-    breakerThreshold: config.upstreamBreakerThreshold,
-    breakerOpenMs: config.upstreamBreakerOpenMs,
-    maxQueued: config.upstreamMaxQueued,
+    resourcesUrl: config.resourcesUrl,
+    upstreamTimezone: config.upstreamTimezone,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    upstreamConnections: config.upstreamConnections,
+    upstreamMaxQueued: config.upstreamMaxQueued,
+    upstreamBreakerThreshold: config.upstreamBreakerThreshold,
+    upstreamBreakerOpenMs: config.upstreamBreakerOpenMs,
+    shareUpstreamGets: config.shareUpstreamGets,
+    rejectedCredentialTtlMs: config.rejectedCredentialTtlMs,
+    rememberedCredentials: config.rememberedCredentials,
+    unverifiedCallsPerAddress: config.unverifiedCallsPerAddress,
+    unverifiedCallsPerMinute: config.unverifiedCallsPerMinute,
+    onRequest: metrics.observeUpstream,
+    onSharedRead: (operation) => metrics.upstreamRequestsShared.inc({ operation }),
     onBreakerStateChange: (state, origin) =>
       state === 'open' ? logger.warn({ origin }, 'upstream circuit breaker opened: calls fail fast') : logger.info({ origin, state }, 'upstream circuit breaker state'),
-    timeoutMs: config.upstreamTimeoutMs,
-    connections: config.upstreamConnections,
-    credentialGate: {
-      rejectedTtlMs: config.rejectedCredentialTtlMs,
-      maxRemembered: config.rememberedCredentials,
-      unverifiedCallsPerAddress: config.unverifiedCallsPerAddress,
-      unverifiedCallsPerMinute: config.unverifiedCallsPerMinute,
-    },
   });
 }
 

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientAddressResolver } from '../src/client-address.js';
 import { loadConfig } from '../src/config.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { createUpstreamClient } from '../src/upstream/client.js';
-import { CredentialGate } from '../src/upstream/credential-gate.js';
+import { CredentialGate, type CredentialGateOptions } from '../src/upstream/credential-gate.js';
 import { cursorIdentity, resourceIdentity } from '../src/upstream/credentials.js';
 import { isUpstreamRequestError, type UpstreamRequestError } from '../src/upstream/errors.js';
 import { GetHostSensors } from '../src/upstream/operations/index.js';
+import { createTestUpstreamClient, upstreamOptions } from './support/upstream-client.js';
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamRequestError> {
   try {
@@ -24,15 +24,16 @@ async function failure(promise: Promise<unknown>): Promise<UpstreamRequestError>
   throw new Error('expected the call to fail');
 }
 
-/** A gate whose clock the test moves. */
-function gateAt(options: ConstructorParameters<typeof CredentialGate>[0] = {}): { gate: CredentialGate; advance(ms: number): void } {
+/** A gate as the client builds it from the default settings, with `options`, whose clock the test moves. */
+function gateAt(options: Partial<CredentialGateOptions> = {}): { gate: CredentialGate; advance(ms: number): void } {
   let now = 1_000_000;
-  return { gate: new CredentialGate({ ...options, now: () => now }), advance: (ms) => (now += ms) };
+  const settings = upstreamOptions({ upstreamUrl: 'http://upstream.test' });
+  return { gate: new CredentialGate({ ...settings, ...options, now: () => now }), advance: (ms) => (now += ms) };
 }
 
 describe('the credential gate', () => {
   it('fails a rejected credential at once until its rejection is forgotten, then asks the upstream again', async () => {
-    const { gate, advance } = gateAt({ rejectedTtlMs: 60_000 });
+    const { gate, advance } = gateAt({ rejectedCredentialTtlMs: 60_000 });
     (await gate.enter('svc oauth a', '192.0.2.1', 'Op')).settle('rejected', true);
     expect((await failure(gate.enter('svc oauth a', '192.0.2.1', 'Op'))).code).toBe('UNAUTHENTICATED');
     advance(60_001);
@@ -41,7 +42,7 @@ describe('the credential gate', () => {
   });
 
   it('remembers at most the configured number of rejected credentials, forgetting the oldest', async () => {
-    const { gate } = gateAt({ maxRemembered: 2 });
+    const { gate } = gateAt({ rememberedCredentials: 2 });
     for (const identity of ['a', 'b', 'c']) (await gate.enter(identity, undefined, 'Op')).settle('rejected', true);
     // `a` was forgotten to make room for `c`: unknown again, it may probe.
     (await gate.enter('a', undefined, 'Op')).settle('accepted', true);
@@ -111,7 +112,7 @@ describe('the upstream client with the simulator', () => {
   });
 
   it('sends one of 20 parallel calls under an invented session, and none of the next ones', async () => {
-    const client = createUpstreamClient({ upstreamUrl: url });
+    const client = createTestUpstreamClient({ upstreamUrl: url });
     const session = { authorization: `OAuth ${randomBytes(16).toString('hex')}` };
     simulator.resetStats();
     const errors = await Promise.all(Array.from({ length: 20 }, () => failure(client.read(session, GetHostSensors, { uuid: randomBytes(16).toString('hex') }))));
@@ -122,7 +123,7 @@ describe('the upstream client with the simulator', () => {
   });
 
   it('takes a 400 to a header the upstream reads no credential from as a rejection', async () => {
-    const client = createUpstreamClient({ upstreamUrl: url });
+    const client = createTestUpstreamClient({ upstreamUrl: url });
     simulator.resetStats();
     expect((await failure(client.query({ authorization: ' ' }, 'cbtTasks', {}))).code).toBe('UPSTREAM_BAD_REQUEST');
     expect((await failure(client.query({ authorization: ' ' }, 'cbtTasks', {}))).code).toBe('UNAUTHENTICATED');
@@ -131,7 +132,7 @@ describe('the upstream client with the simulator', () => {
   });
 
   it('sends every parallel call under a session once the upstream accepted it', async () => {
-    const client = createUpstreamClient({ upstreamUrl: url });
+    const client = createTestUpstreamClient({ upstreamUrl: url });
     const session = { authorization: `OAuth ${simulator.credentials.session}` };
     await client.query(session, 'cbtTasks', {});
     simulator.resetStats();

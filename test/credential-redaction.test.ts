@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { createUpstreamClient } from '../src/upstream/client.js';
 import { UpstreamRequestError } from '../src/upstream/errors.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 /**
  * Sessions the simulator does not know, shaped like real ones; one per test, as the gateway
@@ -159,7 +159,7 @@ describe('credentials in the upstream client\'s errors', () => {
   }
 
   it('scrubs a bearer token quoted in plain text and in an ErrorCode, percent-encoded or not', async () => {
-    const client = createUpstreamClient({ upstreamUrl: base, retries: 0 });
+    const client = createTestUpstreamClient({ upstreamUrl: base, retries: 0 });
     try {
       const plain = await failure(client.cursorQuery({ authorization: `Bearer ${token}`, tenantId: undefined }, { resourceType: 'vm' }));
       expect(plain.code).toBe('UPSTREAM_BAD_REQUEST');

@@ -10,9 +10,10 @@ import { compileDecoder, UndecodedFieldError, type CompiledDecoder } from '../sr
 import { defineRecord, field, UnrecognizedValue, type AnyRecordDefinition, type DecodeRuntime, type RecordOf } from '../src/upstream/define-record.js';
 import { DecodeError, RecordDecoder } from '../src/upstream/decode.js';
 import { demandOf, EMBEDDED_LISTS, FULL_DEMAND } from '../src/upstream/demand.js';
-import { createUpstreamClient, GetHostNetworkFacts, GetPrimaryStorageCapacity, GetVmAttachableDataVolume, type UpstreamClient } from '../src/upstream/index.js';
+import { GetHostNetworkFacts, GetPrimaryStorageCapacity, GetVmAttachableDataVolume, type UpstreamClient } from '../src/upstream/index.js';
 import { DEMANDED_RECORDS, RECORDS } from '../src/upstream/records.js';
 import { createTimestampParser } from '../src/upstream/timestamps.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const part = defineRecord('part', {
   serial: field.requiredText(),
@@ -149,7 +150,7 @@ describe('every record field, from the simulator', () => {
   beforeAll(async () => {
     simulator = createSimulator({ hosts: 6, vms: 40 });
     await simulator.start(0, '127.0.0.1');
-    client = createUpstreamClient({ upstreamUrl: simulator.url, timeoutMs: 5000 });
+    client = createTestUpstreamClient({ upstreamUrl: simulator.url, upstreamTimeoutMs: 5000 });
   });
 
   afterAll(async () => {

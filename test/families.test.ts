@@ -5,9 +5,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../src/upstream/index.js';
+import type { UpstreamClient } from '../src/upstream/index.js';
 import { cursorFamilyOf, resourceFamilyOf, type Condition } from '../src/upstream/families.js';
 import { createUpstreamSession, type UpstreamSession } from '../src/upstream/session.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
@@ -26,7 +27,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  client = createUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
+  client = createTestUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
   session = createUpstreamSession(client, {
     resource: { authorization: 'OAuth session' },
     cursor: { authorization: 'Bearer token', tenantId: 'tenant' },

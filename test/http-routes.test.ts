@@ -16,9 +16,9 @@ import { useMetricsRoute } from '../src/plugins/use-metrics-route.js';
 import { useReadiness } from '../src/plugins/use-readiness.js';
 import { schema } from '../src/schema/index.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { createUpstreamClient } from '../src/upstream/client.js';
 import { GetHostSensors } from '../src/upstream/operations/index.js';
 import type { UpstreamClient } from '../src/upstream/types.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -44,7 +44,7 @@ describe('useReadiness', () => {
   beforeAll(async () => {
     simulator = createSimulator();
     const url = await simulator.start(0, '127.0.0.1');
-    upstream = createUpstreamClient({ upstreamUrl: url, breakerThreshold: 1, breakerOpenMs: 60_000, retries: 0 });
+    upstream = createTestUpstreamClient({ upstreamUrl: url, upstreamBreakerThreshold: 1, upstreamBreakerOpenMs: 60_000, retries: 0 });
   });
 
   afterAll(async () => {
@@ -76,7 +76,7 @@ describe('useReadiness', () => {
 
   it('is unavailable with {"breaker":"open"} once calls to the upstream failed, and does not say where', async () => {
     // Nothing listens on port 9: the first refused call opens the breaker.
-    const away = createUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9', breakerThreshold: 1, breakerOpenMs: 60_000, retries: 0 });
+    const away = createTestUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9', upstreamBreakerThreshold: 1, upstreamBreakerOpenMs: 60_000, retries: 0 });
     try {
       await expect(away.read({ authorization: `OAuth ${simulator.credentials.session}` }, GetHostSensors, { uuid: 'a'.repeat(32) })).rejects.toThrow();
       const yoga = yogaWith(useReadiness({ upstream: away, redisReachable: async () => undefined, stopping: new AbortController().signal, logger }));
@@ -112,7 +112,7 @@ describe('useJobWebhook', () => {
   beforeAll(() => {
     store = createMemoryJobStore();
     // The manager polls nobody here: every job is put in the store as running, and finished by its webhook.
-    upstream = createUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9' });
+    upstream = createTestUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9' });
     jobs = createJobManager({ store, pubsub: createJobPubSub(), upstream, publicUrl: () => 'http://gateway', jobLocation: (id) => `http://127.0.0.1:9/${id}`, logger });
     yoga = yogaWith(useJobWebhook({ jobs, logger, maxBodyBytes: 1024, onAnswer: (status) => answered.push(status) }));
   });

@@ -15,9 +15,9 @@ import { formatTimestamp } from '../src/simulator/format.js';
 import { liveScopeKey, type LiveChange, type LiveCredentials, type LiveInterestListener, type LiveInvalidation, type LiveScope } from '../src/live/invalidation.js';
 import { createRedisConnection, type RedisConnection } from '../src/redis.js';
 import { createSimulator, type Simulator, type TenantCredentials } from '../src/simulator/server.js';
-import { createUpstreamClient } from '../src/upstream/client.js';
 import { eventually } from './support/process.js';
 import { startRedis, type RedisServer } from './support/redis.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const POLL_MS = 150;
 const logger = pino({ level: 'silent' });
@@ -82,7 +82,7 @@ function startFeed(simulator: Simulator, recorder: Recorder, extra: Partial<Para
   const metrics = createFeedMetrics(registry);
   const feed = createChangeFeed({
     invalidation: recorder,
-    upstream: createUpstreamClient({ upstreamUrl: simulator.url }),
+    upstream: createTestUpstreamClient({ upstreamUrl: simulator.url }),
     pollMs: POLL_MS,
     timeZone: 'UTC',
     logger,

@@ -16,9 +16,9 @@ import { useReleaseLoadedRecords } from '../src/plugins/use-release-loaded-recor
 import { schema } from '../src/schema/index.js';
 import { VmInstanceRef } from '../src/schema/vm-instance/index.js';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { createUpstreamClient } from '../src/upstream/index.js';
 import type { UpstreamClient } from '../src/upstream/types.js';
 import { credentialHeaders } from './support/harness.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 describe('useReleaseLoadedRecords', () => {
   let simulator: Simulator;
@@ -30,7 +30,7 @@ describe('useReleaseLoadedRecords', () => {
     releaseDispatchedBatchesOnClear();
     simulator = createSimulator({ asyncDelayMs: 5 });
     const url = await simulator.start(0, '127.0.0.1');
-    upstream = createUpstreamClient({ upstreamUrl: url });
+    upstream = createTestUpstreamClient({ upstreamUrl: url });
     headers = credentialHeaders(simulator.credentials);
   });
 

@@ -7,8 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, CursorQuery, GetHostSensors, type UpstreamClient } from '../src/upstream/index.js';
+import { CursorQuery, GetHostSensors, type UpstreamClient } from '../src/upstream/index.js';
 import { createUpstreamSession, type SessionBinding } from '../src/upstream/session.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const HOST = 'c'.repeat(32);
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  client = createUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
+  client = createTestUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
 });
 
 afterAll(async () => {

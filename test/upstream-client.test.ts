@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UnrecognizedValue } from '../src/upstream/define-record.js';
 import {
   UpstreamBusinessError,
-  createUpstreamClient,
   type UpstreamClient,
   type UpstreamClientOptions,
   type UpstreamRequestError,
@@ -26,6 +25,7 @@ import {
   GetVmAttachableDataVolume,
   UpdateHostNqn,
 } from '../src/upstream/operations/index.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const UP = 'http://upstream.test';
 const RES = 'http://resources.test';
@@ -49,11 +49,11 @@ let client: UpstreamClient;
 let events: UpstreamRequestEvent[];
 
 function makeClient(overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
-  return createUpstreamClient({
+  return createTestUpstreamClient({
     upstreamUrl: `${UP}/`,
     resourcesUrl: RES,
     dispatcher: agent,
-    timeoutMs: 2000,
+    upstreamTimeoutMs: 2000,
     retryBaseDelayMs: 1,
     onRequest: (event) => events.push(event),
     ...overrides,
@@ -384,7 +384,7 @@ describe('error mapping', () => {
   });
 
   it('maps a reply slower than timeoutMs to UPSTREAM_TIMEOUT', async () => {
-    const slow = makeClient({ timeoutMs: 100 });
+    const slow = makeClient({ upstreamTimeoutMs: 100 });
     agent.get(UP).intercept({ path: () => true }).reply(200, { inventories: [] }).delay(1000);
     const started = Date.now();
     const error = await failure(slow.query(SESSION, 'cbtTasks', {}));
@@ -636,7 +636,7 @@ describe('decoding', () => {
   });
 
   function dates(zone: string, texts: string[]): Promise<Array<string | undefined>> {
-    const zoned = makeClient({ timezone: zone });
+    const zoned = makeClient({ upstreamTimezone: zone });
     capture(UP, 200, { inventories: texts.map((createDate, i) => ({ uuid: String(i + 1).repeat(32), createDate })) });
     return zoned.query(SESSION, 'snsEmailAddresses', {}).then(async (result) => {
       await zoned.close();
@@ -671,7 +671,7 @@ describe('decoding', () => {
   });
 
   it('refuses an unknown timezone when the client is created', () => {
-    expect(() => makeClient({ timezone: 'Mars/Olympus_Mons' })).toThrow(RangeError);
+    expect(() => makeClient({ upstreamTimezone: 'Mars/Olympus_Mons' })).toThrow(RangeError);
   });
 
   it('decodes a page of 10,000 VMs with NICs and volumes quickly', async () => {
@@ -690,7 +690,7 @@ describe('decoding', () => {
       ],
       vmCdRoms: [],
     });
-    const zoned = makeClient({ timezone: 'America/New_York', maxResponseBytes: 64 * 1024 * 1024 });
+    const zoned = makeClient({ upstreamTimezone: 'America/New_York', maxResponseBytes: 64 * 1024 * 1024 });
     capture(RES, 200, { items: Array.from({ length: 10_000 }, (_, i) => vm(i)), total: 10_000, nextCursor: null, hasMore: false });
     const started = performance.now();
     const page = await zoned.cursorQuery(TOKEN, { resourceType: 'vm', pageSize: 1000 });
@@ -754,7 +754,7 @@ describe('against a real socket', () => {
 
   function realClient(overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
     const { port } = server.address() as AddressInfo;
-    return createUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000, retryBaseDelayMs: 1, ...overrides });
+    return createTestUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, upstreamTimeoutMs: 2000, retryBaseDelayMs: 1, ...overrides });
   }
 
   it('retries a GET whose connection was dropped, then decodes the answer', async () => {
@@ -778,7 +778,7 @@ describe('against a real socket', () => {
     expect((await failure(real.query(SESSION, 'cbtTasks', {}))).code).toBe('UPSTREAM_UNAVAILABLE');
     expect(requests).toBe(2);
     await real.close();
-    const closed = createUpstreamClient({ upstreamUrl: 'http://127.0.0.1:1', retries: 0 });
+    const closed = createTestUpstreamClient({ upstreamUrl: 'http://127.0.0.1:1', retries: 0 });
     expect((await failure(closed.read(SESSION, GetHostSensors, { uuid: U1 }))).code).toBe('UPSTREAM_UNAVAILABLE');
     expect(await closed.ping()).toBe(false);
     await closed.close();
@@ -818,7 +818,7 @@ describe('against a real socket', () => {
       res.writeHead(200, JSON_HEADERS);
       res.write('{"inventories": [');
     };
-    const real = realClient({ timeoutMs: 200 });
+    const real = realClient({ upstreamTimeoutMs: 200 });
     expect((await failure(real.query(SESSION, 'cbtTasks', {}))).code).toBe('UPSTREAM_TIMEOUT');
     await real.close();
   });

@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
-import { createUpstreamClient, type CursorCredential, type UpstreamClient, type UpstreamRequestEvent } from '../src/upstream/index.js';
+import type { CursorCredential, UpstreamClient, UpstreamRequestEvent } from '../src/upstream/index.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const LATENCY_MS = 150;
 
@@ -18,8 +19,8 @@ describe('the upstream client shares identical reads in flight', () => {
   let otherToken: CursorCredential;
   const clients: UpstreamClient[] = [];
 
-  function newClient(options: { shareReads?: boolean; onRequest?: (event: UpstreamRequestEvent) => void; onSharedRead?: (operation: string) => void } = {}): UpstreamClient {
-    const client = createUpstreamClient({ upstreamUrl: url, timeoutMs: 5000, ...options });
+  function newClient(options: { shareUpstreamGets?: boolean; onRequest?: (event: UpstreamRequestEvent) => void; onSharedRead?: (operation: string) => void } = {}): UpstreamClient {
+    const client = createTestUpstreamClient({ upstreamUrl: url, upstreamTimeoutMs: 5000, ...options });
     clients.push(client);
     return client;
   }
@@ -96,7 +97,7 @@ describe('the upstream client shares identical reads in flight', () => {
   });
 
   it('turned off, every read makes its own request', async () => {
-    const client = newClient({ shareReads: false });
+    const client = newClient({ shareUpstreamGets: false });
     await Promise.all([page(client, token), page(client, token)]);
     expect(simulator.stats().total).toBe(2);
   });

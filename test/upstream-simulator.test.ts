@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../src/simulator/server.js';
 import {
-  createUpstreamClient,
   type CursorCredential,
   type CursorPage,
   type CursorResourceType,
@@ -28,6 +27,7 @@ import {
   GetVmAttachableDataVolume,
   RecoverVmInstance,
 } from '../src/upstream/operations/index.js';
+import { createTestUpstreamClient } from './support/upstream-client.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 const INTERFACE_TYPES: ReadonlySet<InterfaceType | null> = new Set<InterfaceType | null>(['noMaster', 'bridgeSlave', 'bondingSlave', null]);
@@ -66,7 +66,7 @@ async function walk<K extends CursorResourceType>(
 beforeAll(async () => {
   simulator = createSimulator({ seed: 7, hosts: 4, vms: 45, asyncDelayMs: 5 });
   const url = await simulator.start(0, '127.0.0.1');
-  client = createUpstreamClient({ upstreamUrl: url, timeoutMs: 5000, retryBaseDelayMs: 1 });
+  client = createTestUpstreamClient({ upstreamUrl: url, upstreamTimeoutMs: 5000, retryBaseDelayMs: 1 });
   session = { authorization: `OAuth ${simulator.credentials.session}` };
   token = { authorization: `Bearer ${simulator.credentials.token}`, tenantId: simulator.credentials.tenantId };
 });
@@ -301,7 +301,7 @@ describe('timestamps', () => {
   it('decodes the same instants from a simulator writing Europe/Berlin text as from one writing UTC', async () => {
     const berlin = createSimulator({ seed: 7, hosts: 4, vms: 45, timeZone: 'Europe/Berlin' });
     const berlinUrl = await berlin.start(0, '127.0.0.1');
-    const berlinClient = createUpstreamClient({ upstreamUrl: berlinUrl, timezone: 'Europe/Berlin' });
+    const berlinClient = createTestUpstreamClient({ upstreamUrl: berlinUrl, upstreamTimezone: 'Europe/Berlin' });
     try {
       const credential = { authorization: `Bearer ${berlin.credentials.token}` };
       const instants = async (upstream: UpstreamClient, cred: CursorCredential): Promise<Map<string, number | undefined>> => {
@@ -400,7 +400,7 @@ describe('writes and jobs', () => {
 describe('faults', () => {
   it('retries GETs through injected 503s and dropped connections', async () => {
     simulator.configure({ faultRate: 0.3 });
-    const flaky = createUpstreamClient({ upstreamUrl: simulator.url, retries: 8, retryBaseDelayMs: 1, timeoutMs: 10_000 });
+    const flaky = createTestUpstreamClient({ upstreamUrl: simulator.url, retries: 8, retryBaseDelayMs: 1, upstreamTimeoutMs: 10_000 });
     try {
       for (let i = 0; i < 30; i++) {
         const result = await flaky.query(session, 'fiberChannelLuns', { limit: 3 });

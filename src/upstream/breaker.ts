@@ -12,10 +12,10 @@
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitBreakerOptions {
-  /** Calls failing in a row that open the breaker. @default 5 */
-  failureThreshold?: number | undefined;
-  /** How long an open breaker fails calls before it lets a probe through, in ms. @default 5000 */
-  openMs?: number | undefined;
+  /** Calls failing in a row that open the breaker (`UPSTREAM_BREAKER_THRESHOLD`). */
+  failureThreshold: number;
+  /** How long an open breaker fails calls before it lets a probe through, in ms (`UPSTREAM_BREAKER_OPEN_MS`). */
+  openMs: number;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
   /** Hears every change of state (logging, metrics). Exceptions it throws are ignored. */
@@ -54,10 +54,10 @@ export class CircuitBreaker {
 
   constructor(
     readonly origin: string,
-    private readonly options: CircuitBreakerOptions = {},
+    private readonly options: CircuitBreakerOptions,
   ) {
-    this.failureThreshold = Math.max(1, Math.floor(options.failureThreshold ?? 5));
-    this.openMs = Math.max(0, options.openMs ?? 5000);
+    this.failureThreshold = Math.max(1, Math.floor(options.failureThreshold));
+    this.openMs = Math.max(0, options.openMs);
     this.now = options.now ?? Date.now;
   }
 
@@ -128,7 +128,7 @@ export class CircuitBreaker {
 export class CircuitBreakers {
   private readonly byOrigin = new Map<string, CircuitBreaker>();
 
-  constructor(private readonly options: CircuitBreakerOptions = {}) {}
+  constructor(private readonly options: CircuitBreakerOptions) {}
 
   for(origin: string): CircuitBreaker {
     let breaker = this.byOrigin.get(origin);

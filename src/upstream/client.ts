@@ -11,7 +11,7 @@ import { createAddressing } from './addressing.js';
 import { readAccepted, readJobPoll, readResult } from './answers.js';
 import { CircuitBreakers, type BreakerState } from './breaker.js';
 import { createCalls, type UpstreamCall, type UpstreamRequestEvent } from './calls.js';
-import { CredentialGate, type CredentialGateOptions } from './credential-gate.js';
+import { CredentialGate } from './credential-gate.js';
 import { cursorCaller, cursorIdentity, resourceCaller, resourceIdentity, type Caller } from './credentials.js';
 import { RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
@@ -25,75 +25,105 @@ import type { CallOptions, CursorPage, CursorResourceTypes, UpstreamClient } fro
 
 export type { UpstreamRequestEvent } from './calls.js';
 
+/**
+ * Every option is required but the hooks: a setting of `config.ts` under the same name (its
+ * default lives there), or one of `UPSTREAM_FIXED_OPTIONS`.
+ */
 export interface UpstreamClientOptions {
   /** The resource family's `{base_url}` (`UPSTREAM_URL`); the client appends `svc/v1/...`. A path prefix is kept. */
   upstreamUrl: string;
-  /** Where the generic family (`/api/v1/resources/...`) lives (`RESOURCES_URL`). @default the origin of `upstreamUrl` */
-  resourcesUrl?: string | undefined;
-  /** IANA zone of the upstream's Timestamp text (`UPSTREAM_TIMEZONE`). @default 'UTC' */
-  timezone?: string | undefined;
-  /** Time allowed for one call, all retries and the body included (`UPSTREAM_TIMEOUT_MS`). @default 10000 */
-  timeoutMs?: number | undefined;
-  /** Keep-alive connections per upstream origin (`UPSTREAM_CONNECTIONS`). @default 32 */
-  connections?: number | undefined;
-  /** Retries of an idempotent GET after a connection error or a 502/503/504 without ErrorCode. Writes are never retried. @default 2 */
-  retries?: number | undefined;
-  /** Backoff ceiling of the first retry in ms (doubling, full jitter). @default 100 */
-  retryBaseDelayMs?: number | undefined;
-  /** Largest response body accepted, in bytes; a bigger one is an `UPSTREAM_PROTOCOL_ERROR`. @default 256 MiB */
-  maxResponseBytes?: number | undefined;
+  /** Where the cursor family (`/api/v1/resources/...`) lives (`RESOURCES_URL`); undefined: the origin of `upstreamUrl`. */
+  resourcesUrl: string | undefined;
+  /** IANA zone of the upstream's Timestamp text (`UPSTREAM_TIMEZONE`). */
+  upstreamTimezone: string;
+  /** Time allowed for one call, the wait for a connection, all retries and the body included (`UPSTREAM_TIMEOUT_MS`). */
+  upstreamTimeoutMs: number;
+  /** Keep-alive connections, and calls in flight, per upstream origin (`UPSTREAM_CONNECTIONS`). */
+  upstreamConnections: number;
+  /** Calls waiting per origin once `upstreamConnections` calls are in flight; more fail at once with `UPSTREAM_UNAVAILABLE` (`UPSTREAM_MAX_QUEUED`). */
+  upstreamMaxQueued: number;
+  /** Calls in a row failing because the upstream is away that open an origin's circuit breaker (`UPSTREAM_BREAKER_THRESHOLD`). */
+  upstreamBreakerThreshold: number;
+  /** How long an open breaker fails calls at once before it probes the upstream again, in ms (`UPSTREAM_BREAKER_OPEN_MS`). */
+  upstreamBreakerOpenMs: number;
+  /**
+   * Identical reads in flight (same operation, URL with its query, and family headers: the same
+   * credential as the upstream reads it) share one HTTP exchange, whichever requests they come
+   * from (`SHARE_UPSTREAM_GETS`). Writes and job polls are never shared.
+   */
+  shareUpstreamGets: boolean;
+  /** How long calls under a credential the upstream rejected fail without asking it again, in ms (`REJECTED_CREDENTIAL_TTL_MS`; see `credential-gate.ts`). */
+  rejectedCredentialTtlMs: number;
+  /** Credentials remembered as accepted, and as rejected, at most (`REMEMBERED_CREDENTIALS`). */
+  rememberedCredentials: number;
+  /** Calls a client address may make in a burst under credentials not yet accepted; 0 turns the budget off (`UNVERIFIED_CALLS_PER_ADDRESS`). */
+  unverifiedCallsPerAddress: number;
+  /** Such calls an address regains per minute (`UNVERIFIED_CALLS_PER_MINUTE`). */
+  unverifiedCallsPerMinute: number;
+  /** Addresses whose budget is kept at most. */
+  rememberedAddresses: number;
+  /** Retries of an idempotent GET after a connection error or a 502/503/504 without ErrorCode. Writes are never retried. */
+  retries: number;
+  /** Backoff ceiling of the first retry in ms (doubling, full jitter). */
+  retryBaseDelayMs: number;
+  /** Backoff ceiling of any retry, in ms. */
+  retryMaxDelayMs: number;
+  /** Largest response body accepted, in bytes; a bigger one is an `UPSTREAM_PROTOCOL_ERROR`. */
+  maxResponseBytes: number;
   /** Send requests through this dispatcher (e.g. undici's `MockAgent`) instead of a new `Agent`. `close()` leaves it open. */
   dispatcher?: Dispatcher | undefined;
   /** Called once per call when it ends, for metrics. Exceptions it throws are ignored. */
   onRequest?: ((event: UpstreamRequestEvent) => void) | undefined;
-  /** Calls in a row failing because the upstream is away that open an origin's circuit breaker (`UPSTREAM_BREAKER_THRESHOLD`). @default 5 */
-  breakerThreshold?: number | undefined;
-  /** How long an open breaker fails calls at once before it probes the upstream again, in ms (`UPSTREAM_BREAKER_OPEN_MS`). @default 5000 */
-  breakerOpenMs?: number | undefined;
   /** Hears every change of a breaker's state. Exceptions it throws are ignored. */
   onBreakerStateChange?: ((state: BreakerState, origin: string) => void) | undefined;
-  /** Calls waiting per origin once `connections` calls are in flight; more fail at once with `UPSTREAM_UNAVAILABLE` (`UPSTREAM_MAX_QUEUED`). @default 1000 */
-  maxQueued?: number | undefined;
-  /** What the client learns of credentials from the upstream's answers, and the budget of unknown ones (see `credential-gate.ts`). */
-  credentialGate?: CredentialGateOptions | undefined;
-  /**
-   * Identical reads in flight (same operation, URL with its query, and family headers: the same
-   * credential as the upstream reads it) share one HTTP exchange, whichever requests they come
-   * from (`SHARE_UPSTREAM_GETS`). Writes and job polls are never shared. @default true
-   */
-  shareReads?: boolean | undefined;
   /** Hears every read that joined an identical one in flight instead of making its own request. Exceptions it throws are ignored. */
   onSharedRead?: ((operation: string) => void) | undefined;
 }
+
+/**
+ * The client's options that are no setting of `config.ts`: the gateway's one value of each,
+ * stated here once. The app passes them with the settings; tests change them at will.
+ */
+export const UPSTREAM_FIXED_OPTIONS = {
+  rememberedAddresses: 10_000,
+  retries: 2,
+  retryBaseDelayMs: 100,
+  retryMaxDelayMs: 2000,
+  maxResponseBytes: 256 * 1024 * 1024,
+} as const satisfies Partial<UpstreamClientOptions>;
 
 /** A readiness ping waits at most this long, whatever the calls' timeout. */
 const PING_TIMEOUT_MS = 5000;
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const addressing = createAddressing({ upstreamUrl: options.upstreamUrl, resourcesUrl: options.resourcesUrl });
-  const timeoutMs = positive(options.timeoutMs, 10_000);
-  const decoder = new RecordDecoder(options.timezone ?? 'UTC');
+  const decoder = new RecordDecoder(options.upstreamTimezone);
   const decoderFor = createDemandDecoders(decoder);
-  const limiter = new OriginLimiter({ maxConcurrent: positive(options.connections, 32), maxQueued: options.maxQueued ?? 1000 });
-  const breakers = new CircuitBreakers({ failureThreshold: options.breakerThreshold, openMs: options.breakerOpenMs, onStateChange: options.onBreakerStateChange });
-  const credentialGate = new CredentialGate(options.credentialGate);
+  const limiter = new OriginLimiter({ maxConcurrent: options.upstreamConnections, maxQueued: options.upstreamMaxQueued });
+  const breakers = new CircuitBreakers({
+    failureThreshold: options.upstreamBreakerThreshold,
+    openMs: options.upstreamBreakerOpenMs,
+    onStateChange: options.onBreakerStateChange,
+  });
+  // Its options are the client's, under the same names.
+  const credentialGate = new CredentialGate(options);
   const { dispatcher, close } = createUpstreamDispatcher({
-    connections: positive(options.connections, 32),
-    timeoutMs,
-    retry: { retries: options.retries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 100, maxDelayMs: 2000, random: Math.random },
+    connections: options.upstreamConnections,
+    timeoutMs: options.upstreamTimeoutMs,
+    retry: { retries: options.retries, baseDelayMs: options.retryBaseDelayMs, maxDelayMs: options.retryMaxDelayMs, random: Math.random },
     limiter,
     dispatcher: options.dispatcher,
   });
   let closed = false;
   const calls = createCalls({
     dispatcher,
-    maxResponseBytes: positive(options.maxResponseBytes, 256 * 1024 * 1024),
+    maxResponseBytes: options.maxResponseBytes,
     breakers,
     credentialGate,
     onRequest: options.onRequest,
     isClosed: () => closed,
   });
-  const sharedFlights = options.shareReads === false ? undefined : new SharedFlights((key) => hear(options.onSharedRead, operationOfKey(key)));
+  const sharedFlights = options.shareUpstreamGets ? new SharedFlights((key) => hear(options.onSharedRead, operationOfKey(key))) : undefined;
   const readShared = sharedFlights === undefined ? undefined : createSharedRead(sharedFlights, calls);
 
   /** Sends one read of the catalogue for `caller` and decodes its answer for the caller's demand. */
@@ -168,7 +198,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     async ping() {
       try {
         // Any HTTP answer, even a 404, proves the upstream is there.
-        const call: UpstreamCall = { operation: 'Ping', method: 'GET', target: addressing.upstreamRoot, headers: {}, retryable: false, deadlineMs: Math.min(timeoutMs, PING_TIMEOUT_MS) };
+        const call: UpstreamCall = { operation: 'Ping', method: 'GET', target: addressing.upstreamRoot, headers: {}, retryable: false, deadlineMs: Math.min(options.upstreamTimeoutMs, PING_TIMEOUT_MS) };
         await calls.send(call, undefined);
         return true;
       } catch {
@@ -215,8 +245,4 @@ function hear<A>(hook: ((argument: A) => void) | undefined, argument: A): void {
   } catch {
     // Metrics must never fail a call.
   }
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
 }

@@ -5,7 +5,7 @@
  * - **Accepted** (the upstream answered a call under it with anything but a rejection): its calls
  *   pass untouched.
  * - **Rejected** (`ID.1001`, a 401, or a 400 to a header the upstream reads no credential from):
- *   every call under it fails at once, without reaching the upstream, for `rejectedTtlMs`. The
+ *   every call under it fails at once, without reaching the upstream, for `rejectedCredentialTtlMs`. The
  *   calls of the same request that were waiting fail with it.
  * - **Unknown**: one call at a time goes upstream (the probe); the others wait for its verdict.
  *   Each probe draws on a token bucket of the client's address, so inventing a fresh credential
@@ -17,16 +17,16 @@
 import { UpstreamAuthenticationError, UpstreamRateLimitedError } from './errors.js';
 
 export interface CredentialGateOptions {
-  /** How long a rejected credential's calls fail without reaching the upstream, in ms. 0 remembers none. @default 60000 */
-  rejectedTtlMs?: number | undefined;
-  /** Credentials remembered as accepted, and (separately) as rejected, at most. @default 10000 */
-  maxRemembered?: number | undefined;
-  /** Calls an address may make under credentials not yet accepted, in a burst; 0 turns the address budget off. @default 20 */
-  unverifiedCallsPerAddress?: number | undefined;
-  /** Such calls an address regains per minute. @default 60 */
-  unverifiedCallsPerMinute?: number | undefined;
-  /** Addresses whose budget is kept at most. @default 10000 */
-  maxAddresses?: number | undefined;
+  /** How long a rejected credential's calls fail without reaching the upstream, in ms. 0 remembers none. */
+  rejectedCredentialTtlMs: number;
+  /** Credentials remembered as accepted, and (separately) as rejected, at most. */
+  rememberedCredentials: number;
+  /** Calls an address may make under credentials not yet accepted, in a burst; 0 turns the address budget off. */
+  unverifiedCallsPerAddress: number;
+  /** Such calls an address regains per minute. */
+  unverifiedCallsPerMinute: number;
+  /** Addresses whose budget is kept at most. */
+  rememberedAddresses: number;
   /** Clock, for tests. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -61,12 +61,12 @@ export class CredentialGate {
   private readonly maxAddresses: number;
   private readonly now: () => number;
 
-  constructor(options: CredentialGateOptions = {}) {
-    this.rejectedTtlMs = Math.max(0, options.rejectedTtlMs ?? 60_000);
-    this.maxRemembered = Math.max(1, options.maxRemembered ?? 10_000);
-    this.burst = Math.max(0, options.unverifiedCallsPerAddress ?? 20);
-    this.perMinute = Math.max(0, options.unverifiedCallsPerMinute ?? 60);
-    this.maxAddresses = Math.max(1, options.maxAddresses ?? 10_000);
+  constructor(options: CredentialGateOptions) {
+    this.rejectedTtlMs = Math.max(0, options.rejectedCredentialTtlMs);
+    this.maxRemembered = Math.max(1, options.rememberedCredentials);
+    this.burst = Math.max(0, options.unverifiedCallsPerAddress);
+    this.perMinute = Math.max(0, options.unverifiedCallsPerMinute);
+    this.maxAddresses = Math.max(1, options.rememberedAddresses);
     this.now = options.now ?? Date.now;
   }
 

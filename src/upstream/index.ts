@@ -3,7 +3,7 @@
  * families' spelling of conditions, its types and errors, the decoded records, and
  * the decoders for result bodies read elsewhere (job results, webhook pushes).
  */
-export { createUpstreamClient } from './client.js';
+export { createUpstreamClient, UPSTREAM_FIXED_OPTIONS } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
 export { DecodeError, normalizeInterfaceType, RecordDecoder, UndecodedFieldError } from './decode.js';
 export * from './errors.js';
