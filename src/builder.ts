@@ -85,5 +85,5 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
   },
 });
 
-builder.queryType({ description: 'Reads of the infrastructure: the generic cursor family and the resource API.' });
+builder.queryType({ description: 'Reads of the infrastructure: the cursor family and the resource family.' });
 builder.mutationType({ description: 'Every write operation of the service, one mutation each; each runs as an upstream job.' });

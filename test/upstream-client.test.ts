@@ -197,7 +197,7 @@ describe('request building', () => {
     expect(seen[0]?.path).toBe('/svc/v1/storage-devices/hba');
   });
 
-  it('sends cursor queries to the generic family with repeated filters, the bearer token and X-Tenant-ID', async () => {
+  it('sends cursor queries to the cursor family with repeated filters, the bearer token and X-Tenant-ID', async () => {
     const seen = capture(RES, 200, { items: [], total: 0, nextCursor: null, hasMore: false });
     await client.cursorQuery(
       TOKEN,
@@ -242,7 +242,7 @@ describe('request building', () => {
     expect(seen[0]?.headers['x-tenant-id']).toBeUndefined();
   });
 
-  it('uses the origin of upstreamUrl for the generic family when resourcesUrl is not given', async () => {
+  it('uses the origin of upstreamUrl for the cursor family when resourcesUrl is not given', async () => {
     const defaulted = makeClient({ upstreamUrl: `${UP}/some/prefix/`, resourcesUrl: undefined });
     const seen = capture(UP, 200, { items: [], total: 0, nextCursor: null, hasMore: false });
     await defaulted.cursorQuery(TOKEN, { resourceType: 'directory' });

@@ -81,7 +81,7 @@ beforeEach(() => {
   simulator.resetStats();
 });
 
-describe('the generic cursor family', () => {
+describe('the cursor family', () => {
   it('walks every VM once, in pages, with NICs, volumes and timestamps decoded', async () => {
     const { items, pages } = await walk(client, token, 'vm', 7);
     expect(pages[0]?.total).toBe(45);

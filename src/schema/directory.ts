@@ -1,7 +1,7 @@
 /**
- * Directories: the `Directory` node (read through the generic cursor family, resourceType
- * `directory`) and DeleteDirectory. The spec gives directories no query of the resource API and
- * the contract lists no directory query field, so a directory is reached by its global id alone:
+ * Directories: the `Directory` node (read through the cursor family, resourceType `directory`)
+ * and DeleteDirectory. The spec gives directories no query of the resource family and the
+ * contract lists no directory query field, so a directory is reached by its global id alone:
  * the one `deleteDirectory` answers, which `node(id:)` resolves and a client cache evicts.
  */
 import { builder } from '../builder.js';
@@ -15,7 +15,7 @@ import { exposeRecordFields } from './kit/record-fields.js';
 const directories = cursorFamily('directory');
 
 export const DirectoryRef = builder.loadableNode('Directory', {
-  description: 'A directory that organizes resources into a tree (generic cursor family, resourceType `directory`). Since 4.6.0.',
+  description: 'A directory that organizes resources into a tree (cursor family, resourceType `directory`). Since 4.6.0.',
   extensions: { since: directory.since },
   ...nodeByUuid(directories, 'Directory'),
   fields: (t) => ({

@@ -1,5 +1,5 @@
 /**
- * Volumes: the allVolumes item of VmInstanceInventory, read on its own through the generic
+ * Volumes: the allVolumes item of VmInstanceInventory, read on its own through the
  * cursor family (resourceType `volume`), with the VM it is attached to and the VM it was last
  * attached to.
  */
@@ -62,7 +62,7 @@ defineListQuery({
   naming: { a: 'a volume', plural: 'volumes' },
   list: {
     name: 'volumes',
-    description: 'Volumes, read through the generic cursor family (CursorQuery / CursorNext, resourceType `volume`).',
+    description: 'Volumes, read through the cursor family (CursorQuery / CursorNext, resourceType `volume`).',
   },
   one: {
     name: 'volume',

@@ -317,7 +317,7 @@ export const vmNic = defineRecord('vmNic', {
 export type VmNicRecord = RecordOf<typeof vmNic>;
 
 /**
- * An allVolumes item, a generic-family `volume` item and an attachable data volume record
+ * An allVolumes item, a cursor-family `volume` item and an attachable data volume record
  * (which carries a subset: its other fields are null).
  */
 export const volume = defineRecord('volume', {
@@ -425,10 +425,10 @@ export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
   state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open.', since: '5.0.0' }),
   createDate: field.timestamp({ description: 'When the endpoint was created.', since: '5.0.0' }),
   lastOpDate: field.timestamp({ description: 'When the endpoint last changed.', since: '5.0.0' }),
-  /** HTTP endpoints only (simulator's generic-family record; not in the spec's inventory). */
+  /** HTTP endpoints only (simulator's cursor-family record; not in the spec's inventory). */
   // UpdateSNSHttpEndpoint sets both since 4.2.0; endpoint records carry them since 5.0.0.
   url: field.text({ description: 'HTTP endpoints only: the webhook URL (set by UpdateSNSHttpEndpoint); null for other types.' }),
-  /** HTTP endpoints only: the basic-auth user name (simulator's generic-family record). */
+  /** HTTP endpoints only: the basic-auth user name (simulator's cursor-family record). */
   username: field.text({
     description: 'HTTP endpoints only: the user name sent to the webhook (set by UpdateSNSHttpEndpoint); null for other types.',
   }),
@@ -448,7 +448,7 @@ export const snsEmailAddress = defineRecord('snsEmailAddress', {
 export type SnsEmailAddressRecord = RecordOf<typeof snsEmailAddress>;
 
 /**
- * Directory record of the generic family (resourceType `directory`): the spec shows only
+ * Directory record of the cursor family (resourceType `directory`): the spec shows only
  * DeleteDirectory, whose parameter names one, so the record is the simulator's and the fields are
  * those of the service's directory inventory.
  */

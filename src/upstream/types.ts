@@ -35,7 +35,7 @@ export interface ResourceCredential {
   authorization: string;
 }
 
-/** Generic cursor family: `Authorization: Bearer <TOKEN>` and the optional `X-Tenant-ID`. */
+/** Cursor family (`/api/v1/resources/`): `Authorization: Bearer <TOKEN>` and the optional `X-Tenant-ID`. */
 export interface CursorCredential {
   authorization: string;
   tenantId?: string | undefined;
@@ -115,7 +115,7 @@ export interface QueryCollections {
 export type QueryCollection = keyof QueryCollections;
 
 // ---------------------------------------------------------------------------------------------
-// Generic cursor family: /api/v1/resources/cursor-query and cursor-next
+// Cursor family: /api/v1/resources/cursor-query and cursor-next
 
 export interface CursorResourceTypes {
   host: HostRecord;

@@ -13,7 +13,7 @@ defineListQuery({
   naming: { a: 'a host', plural: 'hosts' },
   list: {
     name: 'hosts',
-    description: 'Hosts, read through the generic cursor family (CursorQuery / CursorNext, resourceType `host`).',
+    description: 'Hosts, read through the cursor family (CursorQuery / CursorNext, resourceType `host`).',
   },
   one: {
     name: 'host',

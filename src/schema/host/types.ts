@@ -1,6 +1,6 @@
 /**
- * The `Host` type: HostInventory read through the generic cursor family (resourceType `host`),
- * with the hardware monitor statuses, NQN and hostname, and the resource API's per-host GETs as
+ * The `Host` type: HostInventory read through the cursor family (resourceType `host`),
+ * with the hardware monitor statuses, NQN and hostname, and the resource family's per-host GETs as
  * fields (network facts, block devices, sensors).
  */
 import { builder } from '../../builder.js';

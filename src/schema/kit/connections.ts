@@ -1,7 +1,7 @@
 /**
  * Relay connections over the two upstream families.
  *
- * Paging is forward only (`first`/`after`): the generic family's keyset cursors only go
+ * Paging is forward only (`first`/`after`): the cursor family's keyset cursors only go
  * forward. Every edge carries an opaque gateway cursor, so `after` may be any edge's cursor:
  *
  * - Cursor family: an edge cursor names the upstream cursor its page started at plus the edge's
@@ -208,7 +208,7 @@ function toConnection<T>(
   return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount } as unknown as ConnectionResult<T>;
 }
 
-/** Largest page the generic family accepts (README: pageSize 1..1000). */
+/** Largest page the cursor family accepts (README: pageSize 1..1000). */
 const UPSTREAM_MAX_PAGE_SIZE = 1000;
 
 /** A page of a family's records: the paging arguments, the conditions and the sort. */

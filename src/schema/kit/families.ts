@@ -33,7 +33,7 @@ export interface RecordFamily<R> {
   page(context: GatewayContext, request: FamilyPageRequest): Promise<ConnectionResult<R>>;
 }
 
-/** The records of a generic cursor-family resource type. */
+/** The records of a cursor-family resource type. */
 export function cursorFamily<K extends CursorResourceType>(resourceType: K): RecordFamily<CursorResourceTypes[K]> {
   return recordFamily(cursorFamilyOf(resourceType), 'creation time, ascending', (context, request) => readCursorPage(context, resourceType, request));
 }

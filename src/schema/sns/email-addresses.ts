@@ -22,7 +22,7 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
     endpoint: t.field({
       ...follows<SnsEmailAddressRecord>('endpointUuid'),
       type: SnsApplicationEndpointRef,
-      description: 'The Email endpoint the address belongs to (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
+      description: 'The Email endpoint the address belongs to (read through the cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
     }),
     ...exposeRecordFields(t, 'snsEmailAddress', 'createDate', 'lastOpDate'),
   }),

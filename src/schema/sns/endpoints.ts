@@ -1,6 +1,6 @@
 /**
  * SNS application endpoints (SNSApplicationEndpointInventory, every delivery type), read through
- * the generic cursor family (resourceType `sns-application-endpoint`), and the endpoints of each
+ * the cursor family (resourceType `sns-application-endpoint`), and the endpoints of each
  * platform.
  */
 import { builder } from '../../builder.js';
@@ -26,7 +26,7 @@ SnsSmsReceiverRef.implement({
 
 export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEndpoint', {
   description:
-    'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the generic family). Since 5.0.0.',
+    'A notification (SNS) endpoint: where a platform delivers, by HTTP, Email or SMS (SNSApplicationEndpointInventory, with the per-type fields of the cursor family). Since 5.0.0.',
   extensions: { since: snsApplicationEndpoint.since },
   ...nodeByUuid(endpoints, 'SnsApplicationEndpoint'),
   fields: (t) => ({
@@ -64,7 +64,7 @@ const endpointListArgs = defineListQuery({
   since: '5.0.0',
   list: {
     name: 'snsApplicationEndpoints',
-    description: 'SNS application endpoints of every type, read through the generic cursor family (resourceType `sns-application-endpoint`).',
+    description: 'SNS application endpoints of every type, read through the cursor family (resourceType `sns-application-endpoint`).',
   },
   one: {
     name: 'snsApplicationEndpoint',

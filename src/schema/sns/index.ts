@@ -1,5 +1,5 @@
 /**
- * Notifications (SNS): application platforms and endpoints (read through the generic cursor
+ * Notifications (SNS): application platforms and endpoints (read through the cursor
  * family, the spec gives them no query of their own), email addresses of Email endpoints
  * (QuerySNSEmailAddress), and the writes: platform state, HTTP endpoint update, SMS receiver
  * removal.

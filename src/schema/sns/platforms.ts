@@ -1,5 +1,5 @@
 /**
- * SNS application platforms (SNSApplicationPlatformInventory), read through the generic cursor
+ * SNS application platforms (SNSApplicationPlatformInventory), read through the cursor
  * family (resourceType `sns-application-platform`): the spec gives them no query of their own.
  */
 import { builder } from '../../builder.js';
@@ -49,7 +49,7 @@ defineListQuery({
   since: '2.3',
   list: {
     name: 'snsApplicationPlatforms',
-    description: 'SNS application platforms, read through the generic cursor family (resourceType `sns-application-platform`).',
+    description: 'SNS application platforms, read through the cursor family (resourceType `sns-application-platform`).',
   },
   one: {
     name: 'snsApplicationPlatform',

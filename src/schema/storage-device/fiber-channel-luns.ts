@@ -38,7 +38,7 @@ ScsiLunHostRefType.implement({
     host: t.field({
       ...follows<ScsiLunHostRefRecord>('hostUuid'),
       type: HostRef,
-      description: 'The host that sees the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
+      description: 'The host that sees the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
     }),
     ...exposeRecordFields(t, 'scsiLunHostRef', 'createDate', 'lastOpDate'),
   }),
@@ -54,7 +54,7 @@ ScsiLunVmInstanceRefType.implement({
     vmInstance: t.field({
       ...follows<ScsiLunVmInstanceRefRecord>('vmInstanceUuid'),
       type: VmInstanceRef,
-      description: 'The VM using the LUN (read through the generic cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
+      description: 'The VM using the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
     }),
     ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'createDate'),
   }),

@@ -24,7 +24,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
     host: t.field({
       ...follows<HbaDeviceRecord>('hostUuid'),
       type: HostRef,
-      description: 'Host the HBA is installed in (read through the generic cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
+      description: 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
     }),
     ...exposeRecordFields(t, 'hbaDevice',
       'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate',

@@ -20,7 +20,7 @@ const vmListArgs = defineListQuery({
   naming: { a: 'a VM', plural: 'VMs' },
   list: {
     name: 'vmInstances',
-    description: 'VMs, read through the generic cursor family (CursorQuery / CursorNext, resourceType `vm`).',
+    description: 'VMs, read through the cursor family (CursorQuery / CursorNext, resourceType `vm`).',
   },
   one: {
     name: 'vmInstance',
@@ -65,7 +65,7 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     type: VmInstanceConnection,
     nullable: true,
     description:
-      'VMs running on this host that meet `filter`, in `orderBy`\'s order (CursorQuery, resourceType `vm`, by `hostUuid` and the conditions given; one query for all hosts of a page asking the same). Null when they cannot be read (with an error); as old as the generic family\'s CursorQuery. Since 1.0.0.',
+      'VMs running on this host that meet `filter`, in `orderBy`\'s order (CursorQuery, resourceType `vm`, by `hostUuid` and the conditions given; one query for all hosts of a page asking the same). Null when they cannot be read (with an error); as old as the cursor family\'s CursorQuery. Since 1.0.0.',
     args: { ...pageArgs, ...vmListArgs.args },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid'), since: vmInstances.since },

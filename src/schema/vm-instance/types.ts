@@ -1,5 +1,5 @@
 /**
- * The `VmInstance` type (VmInstanceInventory, read through the generic cursor family,
+ * The `VmInstance` type (VmInstanceInventory, read through the cursor family,
  * resourceType `vm`) and its relations: host and last host, root volume, the embedded NICs,
  * volumes and CD-ROMs, snapshot groups and attachable data volumes.
  */

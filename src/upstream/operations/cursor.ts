@@ -1,5 +1,5 @@
 /**
- * The generic cursor family (spec: "Generic cursor query", since 1.0.0): CursorQuery starts a
+ * The cursor family (the spec's "Generic cursor query", since 1.0.0): CursorQuery starts a
  * query and answers its first page, CursorNext follows `nextCursor`.
  */
 import { DecodeError, type RecordDecoder } from '../decode.js';
