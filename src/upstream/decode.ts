@@ -67,7 +67,7 @@ export class RecordDecoder {
    * null (lists empty), neither read nor checked. By default every field is decoded.
    */
   constructor(
-    timeZone: string | TimestampParser = 'UTC',
+    timeZone: string | TimestampParser,
     readonly demand: RecordDemand = FULL_DEMAND,
     options: RecordDecoderOptions = {},
   ) {

@@ -275,7 +275,7 @@ export interface UpstreamClient {
 
   /**
    * A write finished: the reads in flight may have been answered before it, so they take no new
-   * callers (see `shareReads`); reads from now on start fresh exchanges. Read your writes.
+   * callers (see `shareUpstreamGets`); reads from now on start fresh exchanges. Read your writes.
    */
   closeReadsInFlight(): void;
 
