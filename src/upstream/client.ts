@@ -12,7 +12,7 @@ import { readAccepted, readJobPoll, readResult } from './answers.js';
 import { CircuitBreakers, type BreakerState } from './breaker.js';
 import { createCalls, type UpstreamCall, type UpstreamRequestEvent } from './calls.js';
 import { CredentialGate } from './credential-gate.js';
-import { cursorCaller, cursorIdentity, resourceCaller, resourceIdentity, type Caller } from './credentials.js';
+import { cursorCallCredentials, cursorIdentity, resourceCallCredentials, resourceIdentity, type CallCredentials } from './credentials.js';
 import { RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
 import { cursorQueryParamsOf, queryParamsOf } from './families.js';
@@ -126,10 +126,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const sharedFlights = options.shareUpstreamGets ? new SharedFlights((key) => hear(options.onSharedRead, operationOfKey(key))) : undefined;
   const readShared = sharedFlights === undefined ? undefined : createSharedRead(sharedFlights, calls);
 
-  /** Sends one read of the catalogue for `caller` and decodes its answer for the caller's demand. */
-  function read<Op extends ReadOperation>(operation: Op, params: Readonly<Record<string, unknown>>, caller: Caller, callOptions: CallOptions | undefined): Promise<ResultOf<Op>> {
+  /** Sends one read of the catalogue under `credentials` and decodes its answer for the caller's demand. */
+  function read<Op extends ReadOperation>(operation: Op, params: Readonly<Record<string, unknown>>, credentials: CallCredentials, callOptions: CallOptions | undefined): Promise<ResultOf<Op>> {
     const target = addressing.targetOf(operation, params);
-    const call: UpstreamCall = { operation: operation.name, method: 'GET', target, headers: caller.headers, retryable: true, identity: caller.identity };
+    const call: UpstreamCall = { operation: operation.name, method: 'GET', target, headers: credentials.headers, retryable: true, identity: credentials.identity };
     const demanded = decoderFor(callOptions?.demand);
     const decode = (body: Record<string, unknown>): ResultOf<Op> => operation.decode(body, demanded, params) as ResultOf<Op>;
     if (readShared === undefined) return calls.run(call, callOptions, (answer) => readResult(call.operation, answer, decode));
@@ -144,29 +144,29 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     },
 
     async read(credential, operation, params, callOptions) {
-      return read(operation, params, operation.family === 'cursor' ? cursorCaller(credential) : resourceCaller(credential), callOptions);
+      return read(operation, params, operation.family === 'cursor' ? cursorCallCredentials(credential) : resourceCallCredentials(credential), callOptions);
     },
 
     async query(credential, collection, request, callOptions) {
       const params = queryParamsOf(request);
       if (params === null) return { inventories: [], total: request.replyWithCount ? 0 : null };
-      return read(QUERY_OPERATIONS[collection], params, resourceCaller(credential), callOptions);
+      return read(QUERY_OPERATIONS[collection], params, resourceCallCredentials(credential), callOptions);
     },
 
     async cursorQuery(credential, request, callOptions) {
       const params = cursorQueryParamsOf(request);
       if (params === null) return { items: [], total: 0, nextCursor: null, hasMore: false };
-      return read(CursorQuery, params, cursorCaller(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
+      return read(CursorQuery, params, cursorCallCredentials(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async cursorNext(credential, request, callOptions) {
       const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType };
-      return read(CursorNext, params, cursorCaller(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
+      return read(CursorNext, params, cursorCallCredentials(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async submit(credential, request, callOptions) {
       const { operation, params, jobUuid } = request;
-      const { identity, headers } = resourceCaller(credential);
+      const { identity, headers } = resourceCallCredentials(credential);
       headers['x-job-uuid'] = jobUuid;
       if (request.webHook !== undefined) headers['x-web-hook'] = request.webHook;
       const json = buildBody(operation, params, request);
@@ -191,7 +191,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     jobLocation: (jobUuid) => addressing.jobLocation(jobUuid),
 
     async pollJob(location, pollOptions) {
-      const headers = pollOptions?.credential === undefined ? {} : resourceCaller(pollOptions.credential).headers;
+      const headers = pollOptions?.credential === undefined ? {} : resourceCallCredentials(pollOptions.credential).headers;
       return calls.run({ operation: 'PollJob', method: 'GET', target: addressing.jobTarget(location), headers, retryable: true }, pollOptions, readJobPoll);
     },
 

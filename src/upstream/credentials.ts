@@ -53,18 +53,18 @@ export function ownerOf(credential: ResourceCredential): string {
 }
 
 /** Who a call is made for (its identity above) and the headers that say so upstream. */
-export interface Caller {
+export interface CallCredentials {
   readonly identity: string;
   readonly headers: Record<string, string>;
 }
 
-/** A resource-family call's caller: `Authorization` as given. */
-export function resourceCaller(credential: ResourceCredential): Caller {
+/** What a resource-family call carries: `Authorization` as given. */
+export function resourceCallCredentials(credential: ResourceCredential): CallCredentials {
   return { identity: resourceIdentity(credential), headers: { authorization: credential.authorization } };
 }
 
-/** A cursor-family call's caller: `Authorization` as given, and `X-Tenant-ID` when the caller sent one. */
-export function cursorCaller(credential: CursorCredential): Caller {
+/** What a cursor-family call carries: `Authorization` as given, and `X-Tenant-ID` when the caller sent one. */
+export function cursorCallCredentials(credential: CursorCredential): CallCredentials {
   const headers: Record<string, string> = { authorization: credential.authorization };
   if (credential.tenantId) headers['x-tenant-id'] = credential.tenantId;
   return { identity: cursorIdentity(credential), headers };
