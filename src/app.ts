@@ -14,7 +14,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createClientAddressResolver } from './client-address.js';
 import type { GatewayConfig } from './config.js';
-import { createContext, readCredentials, readWebSocketCredentials, type GatewayContext } from './context.js';
+import { callerOfRequest, createContext, webSocketCaller, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
 import { pickExampleValues } from './graphiql/example-values.js';
@@ -168,7 +168,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     perCredential: config.maxSubscriptionsPerCredential,
     credentialKeyOf: queryCost.budgetKeyOf,
     perAddressUnverified: config.unverifiedSubscriptionsPerAddress,
-    isVerified: ({ upstream, credentials }) => upstream.hasAccepted(credentials.resource, credentials.cursor),
+    isVerified: ({ upstream, caller }) => upstream.hasAccepted(caller.resource, caller.cursor),
   });
 
   // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
@@ -363,13 +363,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       context: (initial) => {
         const { request, connectionParams, req } = initial;
         // A WebSocket operation's `req` is the socket's upgrade request (graphql-ws-yoga.ts).
-        const credentials =
-          req?.headers.upgrade?.toLowerCase() === 'websocket'
-            ? readWebSocketCredentials(connectionParams, req.headers)
-            : readCredentials((name) => request.headers.get(name) ?? undefined);
+        const caller = req?.headers.upgrade?.toLowerCase() === 'websocket' ? webSocketCaller(connectionParams, req.headers) : callerOfRequest(request);
         const forwardedFor = req?.headers['x-forwarded-for'];
         const context = createContext({
-          credentials,
+          caller,
           upstream,
           maxBatchSize: config.maxBatchSize,
           jobs,

@@ -26,7 +26,6 @@ import { getOperationAST, GraphQLError, print, type DocumentNode, type Execution
 import { MessageType } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
-import { credentialsIdentity } from './upstream/credentials.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
 export const SHARED_STREAM_EXTENSION = 'sharedStream';
@@ -175,16 +174,9 @@ function createSharingKeys(): (args: ExecutionArgs) => string | null {
 
 /** The sharing key of an operation whose printed document is `text`. */
 function keyOf(text: string, args: ExecutionArgs): string {
-  const { credentials } = args.contextValue as GatewayContext;
+  const { caller } = args.contextValue as GatewayContext;
   return createHash('sha256')
-    .update(
-      JSON.stringify([
-        text,
-        args.operationName ?? null,
-        args.variableValues ?? null,
-        credentialsIdentity(credentials.resource, credentials.cursor),
-      ]),
-    )
+    .update(JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, caller.key]))
     .digest('base64url');
 }
 

@@ -8,7 +8,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, forgetLoadedRecords, readCredentials, type GatewayContext } from '../src/context.js';
+import { callerOfRequest, createContext, forgetLoadedRecords, type GatewayContext } from '../src/context.js';
 import { createCursorKeeper } from '../src/cursors/keeper.js';
 import { releaseDispatchedBatchesOnClear } from '../src/loader-batches.js';
 import type { JobManager } from '../src/jobs/manager.js';
@@ -49,7 +49,7 @@ describe('useReleaseLoadedRecords', () => {
       plugins: [...plugins, keepContext],
       context: ({ request }) =>
         createContext({
-          credentials: readCredentials((name) => request.headers.get(name) ?? undefined),
+          caller: callerOfRequest(request),
           upstream,
           maxBatchSize: 100,
           jobs: {} as JobManager,

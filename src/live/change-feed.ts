@@ -32,7 +32,7 @@ import type { FeedMetrics } from './feed-metrics.js';
 import { createLocalFeedReplicas, type FeedReplicas } from './feed-replicas.js';
 import { feedSourceOf, type FeedRecord, type FeedSource } from './feed-sources.js';
 import { ChangeTracker, createTimestampFormatter } from './feed-watermark.js';
-import type { LiveChange, LiveCollection, LiveCredentials, LiveInvalidation, LiveScope } from './invalidation.js';
+import type { LiveChange, LiveCollection, LiveInvalidation, LiveScope } from './invalidation.js';
 
 export interface ChangeFeedOptions {
   /** Where changes go, and where interest in (scope, collection) pairs comes from. */
@@ -79,7 +79,8 @@ class MissingFeedCredential extends Error {
 
 interface Scope {
   readonly key: string;
-  credentials: LiveCredentials;
+  /** The latest caller of the scope to open a live query: whose credentials it polls with. */
+  caller: LiveScope;
   /** The upstream rejected its credential: no polling until its live queries all end. */
   rejected: boolean;
   readonly pairs: Map<LiveCollection, Pair>;
@@ -133,10 +134,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     let scope = scopes.get(live.key);
     if (scope === undefined) {
       if (delta < 0) return;
-      scope = { key: live.key, credentials: live.credentials, rejected: false, pairs: new Map(), timer: null, ticking: false };
+      scope = { key: live.key, caller: live, rejected: false, pairs: new Map(), timer: null, ticking: false };
       scopes.set(live.key, scope);
     }
-    scope.credentials = live.credentials;
+    scope.caller = live;
     let pair = scope.pairs.get(collection);
     if (pair === undefined) {
       if (delta < 0) return;
@@ -212,11 +213,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   }
 
   function sessionOf(pair: Pair, trace: SpanScope | undefined): UpstreamSession {
-    const { resource, cursor } = pair.scope.credentials;
     sequence++;
     return createUpstreamSession(upstream, {
-      resource,
-      cursor,
+      caller: pair.scope.caller,
       requestId: `live-feed-${sequence}`,
       signal: pair.abort.signal,
       clientAddress: FEED_CLIENT_ADDRESS,

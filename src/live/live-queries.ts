@@ -12,7 +12,6 @@
  * than `retryAfterMs` later.
  */
 import { GraphQLError } from 'graphql';
-import { ownerOf } from '../upstream/credentials.js';
 import type { LiveCause, LiveChange, LiveCollection, LiveInterestListener, LiveInvalidation, LiveScope } from './invalidation.js';
 
 export interface LiveQueriesOptions {
@@ -153,7 +152,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     if (!state) {
       state = { scope, generation: 0, entries: new Set(), byCollection: new Map() };
       scopes.set(scope.key, state);
-      const owner = scope.credentials.resource ? ownerOf(scope.credentials.resource) : undefined;
+      const owner = scope.owner;
       if (owner !== undefined) {
         let keys = scopesByOwner.get(owner);
         if (!keys) scopesByOwner.set(owner, (keys = new Set()));
@@ -165,9 +164,8 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
 
   function forgetScope(state: ScopeState): void {
     scopes.delete(state.scope.key);
-    const resource = state.scope.credentials.resource;
-    if (!resource) return;
-    const owner = ownerOf(resource);
+    const owner = state.scope.owner;
+    if (owner === undefined) return;
     const keys = scopesByOwner.get(owner);
     keys?.delete(state.scope.key);
     if (keys?.size === 0) scopesByOwner.delete(owner);

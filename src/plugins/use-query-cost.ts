@@ -15,7 +15,6 @@
  * subscribers is, through `admitSubscriber`, before it joins. A live query (`@live`) pays for each
  * of its runs, through `runCharged`.
  */
-import { createHash } from 'node:crypto';
 import {
   getOperationAST,
   getVariableValues,
@@ -31,7 +30,6 @@ import type { GatewayContext } from '../context.js';
 import { CostBudget, type ThrottleStatus } from './cost-budget.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
 import { isLiveExecution } from './use-live-query.js';
-import { credentialsIdentity } from '../upstream/credentials.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
 
 export interface QueryCostOptions {
@@ -66,30 +64,6 @@ export interface CostExtension {
   throttleStatus?: ThrottleStatus;
 }
 
-/**
- * The budget key of a caller: a digest of its credentials as the upstream reads them, so that
- * `oauth <s>` and `OAuth  <s> ` (one session upstream) draw on one budget. Digests are kept by
- * credential identity, the `max` most recently used, so that a caller's requests do not each hash
- * it again.
- */
-function createBudgetKeys(max: number): (context: GatewayContext) => string {
-  const keys = new Map<string, string>();
-  return (context) => {
-    const { resource, cursor } = context.credentials;
-    const identity = credentialsIdentity(resource, cursor);
-    let key = keys.get(identity);
-    if (key === undefined) {
-      key = createHash('sha256').update(identity).digest('base64url');
-      if (keys.size >= max) keys.delete(keys.keys().next().value!);
-    } else {
-      // Re-inserted below, so the Map's order is least recently used first.
-      keys.delete(identity);
-    }
-    keys.set(identity, key);
-    return key;
-  };
-}
-
 export interface QueryCost {
   /**
    * Admits and charges operations. Goes before the response cache: it wraps the executor the
@@ -104,7 +78,7 @@ export interface QueryCost {
   report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
-  /** The key of the caller's budget (a digest of its credentials as the upstream reads them). */
+  /** The key of the caller's budget: its `caller.key`, equal for every spelling of its credentials. */
   budgetKeyOf(context: GatewayContext): string;
   /**
    * Runs one execution of a live query (`use-live-query.ts`) as the gate and the report run a
@@ -125,7 +99,7 @@ export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
     upstreamCallCost: options.upstreamCallCost ?? 10,
   };
   const mutationCost = options.mutationCost ?? 10;
-  const budgetKeyOf = createBudgetKeys(Math.max(1, options.maxBudgets ?? 10_000));
+  const budgetKeyOf = (context: GatewayContext): string => context.caller.key;
   const budget =
     capacity > 0
       ? new CostBudget({ capacity, refillPerSecond: options.budgetRefillPerSecond ?? 5000, maxBuckets: options.maxBudgets, now: options.now })
