@@ -72,7 +72,7 @@ export function renderErrorCodesPage(): string {
   for (const section of SECTIONS) {
     const entries = ERROR_CODES.filter((entry) => entry.where === section.where);
     if (entries.length === 0) continue;
-    lines.push(`## ${section.title}`, '', section.intro, '');
+    lines.push(`## ${section.title}`, '', ...wrap(section.intro), '');
     lines.push(section.status ? '| code | HTTP | when |' : '| code | when |', section.status ? '|---|---|---|' : '|---|---|');
     for (const entry of entries) lines.push(row(entry, section.status));
     lines.push('');
@@ -95,6 +95,22 @@ export function renderErrorCodesPage(): string {
 function row(entry: ErrorCodeEntry, status: boolean): string {
   const code = `\`${entry.code}\``;
   return status ? `| ${code} | ${entry.httpStatus ?? '-'} | ${cell(entry.meaning)} |` : `| ${code} | ${cell(entry.meaning)} |`;
+}
+
+/** A paragraph broken into lines of at most `width` characters (a longer word stands alone). */
+function wrap(text: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 /** Text made safe for one table cell. */
