@@ -396,7 +396,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     useRootRedirect(GRAPHQL_PATH),
     ...(config.graphiql ? [useDocs({ root: DOCS_ROOT, prefix: DOCS_PATH })] : []),
   ]);
-  // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
+  // The same schema as a Federation v2 subgraph, for a router (docs/features/federation.md).
   const subgraph = createEndpoint(subgraphSchema(config.upstreamVersion), federated, SUBGRAPH_PATH, []);
 
   const http = createNodeServer({

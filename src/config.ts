@@ -357,7 +357,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
 function readRelease(env: Env, name: string): string | undefined {
   const raw = readString(env, name);
   if (raw === undefined) return undefined;
-  // `auto` is not offered: the spec names no place where the upstream reports its release (README, "Upstream releases").
+  // `auto` is not offered: the spec names no place where the upstream reports its release (docs/features/upstream-releases.md).
   if (!isRelease(raw)) throw new ConfigError(`${name} must be a release such as 4.7.0, got "${raw}"`);
   return raw;
 }

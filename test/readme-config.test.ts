@@ -1,7 +1,8 @@
 /**
- * The README's configuration table is checked against `src/config.ts`, where each default lives
- * (STYLE.md, "Defaults once"): a setting added, renamed or given a new default without the README
- * following fails here, not in an operator's deployment.
+ * The configuration page (`docs/operations/configuration.md`, whose tables group the settings by
+ * what they are for) is checked against `src/config.ts`, where each default lives (STYLE.md,
+ * "Defaults once"): a setting added, renamed or given a new default without the page following
+ * fails here, not in an operator's deployment.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -14,47 +15,53 @@ function variableOf(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
 }
 
-/** Variable -> the text of its default cell, from the gateway table under "## Configuration". */
-function readmeDefaults(): Map<string, string> {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration'));
-  const lines = section.split('\n');
-  const header = lines.findIndex((line) => /^\|\s*variable\s*\|\s*meaning\s*\|\s*default\s*\|$/.test(line.trim()));
-  if (header < 0) throw new Error('README: no "| variable | meaning | default |" table under "## Configuration"');
+const PAGE = 'docs/operations/configuration.md';
+const TABLE_HEADER = /^\|\s*variable\s*\|\s*meaning\s*\|\s*default\s*\|$/;
+
+/** Variable -> the text of its default cell, from every "| variable | meaning | default |" table of the page. */
+function documentedDefaults(): Map<string, string> {
+  const lines = readFileSync(new URL(`../${PAGE}`, import.meta.url), 'utf8').split('\n');
+  const headers = lines.flatMap((line, index) => (TABLE_HEADER.test(line.trim()) ? [index] : []));
+  if (headers.length === 0) throw new Error(`${PAGE}: no "| variable | meaning | default |" table`);
   const defaults = new Map<string, string>();
-  for (const line of lines.slice(header + 2)) {
-    if (!line.startsWith('|')) break;
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
-    const [variables = '', , fallback = ''] = cells;
-    const names = [...variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1] ?? '');
-    // `PORT`, `HOST` | ... | `4000`, `0.0.0.0`: one default per variable, in order.
-    const values = names.length > 1 ? [...fallback.matchAll(/`([^`]*)`/g)].map((match) => `\`${match[1]}\``) : [fallback];
-    names.forEach((name, index) => defaults.set(name, values[index] ?? ''));
+  for (const header of headers) {
+    for (const line of lines.slice(header + 2)) {
+      if (!line.startsWith('|')) break;
+      const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
+      const [variables = '', , fallback = ''] = cells;
+      const names = [...variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1] ?? '');
+      // `PORT`, `HOST` | ... | `4000`, `0.0.0.0`: one default per variable, in order.
+      const values = names.length > 1 ? [...fallback.matchAll(/`([^`]*)`/g)].map((match) => `\`${match[1]}\``) : [fallback];
+      names.forEach((name, index) => {
+        if (defaults.has(name)) throw new Error(`${PAGE}: ${name} is in two tables`);
+        defaults.set(name, values[index] ?? '');
+      });
+    }
   }
   return defaults;
 }
 
-/** Whether a README default cell says what `value` is. */
+/** Whether a documented default cell says what `value` is. */
 function documents(cell: string, value: GatewayConfig[Key], variables: ReadonlySet<string>): boolean {
   if (Array.isArray(value) && value.length === 0) return cell.startsWith('unset');
   if (value === undefined) {
-    // Unset in config.ts: the README says so, or names the setting the default derives from
+    // Unset in config.ts: the page says so, or names the setting the default derives from
     // (`RESOURCES_URL`: the origin of `UPSTREAM_URL`; `PUBLIC_URL`: `http://127.0.0.1:$PORT`).
     return cell.startsWith('unset') || [...cell.matchAll(/[A-Z][A-Z0-9_]{2,}/g)].some(([name]) => variables.has(name));
   }
   return /`([^`]*)`/.exec(cell)?.[1] === String(value);
 }
 
-describe('the README configuration table', () => {
+describe('the configuration page\'s tables (docs/operations/configuration.md)', () => {
   const keys = Object.keys(defaultConfig) as Key[];
-  const documented = readmeDefaults();
+  const documented = documentedDefaults();
   const variables = new Set(keys.map(variableOf));
 
   it('lists every setting of src/config.ts with the default config.ts gives it', () => {
     const wrong = keys
       .map((key) => ({ variable: variableOf(key), value: defaultConfig[key] }))
       .filter(({ variable, value }) => !documented.has(variable) || !documents(documented.get(variable) ?? '', value, variables))
-      .map(({ variable, value }) => `${variable}: config.ts ${JSON.stringify(value)}, README ${documented.get(variable) ?? '(missing)'}`);
+      .map(({ variable, value }) => `${variable}: config.ts ${JSON.stringify(value)}, ${PAGE} ${documented.get(variable) ?? '(missing)'}`);
     expect(wrong).toEqual([]);
   });
 

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
 
 export interface PersistedQueriesOptions {
   /** Most queries kept; the least recently used is dropped first. @default 1000 */
@@ -18,8 +19,7 @@ export interface PersistedQueriesOptions {
   maxQueryLength?: number;
 }
 
-/** The APQ error codes clients (Apollo's persisted-query link) recognise. */
-export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
+/** An APQ error code clients (Apollo's persisted-query link) recognise; the miss, `PERSISTED_QUERY_NOT_FOUND`, is shared with trusted documents. */
 export const PERSISTED_QUERY_NOT_SUPPORTED = 'PERSISTED_QUERY_NOT_SUPPORTED';
 
 interface PersistedQueryExtension {

@@ -24,6 +24,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, type FieldNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
 import { loadTrustedManifest, ManifestError, MAX_DOCUMENT_ID_LENGTH, type TrustedManifest } from '../trusted-documents/manifest.js';
 
 export interface TrustedDocumentsOptions {
@@ -53,9 +54,8 @@ export interface TrustedDocuments {
   readonly manifest: TrustedManifest;
 }
 
-/** The codes a refused document is answered with. */
+/** The code a text document is refused with (an id the manifest lacks: `PERSISTED_QUERY_NOT_FOUND`, shared with APQ). */
 export const PERSISTED_QUERY_ONLY = 'PERSISTED_QUERY_ONLY';
-export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
 
 const INTROSPECTION_ROOT_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type', '__typename']);
 
