@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { Cluster, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { parseRedisUrl, type RedisTarget } from './config.js';
+import { parseRedisUrl, type RedisTarget } from './redis-url.js';
 
 /** One Redis or a Redis Cluster: the same commands, routed by key on a cluster. */
 export type RedisClient = Redis | Cluster;
