@@ -145,7 +145,7 @@ export const settings = Object.freeze({
     group: 'server',
     parser: graphqlNames(),
     default: none,
-    unset: 'none: every operation counts as `other`',
+    unset: 'every operation counts as `other`',
     description: 'Operation names `/metrics` labels as themselves; every other name counts as `other`, so that clients cannot grow the label set.',
   }),
 
