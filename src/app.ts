@@ -138,19 +138,19 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // Aborted when stop() begins: /readyz answers draining from then on.
   const stopping = new AbortController();
 
-  const operationMetrics = createOperationMetrics({ metrics, operationNames: config.metricsOperationNames });
+  const operationMetrics = createOperationMetrics({ metrics, metricsOperationNames: config.metricsOperationNames });
   const resolveClientAddress = createClientAddressResolver(config.trustedProxies);
   const admission = createAdmission({
-    max: config.maxConcurrentOperations,
-    maxQueued: config.maxQueuedOperations,
-    targetUtilization: config.admissionTargetUtilization,
+    maxConcurrentOperations: config.maxConcurrentOperations,
+    maxQueuedOperations: config.maxQueuedOperations,
+    admissionTargetUtilization: config.admissionTargetUtilization,
     onShed: () => metrics.operationsShed.inc(),
   });
   metrics.observeAdmission(() => admission.control.snapshot());
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
-    budget: config.costBudget,
-    budgetRefillPerSecond: config.costBudgetRefill,
+    costBudget: config.costBudget,
+    costBudgetRefill: config.costBudgetRefill,
     upstreamCallCost: config.upstreamCallCost,
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
@@ -164,10 +164,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     writerOf,
   });
   const subscriptionLimits = createSubscriptionLimits({
-    perSocket: config.wsMaxSubscriptionsPerSocket,
-    perCredential: config.maxSubscriptionsPerCredential,
+    wsMaxSubscriptionsPerSocket: config.wsMaxSubscriptionsPerSocket,
+    maxSubscriptionsPerCredential: config.maxSubscriptionsPerCredential,
     credentialKeyOf: queryCost.budgetKeyOf,
-    perAddressUnverified: config.unverifiedSubscriptionsPerAddress,
+    unverifiedSubscriptionsPerAddress: config.unverifiedSubscriptionsPerAddress,
     isVerified: ({ upstream, credentials }) => upstream.hasAccepted(credentials.resource, credentials.cursor),
   });
 
@@ -179,7 +179,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // `full` is the endpoint's schema before UPSTREAM_VERSION leaves anything out: writes declare
   // what they touch there, and the release validation names what the served one lacks from it.
   const endpointState = (full: GraphQLSchema) => {
-    const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
+    const responseCache = createResponseCacheStore({ responseCacheMaxEntries: config.responseCacheMaxEntries });
     const invalidateWrite = createWriteInvalidation(responseCache, full, declaredTouches(full));
     // Identical queries in flight share one execution, but not across a write of their credential.
     const coalescing = config.coalesceQueries
@@ -196,9 +196,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const federated = endpointState(subgraphSchema(undefined));
   // `@live` queries: what invalidates them (finished jobs here, the change feed) goes through `live`.
   const live = createLiveQueries({
-    perSocket: config.liveMaxPerSocket,
-    perCredential: config.liveMaxPerCredential,
-    minIntervalMs: config.liveMinIntervalMs,
+    liveMaxPerSocket: config.liveMaxPerSocket,
+    liveMaxPerCredential: config.liveMaxPerCredential,
+    liveMinIntervalMs: config.liveMinIntervalMs,
     onOpen: (open) => metrics.liveQueriesOpen.set(open),
     onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
@@ -240,9 +240,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   });
   // With Redis, the replicas share the cursors' key and the upstream cursors they stand for.
   const cursors = createCursorKeeper({
-    secret: config.cursorSecret,
-    ttlMs: config.cursorTtlMs,
-    maxBytes: config.cursorStoreMaxBytes,
+    cursorSecret: config.cursorSecret,
+    cursorTtlMs: config.cursorTtlMs,
+    cursorStoreMaxBytes: config.cursorStoreMaxBytes,
     redis: backend.redis,
     logger,
   });
@@ -347,14 +347,14 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         subscriptionLimits.plugin,
         useResponseCache({
           cache: state.responseCache,
-          ttlMs: config.responseCacheTtlMs,
+          responseCacheTtlMs: config.responseCacheTtlMs,
           onLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
         }),
         queryCost.report,
         useDeferStream(),
         // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
         useMultipartSubscriptions(),
-        useCompression({ minBytes: config.compressionMinBytes }),
+        useCompression({ compressionMinBytes: config.compressionMinBytes }),
         // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
         sharedSubscriptions.plugin,
         // After every request parser has registered (as yoga places its own), so it limits the chosen one.
