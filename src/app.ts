@@ -224,7 +224,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   };
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
-  const backend = createJobBackend({ redisUrl: config.redisUrl, ttlMs: config.jobTtlMs, leaseMs: config.jobLeaseMs, logger });
+  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
   const jobs = createJobManager({
     store: instrumentJobStore(backend.store, metrics),
     pubsub: backend.pubsub,
@@ -232,7 +232,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     publicUrl: () => config.publicUrl ?? http.url,
     jobLocation: (id) => upstream.jobLocation(id),
     logger,
-    pollAfterMs: config.jobPollAfterMs,
+    jobPollAfterMs: config.jobPollAfterMs,
     // At once on the replica that finished the job, or that hands it to a waiting mutation,
     // before anyone waiting for it reads again...
     onFinished: forgetWrittenRecords,
