@@ -69,7 +69,7 @@ import type { LiveInvalidation } from './live/invalidation.js';
 import { createLiveQueries } from './live/live-queries.js';
 import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
 import { createFeedMetrics } from './live/feed-metrics.js';
-import { createRedisFeedReplicas } from './live/feed-replicas.js';
+import { createRedisFeedReplicas, replicaTimingsOf } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createOperationTracing } from './plugins/use-tracing.js';
 import { createTracing } from './tracing/provider.js';
@@ -443,13 +443,13 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         feed = createChangeFeed({
           invalidation: live,
           upstream,
-          pollMs: config.livePollMs,
-          timeZone: config.upstreamTimezone,
+          livePollMs: config.livePollMs,
+          upstreamTimezone: config.upstreamTimezone,
           logger,
           metrics: feedMetrics,
           tracer: tracing?.tracer,
           replicas: backend.redis
-            ? createRedisFeedReplicas({ connection: backend.redis, leaseMs: Math.max(3 * config.livePollMs, 1000), stateTtlMs: Math.max(10 * config.livePollMs, 60_000), logger })
+            ? createRedisFeedReplicas({ connection: backend.redis, ...replicaTimingsOf(config.livePollMs), logger })
             : undefined,
         });
       }
