@@ -408,8 +408,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     websocket: {
       path: GRAPHQL_PATH,
       // A message is read whole before graphql-ws sees it: as large as an HTTP body may be.
-      maxPayload: config.maxBodyBytes,
-      maxBufferedBytes: config.wsMaxBufferedBytes,
+      maxBodyBytes: config.maxBodyBytes,
+      wsMaxBufferedBytes: config.wsMaxBufferedBytes,
       server: graphqlWsOverYoga({
         yoga,
         graphqlEndpoint: GRAPHQL_PATH,
