@@ -249,7 +249,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
 
   // GraphiQL's example tabs name records of the demo, asked of the gateway itself with its credentials.
   const demoCredentials = deps.demo?.credentials;
-  const graphiql = config.graphiql
+  const graphiqlOptions = config.graphiql
     ? createGraphiQLOptions({
         demoCredentials,
         guideUrl: GRAPHIQL_GUIDE,
@@ -273,7 +273,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       schema: served,
       graphqlEndpoint: path,
       landingPage: false,
-      graphiql: graphiql ?? false,
+      graphiql: graphiqlOptions ?? false,
       renderGraphiQL: renderGatewayGraphiQL,
       logging: {
         debug: (...args) => logger.debug(args.map(String).join(' ')),
@@ -322,7 +322,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           blockFieldSuggestions: !config.graphiql,
         }),
         useMutationLimit(config.maxMutations),
-        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, release: config.upstreamVersion })]),
+        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, upstreamVersion: config.upstreamVersion })]),
         useUnexpectedErrorLogging({ logger }),
         operationMetrics.plugin,
         // Before the response cache, which wraps whatever executor is in place when it runs.
@@ -483,7 +483,7 @@ function createTrusted(config: GatewayConfig, path: string, metrics: GatewayMetr
     schema,
     logger,
     // GraphiQL loads the schema with a text introspection query: it runs when GRAPHIQL is on.
-    allowIntrospectionText: config.graphiql,
+    graphiql: config.graphiql,
     onLoaded: (operations) => metrics.trustedDocuments.set(operations),
     onReload: (loaded) => metrics.trustedDocumentReloads.inc({ result: loaded ? 'loaded' : 'refused' }),
   });
