@@ -44,7 +44,7 @@ export interface GraphqlWsOptions {
   server: ServerOptions<Record<string, unknown> | undefined, SocketExtra>;
   /** Bytes that may wait unsent on a socket before it is closed with `CLOSE_SEND_BUFFER_FULL` (`WS_MAX_BUFFERED_BYTES`). */
   wsMaxBufferedBytes: number;
-  /** Interval of the server's pings; a client that answers none within it is cut. @default {@link DEFAULT_KEEP_ALIVE_MS} */
+  /** Interval of the server's pings; a client that answers none within it is cut. @default DEFAULT_KEEP_ALIVE_MS */
   keepAliveMs?: number;
   logger: Logger;
 }

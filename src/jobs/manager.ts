@@ -28,9 +28,9 @@ export interface JobManagerOptions {
   logger: Logger;
   /** How long to wait for the webhook before the first poll (`JOB_POLL_AFTER_MS`). */
   jobPollAfterMs: number;
-  /** Longest pause between polls (the pause grows 1.5x from `jobPollAfterMs`). @default {@link DEFAULT_POLL_MAX_INTERVAL_MS} */
+  /** Longest pause between polls (the pause grows 1.5x from `jobPollAfterMs`). @default DEFAULT_POLL_MAX_INTERVAL_MS */
   pollMaxIntervalMs?: number;
-  /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default {@link DEFAULT_POLL_DEADLINE_MS} */
+  /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default DEFAULT_POLL_DEADLINE_MS */
   pollDeadlineMs?: number;
   /**
    * Called once per job when it finishes here, and again whenever `wait` hands out a job that

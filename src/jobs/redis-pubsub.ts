@@ -33,10 +33,10 @@ export interface RedisJobPubSubOptions {
   logger: Logger;
   /**
    * How long open subscriptions wait for a lost reader connection to come back (and replay what
-   * it missed) before they end with `REDIS_UNAVAILABLE`; new ones wait as long. @default {@link DEFAULT_RESUME_GRACE_MS}
+   * it missed) before they end with `REDIS_UNAVAILABLE`; new ones wait as long. @default DEFAULT_RESUME_GRACE_MS
    */
   resumeGraceMs?: number;
-  /** Longest single blocking read. @default {@link DEFAULT_BLOCK_MS} */
+  /** Longest single blocking read. @default DEFAULT_BLOCK_MS */
   blockMs?: number;
 }
 

@@ -36,7 +36,7 @@ export interface RedisJobStoreOptions {
   ttlMs: number;
   /** How long a replica's heartbeat outlives its last renewal before its jobs are claimed (`JOB_LEASE_MS`). */
   leaseMs: number;
-  /** How long a job may stay running before Redis forgets it. @default {@link DEFAULT_RUNNING_TTL_MS} */
+  /** How long a job may stay running before Redis forgets it. @default DEFAULT_RUNNING_TTL_MS */
   runningTtlMs?: number;
   /** This replica's identity in the heartbeat and the `replica` field. @default random */
   replicaId?: string;

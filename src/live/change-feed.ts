@@ -49,7 +49,7 @@ export interface ChangeFeedOptions {
   /** The other replicas (Redis); default: this process alone. */
   replicas?: FeedReplicas | undefined;
   metrics?: FeedMetrics | undefined;
-  /** Records of the newest-first page each poll reads. @default {@link DEFAULT_PAGE_SIZE} */
+  /** Records of the newest-first page each poll reads. @default DEFAULT_PAGE_SIZE */
   pageSize?: number | undefined;
   /** Traces each tick (`live.feed.tick`) when tracing is on. */
   tracer?: Tracer | undefined;

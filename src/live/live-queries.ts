@@ -25,7 +25,7 @@ export interface LiveQueriesOptions {
   liveMaxPerCredential: number;
   /** Least time (ms) between the starts of two runs of one live query (`LIVE_MIN_INTERVAL_MS`). */
   liveMinIntervalMs: number;
-  /** Least time (ms) before a run that failed is tried again. @default {@link DEFAULT_RETRY_AFTER_MS} */
+  /** Least time (ms) before a run that failed is tried again. @default DEFAULT_RETRY_AFTER_MS */
   retryAfterMs?: number | undefined;
   /** The number of live queries open changed. */
   onOpen?: ((open: number) => void) | undefined;

@@ -38,13 +38,13 @@ const DEFAULT_INTERVAL_MS = 100;
 export interface AdmissionOptions {
   /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
   maxConcurrentOperations: number;
-  /** Floor of the limit. @default {@link DEFAULT_MIN_LIMIT} (or `maxConcurrentOperations` when smaller) */
+  /** Floor of the limit. @default DEFAULT_MIN_LIMIT (or `maxConcurrentOperations` when smaller) */
   min?: number;
   /** Operations waiting once the limit is reached; more are refused with 503 (`MAX_QUEUED_OPERATIONS`). */
   maxQueuedOperations: number;
   /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `maxConcurrentOperations`. */
   admissionTargetUtilization: number;
-  /** How often the limit is adjusted. @default {@link DEFAULT_INTERVAL_MS} */
+  /** How often the limit is adjusted. @default DEFAULT_INTERVAL_MS */
   intervalMs?: number;
   /** Hears every refusal: an operation over HTTP or graphql-ws, or a live query's run. */
   onShed?: () => void;

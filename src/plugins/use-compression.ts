@@ -23,11 +23,11 @@ const DEFAULT_MEMO_ENTRIES = 256;
 export interface CompressionOptions {
   /** Smallest body (bytes) worth compressing; below it the framing costs more than it saves (`COMPRESSION_MIN_BYTES`). */
   compressionMinBytes: number;
-  /** Brotli quality (0-11). @default {@link DEFAULT_BROTLI_QUALITY} */
+  /** Brotli quality (0-11). @default DEFAULT_BROTLI_QUALITY */
   brotliQuality?: number;
-  /** gzip level (1-9). @default {@link DEFAULT_GZIP_LEVEL} */
+  /** gzip level (1-9). @default DEFAULT_GZIP_LEVEL */
   gzipLevel?: number;
-  /** Compressed bodies of cacheable answers kept, by content and encoding. @default {@link DEFAULT_MEMO_ENTRIES} */
+  /** Compressed bodies of cacheable answers kept, by content and encoding. @default DEFAULT_MEMO_ENTRIES */
   memoEntries?: number;
 }
 

@@ -27,7 +27,7 @@ export interface JobWebhookOptions {
   jobs: Pick<JobManager, 'checkWebhook' | 'deliverWebhook'>;
   /** Where refusals (warn) and failed deliveries (error) are logged, with the request id. */
   logger: Logger;
-  /** Largest body accepted; a larger one is 413. @default {@link DEFAULT_MAX_DELIVERY_BYTES} */
+  /** Largest body accepted; a larger one is 413. @default DEFAULT_MAX_DELIVERY_BYTES */
   maxDeliveryBytes?: number;
   /** Called with the status of every answer on the webhook path (e.g. to count deliveries). */
   onAnswer?: (status: number) => void;

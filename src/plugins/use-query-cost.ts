@@ -54,11 +54,11 @@ export interface QueryCostOptions {
   defaultPageSize: number;
   /** `first` above this counts as this (the field rejects it anyway). */
   maxPageSize: number;
-  /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default {@link DEFAULT_LIST_SIZE} */
+  /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default DEFAULT_LIST_SIZE */
   listSize?: number | undefined;
-  /** Extra points for each mutation field: a write starts an upstream job. @default {@link DEFAULT_MUTATION_COST} */
+  /** Extra points for each mutation field: a write starts an upstream job. @default DEFAULT_MUTATION_COST */
   mutationCost?: number | undefined;
-  /** Budgets (and the digests of their keys) kept at most, least recently used forgotten first. @default {@link DEFAULT_MAX_BUDGETS} */
+  /** Budgets (and the digests of their keys) kept at most, least recently used forgotten first. @default DEFAULT_MAX_BUDGETS */
   maxBudgets?: number | undefined;
   /** Clock for the budgets, for tests. @default Date.now */
   now?: (() => number) | undefined;
