@@ -298,7 +298,7 @@ export const settings = Object.freeze({
     variable: 'REDIS_URL',
     group: 'redis',
     parser: redisUrl(),
-    unset: 'in-process: each replica on its own',
+    unset: 'in process, each replica on its own',
     description:
       'One Redis (`redis://` or `rediss://`), a Redis Cluster (`redis+cluster://host:port,host:port`, any reachable seeds) or a master behind Sentinel (`redis+sentinel://host:port,host:port/<master>[/<db>]`, `?sentinelPassword=` when the sentinels need one); `rediss+` for TLS. Holds the job store and results, the live queries\' feed leases and the kept upstream cursors, so that several replicas act as one.',
   }),
@@ -578,7 +578,7 @@ export const settings = Object.freeze({
     variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
     group: 'tracing',
     parser: httpUrl(),
-    unset: 'none',
+    unset: '`OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended',
     description: 'The OTLP/HTTP traces URL itself (no path appended); wins over `OTEL_EXPORTER_OTLP_ENDPOINT`, and turns tracing on too.',
   }),
   otelTracesExporter: optional({
