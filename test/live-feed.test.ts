@@ -80,8 +80,8 @@ function startFeed(simulator: Simulator, recorder: Recorder, extra: Partial<Para
   const feed = createChangeFeed({
     invalidation: recorder,
     upstream: createUpstreamClient({ upstreamUrl: simulator.url }),
-    pollMs: POLL_MS,
-    timeZone: 'UTC',
+    livePollMs: POLL_MS,
+    upstreamTimezone: 'UTC',
     logger,
     metrics,
     ...extra,

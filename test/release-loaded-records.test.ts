@@ -54,7 +54,7 @@ describe('useReleaseLoadedRecords', () => {
           maxBatchSize: 100,
           jobs: {} as JobManager,
           mutationWaitMs: 0,
-          cursors: createCursorKeeper({ secret: undefined, ttlMs: 60_000, maxBytes: 1_000_000, redis: undefined }),
+          cursors: createCursorKeeper({ cursorSecret: undefined, cursorTtlMs: 60_000, cursorStoreMaxBytes: 1_000_000, redis: undefined }),
         }),
     });
     const post = (query: string) =>

@@ -34,19 +34,22 @@ import { feedSourceOf, type FeedRecord, type FeedSource } from './feed-sources.j
 import { ChangeTracker, createTimestampFormatter } from './feed-watermark.js';
 import type { LiveChange, LiveCollection, LiveInvalidation, LiveScope } from './invalidation.js';
 
+/** Records of the newest-first page each poll reads; when more changed since the last poll, it reads the rest. */
+const DEFAULT_PAGE_SIZE = 100;
+
 export interface ChangeFeedOptions {
   /** Where changes go, and where interest in (scope, collection) pairs comes from. */
   invalidation: LiveInvalidation;
   upstream: UpstreamClient;
   /** Interval between two polls of a pair (`LIVE_POLL_MS`). */
-  pollMs: number;
+  livePollMs: number;
   /** Zone of the upstream's timestamp text (`UPSTREAM_TIMEZONE`), to write `lastOpDate>=…`. */
-  timeZone: string;
+  upstreamTimezone: string;
   logger: Logger;
   /** The other replicas (Redis); default: this process alone. */
   replicas?: FeedReplicas | undefined;
   metrics?: FeedMetrics | undefined;
-  /** Records of the newest-first page each poll reads. @default 100 */
+  /** Records of the newest-first page each poll reads. @default DEFAULT_PAGE_SIZE */
   pageSize?: number | undefined;
   /** Traces each tick (`live.feed.tick`) when tracing is on. */
   tracer?: Tracer | undefined;
@@ -109,10 +112,10 @@ interface Pair {
 type PollOutcome = { changes: readonly LiveChange[] } | { rejected: true };
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
-  const { invalidation, upstream, pollMs, logger, metrics } = options;
+  const { invalidation, upstream, livePollMs: pollMs, logger, metrics } = options;
   const replicas = options.replicas ?? createLocalFeedReplicas();
-  const pageSize = options.pageSize ?? 100;
-  const formatTimestamp = createTimestampFormatter(options.timeZone);
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const formatTimestamp = createTimestampFormatter(options.upstreamTimezone);
   const scopes = new Map<string, Scope>();
   let holding = 0;
   let sequence = 0;

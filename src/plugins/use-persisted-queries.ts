@@ -12,10 +12,15 @@ import { createHash } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
 
+/** Most queries kept. */
+const DEFAULT_MAX_QUERIES = 1_000;
+/** Longest query text accepted for registration, in characters. */
+const DEFAULT_MAX_QUERY_LENGTH = 100_000;
+
 export interface PersistedQueriesOptions {
-  /** Most queries kept; the least recently used is dropped first. @default 1000 */
+  /** Most queries kept; the least recently used is dropped first. @default DEFAULT_MAX_QUERIES */
   max?: number;
-  /** Longest query text accepted for registration, in characters. @default 100000 */
+  /** Longest query text accepted for registration, in characters. @default DEFAULT_MAX_QUERY_LENGTH */
   maxQueryLength?: number;
 }
 
@@ -28,8 +33,8 @@ interface PersistedQueryExtension {
 }
 
 export function usePersistedQueries(options: PersistedQueriesOptions = {}): Plugin {
-  const store = createQueryStore(options.max ?? 1_000);
-  const maxQueryLength = options.maxQueryLength ?? 100_000;
+  const store = createQueryStore(options.max ?? DEFAULT_MAX_QUERIES);
+  const maxQueryLength = options.maxQueryLength ?? DEFAULT_MAX_QUERY_LENGTH;
   return {
     onParams({ params, setParams }) {
       const persisted = readExtension(params.extensions);

@@ -59,8 +59,8 @@ export interface ResponseCacheOptions {
    * so finished writes invalidate it.
    */
   cache: Cache;
-  /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off. @default 30000 */
-  ttlMs?: number;
+  /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off (`RESPONSE_CACHE_TTL_MS`). */
+  responseCacheTtlMs: number;
   /** TTL (ms) per type name or `Type.field` coordinate. @default RESPONSE_CACHE_TTLS */
   ttls?: Readonly<Record<string, number>>;
   /** Report `extensions.responseCache` (hit, didCache, ttl, invalidatedEntities) to clients. @default false */
@@ -80,9 +80,14 @@ function invalidationsOf(cache: Cache): number {
   return 'invalidations' in cache && typeof cache.invalidations === 'number' ? cache.invalidations : 0;
 }
 
+export interface ResponseCacheStoreOptions {
+  /** Most answers kept, least recently used dropped (`RESPONSE_CACHE_MAX_ENTRIES`). */
+  responseCacheMaxEntries: number;
+}
+
 /** The cache the plugin and the job invalidation share; it counts its invalidations. */
-export function createResponseCacheStore(options: { max?: number } = {}): ResponseCacheStore {
-  const store = createInMemoryCache({ max: options.max ?? 1_000 });
+export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
+  const store = createInMemoryCache({ max: options.responseCacheMaxEntries });
   let invalidations = 0;
   return {
     get: (key) => store.get(key),
@@ -98,7 +103,7 @@ export function createResponseCacheStore(options: { max?: number } = {}): Respon
 }
 
 export function useResponseCache(options: ResponseCacheOptions): Plugin {
-  const ttlMs = options.ttlMs ?? 30_000;
+  const ttlMs = options.responseCacheTtlMs;
   // Off: not even the key is computed.
   if (ttlMs <= 0) return {};
   const executions = trackExecutions(options.cache);
