@@ -14,7 +14,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createClientAddressResolver } from './client-address.js';
 import type { GatewayConfig } from './config.js';
-import { createContext, readCredentials, readWebSocketCredentials, type GatewayContext } from './context.js';
+import { callerOfRequest, createContext, webSocketCaller, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './demo-upstream.js';
 import { pickExampleValues } from './graphiql/example-values.js';
@@ -69,7 +69,7 @@ import type { LiveInvalidation } from './live/invalidation.js';
 import { createLiveQueries } from './live/live-queries.js';
 import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
 import { createFeedMetrics } from './live/feed-metrics.js';
-import { createRedisFeedReplicas } from './live/feed-replicas.js';
+import { createRedisFeedReplicas, replicaTimingsOf } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { createOperationTracing } from './plugins/use-tracing.js';
 import { createTracing } from './tracing/provider.js';
@@ -138,19 +138,19 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // Aborted when stop() begins: /readyz answers draining from then on.
   const stopping = new AbortController();
 
-  const operationMetrics = createOperationMetrics({ metrics, operationNames: config.metricsOperationNames });
+  const operationMetrics = createOperationMetrics({ metrics, metricsOperationNames: config.metricsOperationNames });
   const resolveClientAddress = createClientAddressResolver(config.trustedProxies);
   const admission = createAdmission({
-    max: config.maxConcurrentOperations,
-    maxQueued: config.maxQueuedOperations,
-    targetUtilization: config.admissionTargetUtilization,
+    maxConcurrentOperations: config.maxConcurrentOperations,
+    maxQueuedOperations: config.maxQueuedOperations,
+    admissionTargetUtilization: config.admissionTargetUtilization,
     onShed: () => metrics.operationsShed.inc(),
   });
   metrics.observeAdmission(() => admission.control.snapshot());
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
-    budget: config.costBudget,
-    budgetRefillPerSecond: config.costBudgetRefill,
+    costBudget: config.costBudget,
+    costBudgetRefill: config.costBudgetRefill,
     upstreamCallCost: config.upstreamCallCost,
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
@@ -164,11 +164,11 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     writerOf,
   });
   const subscriptionLimits = createSubscriptionLimits({
-    perSocket: config.wsMaxSubscriptionsPerSocket,
-    perCredential: config.maxSubscriptionsPerCredential,
+    wsMaxSubscriptionsPerSocket: config.wsMaxSubscriptionsPerSocket,
+    maxSubscriptionsPerCredential: config.maxSubscriptionsPerCredential,
     credentialKeyOf: queryCost.budgetKeyOf,
-    perAddressUnverified: config.unverifiedSubscriptionsPerAddress,
-    isVerified: ({ upstream, credentials }) => upstream.hasAccepted(credentials.resource, credentials.cursor),
+    unverifiedSubscriptionsPerAddress: config.unverifiedSubscriptionsPerAddress,
+    isVerified: ({ upstream, caller }) => upstream.hasAccepted(caller.resource, caller.cursor),
   });
 
   // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
@@ -179,7 +179,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // `full` is the endpoint's schema before UPSTREAM_VERSION leaves anything out: writes declare
   // what they touch there, and the release validation names what the served one lacks from it.
   const endpointState = (full: GraphQLSchema) => {
-    const responseCache = createResponseCacheStore({ max: config.responseCacheMaxEntries });
+    const responseCache = createResponseCacheStore({ responseCacheMaxEntries: config.responseCacheMaxEntries });
     const invalidateWrite = createWriteInvalidation(responseCache, full, declaredTouches(full));
     // Identical queries in flight share one execution, but not across a write of their credential.
     const coalescing = config.coalesceQueries
@@ -196,9 +196,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const federated = endpointState(subgraphSchema(undefined));
   // `@live` queries: what invalidates them (finished jobs here, the change feed) goes through `live`.
   const live = createLiveQueries({
-    perSocket: config.liveMaxPerSocket,
-    perCredential: config.liveMaxPerCredential,
-    minIntervalMs: config.liveMinIntervalMs,
+    liveMaxPerSocket: config.liveMaxPerSocket,
+    liveMaxPerCredential: config.liveMaxPerCredential,
+    liveMinIntervalMs: config.liveMinIntervalMs,
     onOpen: (open) => metrics.liveQueriesOpen.set(open),
     onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
@@ -224,7 +224,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   };
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
-  const backend = createJobBackend({ redisUrl: config.redisUrl, ttlMs: config.jobTtlMs, leaseMs: config.jobLeaseMs, logger });
+  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
   const jobs = createJobManager({
     store: instrumentJobStore(backend.store, metrics),
     pubsub: backend.pubsub,
@@ -232,7 +232,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     publicUrl: () => config.publicUrl ?? http.url,
     jobLocation: (id) => upstream.jobLocation(id),
     logger,
-    pollAfterMs: config.jobPollAfterMs,
+    jobPollAfterMs: config.jobPollAfterMs,
     // At once on the replica that finished the job, or that hands it to a waiting mutation,
     // before anyone waiting for it reads again...
     onFinished: forgetWrittenRecords,
@@ -240,16 +240,16 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   });
   // With Redis, the replicas share the cursors' key and the upstream cursors they stand for.
   const cursors = createCursorKeeper({
-    secret: config.cursorSecret,
-    ttlMs: config.cursorTtlMs,
-    maxBytes: config.cursorStoreMaxBytes,
+    cursorSecret: config.cursorSecret,
+    cursorTtlMs: config.cursorTtlMs,
+    cursorStoreMaxBytes: config.cursorStoreMaxBytes,
     redis: backend.redis,
     logger,
   });
 
   // GraphiQL's example tabs name records of the demo, asked of the gateway itself with its credentials.
   const demoCredentials = deps.demo?.credentials;
-  const graphiql = config.graphiql
+  const graphiqlOptions = config.graphiql
     ? createGraphiQLOptions({
         demoCredentials,
         guideUrl: GRAPHIQL_GUIDE,
@@ -273,7 +273,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       schema: served,
       graphqlEndpoint: path,
       landingPage: false,
-      graphiql: graphiql ?? false,
+      graphiql: graphiqlOptions ?? false,
       renderGraphiQL: renderGatewayGraphiQL,
       logging: {
         debug: (...args) => logger.debug(args.map(String).join(' ')),
@@ -322,7 +322,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           blockFieldSuggestions: !config.graphiql,
         }),
         useMutationLimit(config.maxMutations),
-        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, release: config.upstreamVersion })]),
+        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, upstreamVersion: config.upstreamVersion })]),
         useUnexpectedErrorLogging({ logger }),
         operationMetrics.plugin,
         // Before the response cache, which wraps whatever executor is in place when it runs.
@@ -347,14 +347,14 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         subscriptionLimits.plugin,
         useResponseCache({
           cache: state.responseCache,
-          ttlMs: config.responseCacheTtlMs,
+          responseCacheTtlMs: config.responseCacheTtlMs,
           onLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
         }),
         queryCost.report,
         useDeferStream(),
         // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
         useMultipartSubscriptions(),
-        useCompression({ minBytes: config.compressionMinBytes }),
+        useCompression({ compressionMinBytes: config.compressionMinBytes }),
         // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
         sharedSubscriptions.plugin,
         // After every request parser has registered (as yoga places its own), so it limits the chosen one.
@@ -363,13 +363,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       context: (initial) => {
         const { request, connectionParams, req } = initial;
         // A WebSocket operation's `req` is the socket's upgrade request (graphql-ws-yoga.ts).
-        const credentials =
-          req?.headers.upgrade?.toLowerCase() === 'websocket'
-            ? readWebSocketCredentials(connectionParams, req.headers)
-            : readCredentials((name) => request.headers.get(name) ?? undefined);
+        const caller = req?.headers.upgrade?.toLowerCase() === 'websocket' ? webSocketCaller(connectionParams, req.headers) : callerOfRequest(request);
         const forwardedFor = req?.headers['x-forwarded-for'];
         const context = createContext({
-          credentials,
+          caller,
           upstream,
           maxBatchSize: config.maxBatchSize,
           jobs,
@@ -399,7 +396,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     useRootRedirect(GRAPHQL_PATH),
     ...(config.graphiql ? [useDocs({ root: DOCS_ROOT, prefix: DOCS_PATH })] : []),
   ]);
-  // The same schema as a Federation v2 subgraph, for a router (README, "Federation").
+  // The same schema as a Federation v2 subgraph, for a router (docs/features/federation.md).
   const subgraph = createEndpoint(subgraphSchema(config.upstreamVersion), federated, SUBGRAPH_PATH, []);
 
   const http = createNodeServer({
@@ -408,8 +405,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     websocket: {
       path: GRAPHQL_PATH,
       // A message is read whole before graphql-ws sees it: as large as an HTTP body may be.
-      maxPayload: config.maxBodyBytes,
-      maxBufferedBytes: config.wsMaxBufferedBytes,
+      maxBodyBytes: config.maxBodyBytes,
+      wsMaxBufferedBytes: config.wsMaxBufferedBytes,
       server: graphqlWsOverYoga({
         yoga,
         graphqlEndpoint: GRAPHQL_PATH,
@@ -443,13 +440,13 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         feed = createChangeFeed({
           invalidation: live,
           upstream,
-          pollMs: config.livePollMs,
-          timeZone: config.upstreamTimezone,
+          livePollMs: config.livePollMs,
+          upstreamTimezone: config.upstreamTimezone,
           logger,
           metrics: feedMetrics,
           tracer: tracing?.tracer,
           replicas: backend.redis
-            ? createRedisFeedReplicas({ connection: backend.redis, leaseMs: Math.max(3 * config.livePollMs, 1000), stateTtlMs: Math.max(10 * config.livePollMs, 60_000), logger })
+            ? createRedisFeedReplicas({ connection: backend.redis, ...replicaTimingsOf(config.livePollMs), logger })
             : undefined,
         });
       }
@@ -483,7 +480,7 @@ function createTrusted(config: GatewayConfig, path: string, metrics: GatewayMetr
     schema,
     logger,
     // GraphiQL loads the schema with a text introspection query: it runs when GRAPHIQL is on.
-    allowIntrospectionText: config.graphiql,
+    graphiql: config.graphiql,
     onLoaded: (operations) => metrics.trustedDocuments.set(operations),
     onReload: (loaded) => metrics.trustedDocumentReloads.inc({ result: loaded ? 'loaded' : 'refused' }),
   });

@@ -1,177 +1,82 @@
 /**
  * The gateway's configuration: the only reader of `process.env`. Fails fast on a bad value.
+ *
+ * Every setting is declared once, in `settings`: its environment variable, the parser that says
+ * what the variable accepts (`config-parsers.ts`), its default and its description. The rest is
+ * derived from that table: the `GatewayConfig` type, `defaultConfig`, `loadConfig`, and the
+ * reference page `docs/reference/configuration.md` (`npm run docs:config`; a test fails when the
+ * committed page is stale). Modules take their settings as required options under the same names,
+ * and repeat no default (`test/settings-declared-once.test.ts` scans for one).
  */
-import { parseTrustedProxy } from './client-address.js';
-import { isRelease } from './upstream/releases.js';
+import {
+  boolean,
+  bytes,
+  choice,
+  ConfigError,
+  fraction,
+  graphqlNames,
+  httpUrl,
+  integer,
+  milliseconds,
+  origins,
+  proxies,
+  redisUrl,
+  release,
+  secret,
+  text,
+  timeZone,
+  type Parser,
+} from './config-parsers.js';
 
-export interface GatewayConfig {
-  /** Where the gateway listens. @default 4000 */
-  readonly port: number;
-  /** @default '0.0.0.0' */
-  readonly host: string;
-  /** The resource family's `{base_url}`; unset means "start the embedded simulator". */
-  readonly upstreamUrl: string | undefined;
-  /** Origin of the generic family; defaults to the origin of `upstreamUrl`. */
-  readonly resourcesUrl: string | undefined;
-  /** The gateway's own address as the upstream can reach it (for `X-Web-Hook`). */
-  readonly publicUrl: string | undefined;
-  /** Enables Redis for pub/sub and the job store. */
-  readonly redisUrl: string | undefined;
-  /** IANA zone of the upstream's timestamp text. @default 'UTC' */
-  readonly upstreamTimezone: string;
-  /**
-   * The upstream's release (`4.7.0`): the served schema holds only what that release has, by the
-   * spec's "Since" (`schema/releases.ts`). Unset: the newest the spec describes.
-   */
-  readonly upstreamVersion: string | undefined;
-  /** Time allowed for one upstream request. @default 10000 */
-  readonly upstreamTimeoutMs: number;
-  /** Keep-alive connections per upstream origin. @default 32 */
-  readonly upstreamConnections: number;
-  /** Most keys one DataLoader batch sends upstream; longer batches are split. @default 100 */
-  readonly maxBatchSize: number;
-  /** How long a mutation with `async: false` waits for its job before answering RUNNING. @default 20000 */
-  readonly mutationWaitMs: number;
-  /** How long to wait for a job's webhook before polling the upstream. @default 2000 */
-  readonly jobPollAfterMs: number;
-  /** How long finished jobs stay readable with `job(id)`. @default 3600000 */
-  readonly jobTtlMs: number;
-  /** Serve GraphiQL (and the guide it links to, `/docs/`) and allow introspection. @default true */
-  readonly graphiql: boolean;
-  /** Path of a trusted-document manifest: when set, only its operations run (see use-trusted-documents.ts). @default undefined */
-  readonly trustedDocuments: string | undefined;
-  /** Largest request body, in bytes; a bigger one is answered 413. @default 1048576 */
-  readonly maxBodyBytes: number;
-  /** Origins a browser may call from (CORS); `['*']` allows any; empty: same origin only. @default [] */
-  readonly corsOrigins: readonly string[];
-  /** Deepest field nesting of an operation. @default 12 */
-  readonly maxDepth: number;
-  /** Aliases in one operation. @default 30 */
-  readonly maxAliases: number;
-  /** Lexical tokens in one document. @default 1000 */
-  readonly maxTokens: number;
-  /** Directives in one operation. @default 50 */
-  readonly maxDirectives: number;
-  /** `__schema` fields in one operation (`__type` lookups are bounded by the cost limit). @default 1 */
-  readonly maxIntrospectionSchemas: number;
-  /** Bytes that may wait unsent on a WebSocket before it is closed (code 4008). @default 1048576 */
-  readonly wsMaxBufferedBytes: number;
-  /** Subscriptions open at once on one WebSocket. @default 100 */
-  readonly wsMaxSubscriptionsPerSocket: number;
-  /** Subscriptions open at once under one credential, over all its WebSockets and SSE streams on this replica. @default 500 */
-  readonly maxSubscriptionsPerCredential: number;
-  /** Subscriptions open at once from one client address under credentials the upstream has not accepted, on this replica; 0: no such cap. @default 100 */
-  readonly unverifiedSubscriptionsPerAddress: number;
-  /** Operation names `/metrics` labels with their own name; every other name counts as `other`. @default [] */
-  readonly metricsOperationNames: readonly string[];
-  /** Largest requested cost (records) of one operation. @default 100000 */
-  readonly maxCost: number;
-  /** Cost points a credential's budget holds when full; 0 turns budgets off. @default 200000 */
-  readonly costBudget: number;
-  /** Cost points a credential's budget regains per second. @default 5000 */
-  readonly costBudgetRefill: number;
-  /** Cost points of each upstream call a field may cause (per id of `nodes`, per parent of a relation with no batch form). @default 10 */
-  readonly upstreamCallCost: number;
-  /** How long calls under a credential the upstream rejected fail without asking it again, in ms; 0 remembers none. @default 60000 */
-  readonly rejectedCredentialTtlMs: number;
-  /** Credentials remembered as accepted, and as rejected, at most (least recently used forgotten first). @default 10000 */
-  readonly rememberedCredentials: number;
-  /** Upstream calls a client address may make in a burst under credentials the upstream has not accepted yet; 0 turns this budget off. @default 20 */
-  readonly unverifiedCallsPerAddress: number;
-  /** Such calls an address regains per minute. @default 60 */
-  readonly unverifiedCallsPerMinute: number;
-  /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client address; empty: the socket's peer is the client. @default [] */
-  readonly trustedProxies: readonly string[];
-  /** Upstream calls failing in a row (per origin) that open the circuit breaker. @default 5 */
-  readonly upstreamBreakerThreshold: number;
-  /** How long an open circuit breaker fails calls before it probes the upstream again. @default 5000 */
-  readonly upstreamBreakerOpenMs: number;
-  /** Upstream calls waiting per origin once `upstreamConnections` are in flight; more fail at once. @default 1000 */
-  readonly upstreamMaxQueued: number;
-  /** Ceiling of the operations over HTTP admitted to run at once (the limit adapts below it). @default 256 */
-  readonly maxConcurrentOperations: number;
-  /** Operations waiting for admission; more are refused with 503 OVERLOADED. @default 1000 */
-  readonly maxQueuedOperations: number;
-  /**
-   * Share of each interval the event loop may be busy before the admission limit shrinks (its
-   * utilization, 0 to 1); 0 keeps the limit at `maxConcurrentOperations`. @default 0.9
-   */
-  readonly admissionTargetUtilization: number;
-  /** Life of a cached answer whose types set no shorter TTL; 0 turns the response cache off. @default 30000 */
-  readonly responseCacheTtlMs: number;
-  /** Most answers the response cache keeps. @default 1000 */
-  readonly responseCacheMaxEntries: number;
-  /** Smallest JSON answer (bytes) compressed for a client that accepts br or gzip. @default 1024 */
-  readonly compressionMinBytes: number;
-  /** Execute operations compiled by graphql-jit where it answers as graphql-js (see use-jit.ts); the others run on graphql-js. @default true */
-  readonly graphqlJit: boolean;
-  /** A query's upstream reads decode only the record fields the query selects (`useRecordDemand`). @default true */
-  readonly decodeSelectedFields: boolean;
-  /** Identical queries in flight (same document, operation, variables and credentials) share one execution (`createOperationCoalescing`). @default true */
-  readonly coalesceQueries: boolean;
-  /** Identical upstream GETs in flight under the same credential share one HTTP exchange, across requests. @default true */
-  readonly shareUpstreamGets: boolean;
-  /** Least time (ms) between two runs of one live query (`@live`); invalidations meanwhile make one run. @default 1000 */
-  readonly liveMinIntervalMs: number;
-  /** Live queries open at once on one WebSocket. @default 100 */
-  readonly liveMaxPerSocket: number;
-  /** Live queries open at once under one credential, over all its WebSockets and HTTP streams on this replica. @default 1000 */
-  readonly liveMaxPerCredential: number;
-  /** pino log level. @default 'info' */
-  readonly logLevel: string;
-  /** With Redis: how long a replica that stopped answering keeps its running jobs before another replica polls them. @default 15000 */
-  readonly jobLeaseMs: number;
-  /**
-   * Interval of the upstream change feed behind `@live` queries: each (credential scope,
-   * collection) a live query reads is polled once per interval, whatever the number of live
-   * queries; 0 turns the feed off (live queries then follow finished jobs only). @default 2000
-   */
-  readonly livePollMs: number;
-  /** On SIGTERM: how long in-flight requests may take before their connections are cut. @default 25000 */
-  readonly shutdownTimeoutMs: number;
-  /**
-   * Key material (at least 16 characters) sealing connection cursors; replicas given the same one
-   * honour each other's cursors. Unset: agreed through Redis with `REDIS_URL`, else random per process.
-   */
-  readonly cursorSecret: string | undefined;
-  /** How long a cursor that stands for an upstream cursor stays valid: set it to the upstream cursor's life. @default 900000 */
-  readonly cursorTtlMs: number;
-  /** Most bytes the kept upstream cursors take together (in process, or in Redis with `REDIS_URL`); the oldest go first. @default 33554432 */
-  readonly cursorStoreMaxBytes: number;
-  /** Time a client has to send a request's headers before its connection is cut (408). @default 10000 */
-  readonly headersTimeoutMs: number;
-  /**
-   * Time a client has to send a whole request, headers and body, before its connection is cut
-   * (408). Not the answer: SSE streams and WebSocket connections last as long as they like. @default 30000
-   */
-  readonly requestTimeoutMs: number;
-  /** Longest pause between two pieces of a request body the gateway is reading before the connection is cut (408). @default 10000 */
-  readonly bodyIdleTimeoutMs: number;
-  /** How long an idle keep-alive connection stays open after its last answer. @default 5000 */
-  readonly keepAliveTimeoutMs: number;
-  /** Mutations (root fields) in one operation; more are refused with BAD_USER_INPUT before any upstream call. @default 10 */
-  readonly maxMutations: number;
-  /**
-   * OpenTelemetry (the SDK's standard variables, see `src/tracing/`): the OTLP/HTTP collector's
-   * base URL; traces go to `<it>/v1/traces`. Setting it turns tracing on.
-   */
-  readonly otelExporterOtlpEndpoint: string | undefined;
-  /** The OTLP/HTTP traces URL itself (no path appended); wins over `otelExporterOtlpEndpoint`, and also turns tracing on. */
-  readonly otelExporterOtlpTracesEndpoint: string | undefined;
-  /**
-   * `otlp` (OTLP/HTTP, to the endpoint above or the SDK's default `http://localhost:4318/v1/traces`),
-   * `console` (spans on stdout) or `none`. Unset: `otlp` when an endpoint is set, else tracing is off.
-   */
-  readonly otelTracesExporter: TracesExporter | undefined;
-  /** `service.name` of the gateway's spans. @default 'infra-graphql-gateway' */
-  readonly otelServiceName: string;
-  /** Which traces are recorded (the SDK's sampler names). @default 'parentbased_always_on' */
-  readonly otelTracesSampler: TracesSampler;
-  /** The ratio of the `traceidratio` samplers, 0 to 1. @default 1 */
-  readonly otelTracesSamplerArg: number;
-  /** `true` turns tracing off whatever else is set. @default false */
-  readonly otelSdkDisabled: boolean;
+export { ConfigError } from './config-parsers.js';
+
+/** The sections of the reference page, in its order: a title, and what the settings under it are about. */
+export const SETTING_GROUPS = {
+  server: { title: 'Server', about: 'Where the gateway listens, what it serves besides the API, and how it logs.' },
+  connections: { title: 'Requests and connections', about: 'How long a client may take, how large its requests may be, and how the gateway stops.' },
+  upstream: { title: 'Upstream', about: 'The infrastructure management service the gateway federates, and how it is called.' },
+  jobs: { title: 'Jobs', about: 'The upstream\'s asynchronous jobs behind mutations: waiting, polling, keeping.' },
+  redis: { title: 'Redis', about: 'Shared state, so that several replicas act as one.' },
+  limits: { title: 'Operation limits', about: 'The shape of an operation, checked before it runs: an operation over a limit makes no upstream request.' },
+  cost: { title: 'Cost and budgets', about: 'What an operation may cost, and how much a credential may spend over time.' },
+  callers: { title: 'Credentials and client addresses', about: 'Calls under credentials the upstream has not accepted, and how the client address is known.' },
+  admission: { title: 'Admission', about: 'How many operations run at once, adapted to how busy the process is.' },
+  subscriptions: { title: 'Subscriptions and WebSockets', about: 'Open subscriptions, and what a WebSocket may hold.' },
+  live: { title: 'Live queries', about: '`@live` queries and the upstream change feed that wakes them.' },
+  performance: { title: 'Performance', about: 'Caching, sharing and compiling work; each can be turned off.' },
+  cursors: { title: 'Cursors', about: 'The sealed connection cursors, and the upstream cursors they stand for.' },
+  tracing: { title: 'Tracing', about: 'OpenTelemetry, through the SDK\'s standard variables: tracing is off unless an exporter or endpoint is set.' },
+} as const satisfies Record<string, { readonly title: string; readonly about: string }>;
+
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/** One setting: everything else about it derives from this declaration. */
+export interface Setting<V> {
+  /** Its environment variable: never renamed (CONTRACT.md section 2 fixes several). */
+  readonly variable: string;
+  /** Its section of the reference page. */
+  readonly group: SettingGroup;
+  /** Reads the variable's text (an unset or empty variable takes `default`). */
+  readonly parser: Parser<V>;
+  /** The value of an unset variable. */
+  readonly default: V;
+  /** What an unset variable means, when that is better said in words (nothing set, or derived from elsewhere). */
+  readonly unset?: string | undefined;
+  /** What it does, for an operator (Markdown, one paragraph). */
+  readonly description: string;
 }
+
+/** A setting with a default value (of the type its parser reads). */
+function setting<T>(declaration: Omit<Setting<T>, 'default'> & { readonly default: NoInfer<T> }): Setting<T> {
+  return Object.freeze(declaration);
+}
+
+/** A setting whose absence means something (`unset` says what): its value is `undefined` then. */
+function optional<T>(declaration: Omit<Setting<T>, 'default' | 'unset'> & { readonly unset: string }): Setting<T | undefined> {
+  return Object.freeze({ ...declaration, default: undefined });
+}
+
+const none: readonly string[] = Object.freeze([]);
 
 /** The values of `OTEL_TRACES_EXPORTER` the gateway knows. */
 export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
@@ -181,80 +86,553 @@ export type TracesExporter = (typeof TRACES_EXPORTERS)[number];
 export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
-export const defaultConfig: GatewayConfig = Object.freeze({
-  port: 4000,
-  host: '0.0.0.0',
-  upstreamUrl: undefined,
-  resourcesUrl: undefined,
-  publicUrl: undefined,
-  redisUrl: undefined,
-  upstreamTimezone: 'UTC',
-  upstreamVersion: undefined,
-  upstreamTimeoutMs: 10_000,
-  upstreamConnections: 32,
-  maxBatchSize: 100,
-  mutationWaitMs: 20_000,
-  jobPollAfterMs: 2_000,
-  jobTtlMs: 3_600_000,
-  graphiql: true,
-  trustedDocuments: undefined,
-  maxBodyBytes: 1_048_576,
-  corsOrigins: Object.freeze([]) as readonly string[],
-  maxDepth: 12,
-  maxAliases: 30,
-  maxTokens: 1_000,
-  maxDirectives: 50,
-  maxIntrospectionSchemas: 1,
-  wsMaxBufferedBytes: 1_048_576,
-  wsMaxSubscriptionsPerSocket: 100,
-  maxSubscriptionsPerCredential: 500,
-  unverifiedSubscriptionsPerAddress: 100,
-  metricsOperationNames: Object.freeze([]) as readonly string[],
-  maxCost: 100_000,
-  costBudget: 200_000,
-  costBudgetRefill: 5_000,
-  upstreamCallCost: 10,
-  rejectedCredentialTtlMs: 60_000,
-  rememberedCredentials: 10_000,
-  unverifiedCallsPerAddress: 20,
-  unverifiedCallsPerMinute: 60,
-  trustedProxies: Object.freeze([]) as readonly string[],
-  upstreamBreakerThreshold: 5,
-  upstreamBreakerOpenMs: 5_000,
-  upstreamMaxQueued: 1_000,
-  maxConcurrentOperations: 256,
-  maxQueuedOperations: 1_000,
-  admissionTargetUtilization: 0.9,
-  responseCacheTtlMs: 30_000,
-  responseCacheMaxEntries: 1_000,
-  compressionMinBytes: 1_024,
-  graphqlJit: true,
-  decodeSelectedFields: true,
-  coalesceQueries: true,
-  shareUpstreamGets: true,
-  liveMinIntervalMs: 1_000,
-  liveMaxPerSocket: 100,
-  liveMaxPerCredential: 1_000,
-  logLevel: 'info',
-  jobLeaseMs: 15_000,
-  livePollMs: 2000,
-  shutdownTimeoutMs: 25_000,
-  cursorSecret: undefined,
-  cursorTtlMs: 900_000,
-  cursorStoreMaxBytes: 33_554_432,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  bodyIdleTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  maxMutations: 10,
-  otelExporterOtlpEndpoint: undefined,
-  otelExporterOtlpTracesEndpoint: undefined,
-  otelTracesExporter: undefined,
-  otelServiceName: 'infra-graphql-gateway',
-  otelTracesSampler: 'parentbased_always_on',
-  otelTracesSamplerArg: 1,
-  otelSdkDisabled: false,
+/** Every setting of the gateway, in the reference page's order within each group. */
+export const settings = Object.freeze({
+  port: setting({
+    variable: 'PORT',
+    group: 'server',
+    parser: integer(0, 65_535),
+    default: 4000,
+    description: 'TCP port the gateway listens on (`0`: any free port).',
+  }),
+  host: setting({
+    variable: 'HOST',
+    group: 'server',
+    parser: text('host name or address'),
+    default: '0.0.0.0',
+    description: 'Interface the gateway listens on.',
+  }),
+  publicUrl: optional({
+    variable: 'PUBLIC_URL',
+    group: 'server',
+    parser: httpUrl(),
+    unset: 'the address the gateway listens on (`http://127.0.0.1:$PORT`)',
+    description: 'The gateway\'s own address as the upstream can reach it: the base of the `X-Web-Hook` it sends with each job.',
+  }),
+  graphiql: setting({
+    variable: 'GRAPHIQL',
+    group: 'server',
+    parser: boolean(),
+    default: true,
+    description:
+      'Serve GraphiQL (with its guide under `/docs/`) and allow introspection; `false` turns them off and hides the "Did you mean ...?" suggestions of validation errors (production).',
+  }),
+  corsOrigins: setting({
+    variable: 'CORS_ORIGINS',
+    group: 'server',
+    parser: origins(),
+    default: none,
+    unset: 'same origin only (no CORS headers)',
+    description: 'Origins browsers may call the API from, or `*` for any.',
+  }),
+  trustedDocuments: optional({
+    variable: 'TRUSTED_DOCUMENTS',
+    group: 'server',
+    parser: text('path of a manifest file'),
+    unset: 'any document runs',
+    description:
+      'Path of a persisted-operation manifest (Apollo\'s `apollo-persisted-query-manifest`, or the `{ id: document }` map of Relay and GraphQL Code Generator\'s client preset): only its operations run, named by id; any other document is refused, and automatic persisted queries register nothing. SIGHUP reads it again.',
+  }),
+  logLevel: setting({
+    variable: 'LOG_LEVEL',
+    group: 'server',
+    parser: text('pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`'),
+    default: 'info',
+    description: 'Least level of the log lines written (pino\'s levels).',
+  }),
+  metricsOperationNames: setting({
+    variable: 'METRICS_OPERATION_NAMES',
+    group: 'server',
+    parser: graphqlNames(),
+    default: none,
+    unset: 'every operation counts as `other`',
+    description: 'Operation names `/metrics` labels as themselves; every other name counts as `other`, so that clients cannot grow the label set.',
+  }),
+
+  maxBodyBytes: setting({
+    variable: 'MAX_BODY_BYTES',
+    group: 'connections',
+    parser: bytes(1_024, 1_073_741_824),
+    default: 1_048_576,
+    description: 'Largest request body, and largest WebSocket message; a larger body is answered 413.',
+  }),
+  headersTimeoutMs: setting({
+    variable: 'HEADERS_TIMEOUT_MS',
+    group: 'connections',
+    parser: milliseconds(100, 600_000),
+    default: 10_000,
+    description: 'Time a client has to send a request\'s headers before the connection is cut with 408; not more than `REQUEST_TIMEOUT_MS`.',
+  }),
+  requestTimeoutMs: setting({
+    variable: 'REQUEST_TIMEOUT_MS',
+    group: 'connections',
+    parser: milliseconds(100, 600_000),
+    default: 30_000,
+    description:
+      'Time a client has to send a whole request, headers and body, before the connection is cut with 408. Answers are not bounded by it: SSE streams and WebSocket connections last as long as they like.',
+  }),
+  bodyIdleTimeoutMs: setting({
+    variable: 'BODY_IDLE_TIMEOUT_MS',
+    group: 'connections',
+    parser: milliseconds(100, 600_000),
+    default: 10_000,
+    description: 'Longest pause between two pieces of a request body the gateway is reading before the connection is cut with 408.',
+  }),
+  keepAliveTimeoutMs: setting({
+    variable: 'KEEP_ALIVE_TIMEOUT_MS',
+    group: 'connections',
+    parser: milliseconds(100, 600_000),
+    default: 5_000,
+    description: 'How long an idle keep-alive connection stays open after its last answer.',
+  }),
+  shutdownTimeoutMs: setting({
+    variable: 'SHUTDOWN_TIMEOUT_MS',
+    group: 'connections',
+    parser: milliseconds(0, 600_000),
+    default: 25_000,
+    description: 'On SIGTERM or SIGINT: how long in-flight requests may run before their connections are cut.',
+  }),
+
+  upstreamUrl: optional({
+    variable: 'UPSTREAM_URL',
+    group: 'upstream',
+    parser: httpUrl(),
+    unset: 'the embedded simulator is started and used',
+    description: 'The resource family\'s `{base_url}`; the gateway appends `svc/v1/...`.',
+  }),
+  resourcesUrl: optional({
+    variable: 'RESOURCES_URL',
+    group: 'upstream',
+    parser: httpUrl(),
+    unset: 'the origin of `UPSTREAM_URL`',
+    description: 'Origin of the generic family (`/api/v1/resources/...`).',
+  }),
+  upstreamTimezone: setting({
+    variable: 'UPSTREAM_TIMEZONE',
+    group: 'upstream',
+    parser: timeZone(),
+    default: 'UTC',
+    description: 'Zone of the upstream\'s timestamp text.',
+  }),
+  upstreamVersion: optional({
+    variable: 'UPSTREAM_VERSION',
+    group: 'upstream',
+    parser: release(),
+    unset: 'the newest release the spec describes',
+    description:
+      'Release of the upstream: the served schema holds only what that release has, by the spec\'s "Since". `auto` is not offered: the spec names no place where the upstream reports its release.',
+  }),
+  upstreamTimeoutMs: setting({
+    variable: 'UPSTREAM_TIMEOUT_MS',
+    group: 'upstream',
+    parser: milliseconds(1, 600_000),
+    default: 10_000,
+    description: 'Time allowed for one upstream request.',
+  }),
+  upstreamConnections: setting({
+    variable: 'UPSTREAM_CONNECTIONS',
+    group: 'upstream',
+    parser: integer(1, 1024),
+    default: 32,
+    description: 'Keep-alive connections per upstream origin, and so the most upstream calls in flight per origin.',
+  }),
+  upstreamMaxQueued: setting({
+    variable: 'UPSTREAM_MAX_QUEUED',
+    group: 'upstream',
+    parser: integer(0, 1_000_000),
+    default: 1_000,
+    description: 'Upstream calls that may wait per origin once `UPSTREAM_CONNECTIONS` are in flight; more fail at once with `UPSTREAM_UNAVAILABLE`.',
+  }),
+  upstreamBreakerThreshold: setting({
+    variable: 'UPSTREAM_BREAKER_THRESHOLD',
+    group: 'upstream',
+    parser: integer(1, 1_000_000),
+    default: 5,
+    description: 'Upstream calls failing in a row (connection refused or dropped, 5xx without ErrorCode, timeout) that open an origin\'s circuit breaker.',
+  }),
+  upstreamBreakerOpenMs: setting({
+    variable: 'UPSTREAM_BREAKER_OPEN_MS',
+    group: 'upstream',
+    parser: milliseconds(0, 3_600_000),
+    default: 5_000,
+    description: 'How long an open circuit breaker fails calls at once (`UPSTREAM_UNAVAILABLE`, no upstream request) before one probe call tests the upstream again.',
+  }),
+  maxBatchSize: setting({
+    variable: 'MAX_BATCH_SIZE',
+    group: 'upstream',
+    parser: integer(1, 1000),
+    default: 100,
+    description: 'Most keys one DataLoader batch sends upstream; longer batches are split.',
+  }),
+
+  mutationWaitMs: setting({
+    variable: 'MUTATION_WAIT_MS',
+    group: 'jobs',
+    parser: milliseconds(0, 600_000),
+    default: 20_000,
+    description: 'How long a mutation with `async: false` waits for its job before answering `RUNNING`.',
+  }),
+  jobPollAfterMs: setting({
+    variable: 'JOB_POLL_AFTER_MS',
+    group: 'jobs',
+    parser: milliseconds(10, 600_000),
+    default: 2_000,
+    description: 'How long to wait for a job\'s webhook before polling the upstream (the pause then grows 1.5x, up to 10 s).',
+  }),
+  jobTtlMs: setting({
+    variable: 'JOB_TTL_MS',
+    group: 'jobs',
+    parser: milliseconds(1_000, 86_400_000),
+    default: 3_600_000,
+    description: 'How long finished jobs stay readable with `job(id)`.',
+  }),
+  jobLeaseMs: setting({
+    variable: 'JOB_LEASE_MS',
+    group: 'jobs',
+    parser: milliseconds(100, 3_600_000),
+    default: 15_000,
+    description: 'With Redis: how long a replica that stopped renewing its heartbeat keeps its running jobs before another replica claims and polls them.',
+  }),
+
+  redisUrl: optional({
+    variable: 'REDIS_URL',
+    group: 'redis',
+    parser: redisUrl(),
+    unset: 'in process, each replica on its own',
+    description:
+      'One Redis (`redis://` or `rediss://`), a Redis Cluster (`redis+cluster://host:port,host:port`, any reachable seeds) or a master behind Sentinel (`redis+sentinel://host:port,host:port/<master>[/<db>]`, `?sentinelPassword=` when the sentinels need one); `rediss+` for TLS. Holds the job store and results, the live queries\' feed leases and the kept upstream cursors, so that several replicas act as one.',
+  }),
+
+  maxDepth: setting({
+    variable: 'MAX_DEPTH',
+    group: 'limits',
+    parser: integer(1, 1_000),
+    default: 12,
+    description: 'Deepest field nesting of an operation (introspection\'s `__schema` excepted).',
+  }),
+  maxAliases: setting({
+    variable: 'MAX_ALIASES',
+    group: 'limits',
+    parser: integer(0, 100_000),
+    default: 30,
+    description: 'Aliases in one operation, fragments included.',
+  }),
+  maxTokens: setting({
+    variable: 'MAX_TOKENS',
+    group: 'limits',
+    parser: integer(10, 10_000_000),
+    default: 1_000,
+    description: 'Lexical tokens in one document (names, punctuation, values).',
+  }),
+  maxDirectives: setting({
+    variable: 'MAX_DIRECTIVES',
+    group: 'limits',
+    parser: integer(0, 100_000),
+    default: 50,
+    description: 'Directives in one operation.',
+  }),
+  maxIntrospectionSchemas: setting({
+    variable: 'MAX_INTROSPECTION_SCHEMAS',
+    group: 'limits',
+    parser: integer(1, 1_000),
+    default: 1,
+    description: '`__schema` fields in one operation, fragments included (`__type` lookups are bounded by the cost limit).',
+  }),
+  maxMutations: setting({
+    variable: 'MAX_MUTATIONS',
+    group: 'limits',
+    parser: integer(1, 1_000),
+    default: 10,
+    description: 'Mutations (root fields, aliases and fragments included) in one operation; more are refused with `BAD_USER_INPUT` before any upstream call.',
+  }),
+
+  maxCost: setting({
+    variable: 'MAX_COST',
+    group: 'cost',
+    parser: integer(1, 1_000_000_000),
+    default: 100_000,
+    description: 'Largest requested cost (in records) of one operation; a costlier one is refused with `MAX_COST_EXCEEDED` before it runs.',
+  }),
+  costBudget: setting({
+    variable: 'COST_BUDGET',
+    group: 'cost',
+    parser: integer(0, 1_000_000_000),
+    default: 200_000,
+    description: 'Cost points a credential\'s budget holds when full; `0` turns budgets off.',
+  }),
+  costBudgetRefill: setting({
+    variable: 'COST_BUDGET_REFILL',
+    group: 'cost',
+    parser: integer(1, 1_000_000_000),
+    default: 5_000,
+    description: 'Cost points a credential\'s budget regains per second.',
+  }),
+  upstreamCallCost: setting({
+    variable: 'UPSTREAM_CALL_COST',
+    group: 'cost',
+    parser: integer(0, 1_000_000),
+    default: 10,
+    description: 'Cost points of each upstream call a field may cause of its own (per id of `node`/`nodes`, per parent of a relation the spec gives no batch form).',
+  }),
+
+  rejectedCredentialTtlMs: setting({
+    variable: 'REJECTED_CREDENTIAL_TTL_MS',
+    group: 'callers',
+    parser: milliseconds(0, 86_400_000),
+    default: 60_000,
+    description: 'How long calls under a credential the upstream rejected fail at once (`UNAUTHENTICATED`, no upstream request); `0` remembers none.',
+  }),
+  rememberedCredentials: setting({
+    variable: 'REMEMBERED_CREDENTIALS',
+    group: 'callers',
+    parser: integer(1, 10_000_000),
+    default: 10_000,
+    description: 'Credentials remembered as accepted, and as rejected, at most (least recently used forgotten first).',
+  }),
+  unverifiedCallsPerAddress: setting({
+    variable: 'UNVERIFIED_CALLS_PER_ADDRESS',
+    group: 'callers',
+    parser: integer(0, 1_000_000),
+    default: 20,
+    description: 'Upstream calls a client address may make in a burst under credentials the upstream has not accepted yet (more: `RATE_LIMITED`); `0` turns this budget off.',
+  }),
+  unverifiedCallsPerMinute: setting({
+    variable: 'UNVERIFIED_CALLS_PER_MINUTE',
+    group: 'callers',
+    parser: integer(0, 1_000_000),
+    default: 60,
+    description: 'Such calls an address regains per minute.',
+  }),
+  trustedProxies: setting({
+    variable: 'TRUSTED_PROXIES',
+    group: 'callers',
+    parser: proxies(),
+    default: none,
+    unset: 'the socket\'s peer is the client',
+    description: 'Proxies whose `X-Forwarded-For` names the client address.',
+  }),
+
+  maxConcurrentOperations: setting({
+    variable: 'MAX_CONCURRENT_OPERATIONS',
+    group: 'admission',
+    parser: integer(1, 100_000),
+    default: 256,
+    description: 'Ceiling of the GraphQL operations over HTTP admitted to run at once; the limit adapts below it.',
+  }),
+  maxQueuedOperations: setting({
+    variable: 'MAX_QUEUED_OPERATIONS',
+    group: 'admission',
+    parser: integer(0, 1_000_000),
+    default: 1_000,
+    description: 'Operations that may wait for admission; more are refused with 503 `OVERLOADED`.',
+  }),
+  admissionTargetUtilization: setting({
+    variable: 'ADMISSION_TARGET_UTILIZATION',
+    group: 'admission',
+    parser: fraction(),
+    default: 0.9,
+    description:
+      'Event-loop utilization (the share of each 100 ms the loop runs code) at or above which the admission limit shrinks; `0` keeps the limit at `MAX_CONCURRENT_OPERATIONS`.',
+  }),
+
+  wsMaxBufferedBytes: setting({
+    variable: 'WS_MAX_BUFFERED_BYTES',
+    group: 'subscriptions',
+    parser: bytes(1_024, 1_073_741_824),
+    default: 1_048_576,
+    description: 'Bytes that may wait unsent on a WebSocket (a client that stopped reading); past it the socket is closed with code 4008.',
+  }),
+  wsMaxSubscriptionsPerSocket: setting({
+    variable: 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET',
+    group: 'subscriptions',
+    parser: integer(1, 1_000_000),
+    default: 100,
+    description: 'Subscriptions open at once on one WebSocket.',
+  }),
+  maxSubscriptionsPerCredential: setting({
+    variable: 'MAX_SUBSCRIPTIONS_PER_CREDENTIAL',
+    group: 'subscriptions',
+    parser: integer(1, 10_000_000),
+    default: 500,
+    description: 'Subscriptions open at once under one credential, over all its WebSockets and SSE streams on this replica.',
+  }),
+  unverifiedSubscriptionsPerAddress: setting({
+    variable: 'UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS',
+    group: 'subscriptions',
+    parser: integer(0, 10_000_000),
+    default: 100,
+    description: 'Subscriptions open at once from one client address under credentials the upstream has not accepted (on this replica), whatever the credentials; `0` turns this cap off.',
+  }),
+
+  livePollMs: setting({
+    variable: 'LIVE_POLL_MS',
+    group: 'live',
+    parser: milliseconds(0, 3_600_000),
+    default: 2_000,
+    description:
+      'Interval of the upstream change feed behind `@live` queries: each (credential scope, collection) some live query reads costs one upstream request per interval (more only when over 100 records changed), whatever the number of live queries; `0` turns the feed off (live queries then follow finished jobs only).',
+  }),
+  liveMinIntervalMs: setting({
+    variable: 'LIVE_MIN_INTERVAL_MS',
+    group: 'live',
+    parser: milliseconds(0, 3_600_000),
+    default: 1_000,
+    description: 'Least time between two runs of one `@live` query; invalidations meanwhile make one run.',
+  }),
+  liveMaxPerSocket: setting({
+    variable: 'LIVE_MAX_PER_SOCKET',
+    group: 'live',
+    parser: integer(1, 1_000_000),
+    default: 100,
+    description: '`@live` queries open at once on one WebSocket; the next is refused with `TOO_MANY_LIVE_QUERIES`.',
+  }),
+  liveMaxPerCredential: setting({
+    variable: 'LIVE_MAX_PER_CREDENTIAL',
+    group: 'live',
+    parser: integer(1, 10_000_000),
+    default: 1_000,
+    description: '`@live` queries open at once under one credential, over all its WebSockets and HTTP streams on this replica.',
+  }),
+
+  responseCacheTtlMs: setting({
+    variable: 'RESPONSE_CACHE_TTL_MS',
+    group: 'performance',
+    parser: milliseconds(0, 86_400_000),
+    default: 30_000,
+    description: 'Life of a cached answer whose types set no shorter TTL; `0` turns the response cache off.',
+  }),
+  responseCacheMaxEntries: setting({
+    variable: 'RESPONSE_CACHE_MAX_ENTRIES',
+    group: 'performance',
+    parser: integer(1, 1_000_000),
+    default: 1_000,
+    description: 'Most answers the response cache keeps (least recently used dropped).',
+  }),
+  compressionMinBytes: setting({
+    variable: 'COMPRESSION_MIN_BYTES',
+    group: 'performance',
+    parser: bytes(0, 100_000_000),
+    default: 1_024,
+    description: 'Smallest JSON answer compressed (brotli, else gzip) for a client that accepts it.',
+  }),
+  graphqlJit: setting({
+    variable: 'GRAPHQL_JIT',
+    group: 'performance',
+    parser: boolean(),
+    default: true,
+    description: 'Run operations compiled by graphql-jit where it answers exactly as graphql-js; the other shapes always run on graphql-js.',
+  }),
+  decodeSelectedFields: setting({
+    variable: 'DECODE_SELECTED_FIELDS',
+    group: 'performance',
+    parser: boolean(),
+    default: true,
+    description: 'A query\'s upstream reads decode only the record fields the query selects; `false` decodes whole records.',
+  }),
+  coalesceQueries: setting({
+    variable: 'COALESCE_QUERIES',
+    group: 'performance',
+    parser: boolean(),
+    default: true,
+    description:
+      'Identical queries in flight (same document, operation name, variables and credentials) share one execution; never mutations, subscriptions or `@defer`/`@stream`, and never across a finished write of the credential.',
+  }),
+  shareUpstreamGets: setting({
+    variable: 'SHARE_UPSTREAM_GETS',
+    group: 'performance',
+    parser: boolean(),
+    default: true,
+    description: 'Identical upstream GETs in flight under the same credential share one HTTP exchange, whichever GraphQL requests they come from; `false` gives every read its own.',
+  }),
+
+  cursorSecret: optional({
+    variable: 'CURSOR_SECRET',
+    group: 'cursors',
+    parser: secret(16),
+    unset: 'with `REDIS_URL`, a random key agreed through Redis; else random per process',
+    description: 'Key material sealing connection cursors; replicas given the same one honour each other\'s cursors, and cursors survive restarts.',
+  }),
+  cursorTtlMs: setting({
+    variable: 'CURSOR_TTL_MS',
+    group: 'cursors',
+    parser: milliseconds(1_000, 86_400_000),
+    default: 900_000,
+    description: 'How long a cursor that stands for an upstream cursor (generic family) stays valid: set it to the upstream cursor\'s life (the simulator\'s is 15 min).',
+  }),
+  cursorStoreMaxBytes: setting({
+    variable: 'CURSOR_STORE_MAX_BYTES',
+    group: 'cursors',
+    parser: bytes(65_536, 1_073_741_824),
+    default: 33_554_432,
+    description: 'Most bytes the kept upstream cursors take together (in process, or in Redis with `REDIS_URL`); when full the oldest go first.',
+  }),
+
+  otelExporterOtlpEndpoint: optional({
+    variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    group: 'tracing',
+    parser: httpUrl(),
+    unset: 'tracing off',
+    description: 'Base URL of the OTLP/HTTP collector; spans go to `<it>/v1/traces`. Setting it turns tracing on.',
+  }),
+  otelExporterOtlpTracesEndpoint: optional({
+    variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    group: 'tracing',
+    parser: httpUrl(),
+    unset: '`OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended',
+    description: 'The OTLP/HTTP traces URL itself (no path appended); wins over `OTEL_EXPORTER_OTLP_ENDPOINT`, and turns tracing on too.',
+  }),
+  otelTracesExporter: optional({
+    variable: 'OTEL_TRACES_EXPORTER',
+    group: 'tracing',
+    parser: choice(TRACES_EXPORTERS),
+    unset: '`otlp` when an endpoint is set, else tracing is off',
+    description: '`otlp` (OTLP/HTTP with JSON, to the endpoint above or `http://localhost:4318/v1/traces`), `console` (spans on stdout) or `none` (off, whatever else is set).',
+  }),
+  otelServiceName: setting({
+    variable: 'OTEL_SERVICE_NAME',
+    group: 'tracing',
+    parser: text(),
+    default: 'infra-graphql-gateway',
+    description: '`service.name` of the gateway\'s spans (`OTEL_RESOURCE_ATTRIBUTES` adds others).',
+  }),
+  otelTracesSampler: setting({
+    variable: 'OTEL_TRACES_SAMPLER',
+    group: 'tracing',
+    parser: choice(TRACES_SAMPLERS),
+    default: 'parentbased_always_on',
+    description: 'Which traces are recorded; the `parentbased_` samplers follow the sampled flag of a caller\'s `traceparent`.',
+  }),
+  otelTracesSamplerArg: setting({
+    variable: 'OTEL_TRACES_SAMPLER_ARG',
+    group: 'tracing',
+    parser: fraction(),
+    default: 1,
+    description: 'The ratio of the `traceidratio` samplers.',
+  }),
+  otelSdkDisabled: setting({
+    variable: 'OTEL_SDK_DISABLED',
+    group: 'tracing',
+    parser: boolean(),
+    default: false,
+    description: '`true` turns tracing off whatever else is set.',
+  }),
 });
+
+type Settings = typeof settings;
+
+/** The configuration: one value per setting of `settings`, under its key. */
+export type GatewayConfig = { readonly [Key in keyof Settings]: Settings[Key] extends Setting<infer Value> ? Value : never };
+
+/** The name of a setting: a key of `GatewayConfig`, and the name of the option a module takes it by. */
+export type SettingName = keyof GatewayConfig;
+
+/** Every setting with its name, in the table's order. */
+export function settingEntries(): [SettingName, Setting<unknown>][] {
+  return Object.entries(settings) as [SettingName, Setting<unknown>][];
+}
+
+/** Every setting's default: the configuration of an empty environment. */
+export const defaultConfig: GatewayConfig = Object.freeze(Object.fromEntries(settingEntries().map(([name, { default: value }]) => [name, value])) as GatewayConfig);
 
 /**
  * Under the test runner (vitest sets `VITEST`), reading a record field a query's demand left out
@@ -264,88 +642,11 @@ export const defaultConfig: GatewayConfig = Object.freeze({
  */
 export const strictRecordReads = process.env.VITEST !== undefined;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads the configuration from an environment (default `process.env`). */
+/** Reads the configuration from an environment (default `process.env`); throws `ConfigError` on the first value not accepted. */
 export function loadConfig(env: Env = process.env): GatewayConfig {
-  const config: GatewayConfig = Object.freeze({
-    port: readInteger(env, 'PORT', defaultConfig.port, 0, 65_535),
-    host: readString(env, 'HOST') ?? defaultConfig.host,
-    upstreamUrl: readUrl(env, 'UPSTREAM_URL'),
-    resourcesUrl: readUrl(env, 'RESOURCES_URL'),
-    publicUrl: readUrl(env, 'PUBLIC_URL'),
-    redisUrl: readRedisUrl(env, 'REDIS_URL'),
-    upstreamTimezone: readTimezone(env, 'UPSTREAM_TIMEZONE') ?? defaultConfig.upstreamTimezone,
-    upstreamVersion: readRelease(env, 'UPSTREAM_VERSION') ?? defaultConfig.upstreamVersion,
-    upstreamTimeoutMs: readInteger(env, 'UPSTREAM_TIMEOUT_MS', defaultConfig.upstreamTimeoutMs, 1, 600_000),
-    upstreamConnections: readInteger(env, 'UPSTREAM_CONNECTIONS', defaultConfig.upstreamConnections, 1, 1024),
-    maxBatchSize: readInteger(env, 'MAX_BATCH_SIZE', defaultConfig.maxBatchSize, 1, 1000),
-    mutationWaitMs: readInteger(env, 'MUTATION_WAIT_MS', defaultConfig.mutationWaitMs, 0, 600_000),
-    jobPollAfterMs: readInteger(env, 'JOB_POLL_AFTER_MS', defaultConfig.jobPollAfterMs, 10, 600_000),
-    jobTtlMs: readInteger(env, 'JOB_TTL_MS', defaultConfig.jobTtlMs, 1_000, 86_400_000),
-    graphiql: readBoolean(env, 'GRAPHIQL', defaultConfig.graphiql),
-    trustedDocuments: readString(env, 'TRUSTED_DOCUMENTS'),
-    maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1_024, 1_073_741_824),
-    corsOrigins: readOrigins(env, 'CORS_ORIGINS') ?? defaultConfig.corsOrigins,
-    maxDepth: readInteger(env, 'MAX_DEPTH', defaultConfig.maxDepth, 1, 1_000),
-    maxAliases: readInteger(env, 'MAX_ALIASES', defaultConfig.maxAliases, 0, 100_000),
-    maxTokens: readInteger(env, 'MAX_TOKENS', defaultConfig.maxTokens, 10, 10_000_000),
-    maxDirectives: readInteger(env, 'MAX_DIRECTIVES', defaultConfig.maxDirectives, 0, 100_000),
-    maxIntrospectionSchemas: readInteger(env, 'MAX_INTROSPECTION_SCHEMAS', defaultConfig.maxIntrospectionSchemas, 1, 1_000),
-    wsMaxBufferedBytes: readInteger(env, 'WS_MAX_BUFFERED_BYTES', defaultConfig.wsMaxBufferedBytes, 1_024, 1_073_741_824),
-    wsMaxSubscriptionsPerSocket: readInteger(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', defaultConfig.wsMaxSubscriptionsPerSocket, 1, 1_000_000),
-    maxSubscriptionsPerCredential: readInteger(env, 'MAX_SUBSCRIPTIONS_PER_CREDENTIAL', defaultConfig.maxSubscriptionsPerCredential, 1, 10_000_000),
-    unverifiedSubscriptionsPerAddress: readInteger(env, 'UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS', defaultConfig.unverifiedSubscriptionsPerAddress, 0, 10_000_000),
-    metricsOperationNames: readNames(env, 'METRICS_OPERATION_NAMES') ?? defaultConfig.metricsOperationNames,
-    maxCost: readInteger(env, 'MAX_COST', defaultConfig.maxCost, 1, 1_000_000_000),
-    costBudget: readInteger(env, 'COST_BUDGET', defaultConfig.costBudget, 0, 1_000_000_000),
-    costBudgetRefill: readInteger(env, 'COST_BUDGET_REFILL', defaultConfig.costBudgetRefill, 1, 1_000_000_000),
-    upstreamCallCost: readInteger(env, 'UPSTREAM_CALL_COST', defaultConfig.upstreamCallCost, 0, 1_000_000),
-    rejectedCredentialTtlMs: readInteger(env, 'REJECTED_CREDENTIAL_TTL_MS', defaultConfig.rejectedCredentialTtlMs, 0, 86_400_000),
-    rememberedCredentials: readInteger(env, 'REMEMBERED_CREDENTIALS', defaultConfig.rememberedCredentials, 1, 10_000_000),
-    unverifiedCallsPerAddress: readInteger(env, 'UNVERIFIED_CALLS_PER_ADDRESS', defaultConfig.unverifiedCallsPerAddress, 0, 1_000_000),
-    unverifiedCallsPerMinute: readInteger(env, 'UNVERIFIED_CALLS_PER_MINUTE', defaultConfig.unverifiedCallsPerMinute, 0, 1_000_000),
-    trustedProxies: readTrustedProxies(env, 'TRUSTED_PROXIES') ?? defaultConfig.trustedProxies,
-    upstreamBreakerThreshold: readInteger(env, 'UPSTREAM_BREAKER_THRESHOLD', defaultConfig.upstreamBreakerThreshold, 1, 1_000_000),
-    upstreamBreakerOpenMs: readInteger(env, 'UPSTREAM_BREAKER_OPEN_MS', defaultConfig.upstreamBreakerOpenMs, 0, 3_600_000),
-    upstreamMaxQueued: readInteger(env, 'UPSTREAM_MAX_QUEUED', defaultConfig.upstreamMaxQueued, 0, 1_000_000),
-    maxConcurrentOperations: readInteger(env, 'MAX_CONCURRENT_OPERATIONS', defaultConfig.maxConcurrentOperations, 1, 100_000),
-    maxQueuedOperations: readInteger(env, 'MAX_QUEUED_OPERATIONS', defaultConfig.maxQueuedOperations, 0, 1_000_000),
-    admissionTargetUtilization: readFraction(env, 'ADMISSION_TARGET_UTILIZATION', defaultConfig.admissionTargetUtilization),
-    responseCacheTtlMs: readInteger(env, 'RESPONSE_CACHE_TTL_MS', defaultConfig.responseCacheTtlMs, 0, 86_400_000),
-    responseCacheMaxEntries: readInteger(env, 'RESPONSE_CACHE_MAX_ENTRIES', defaultConfig.responseCacheMaxEntries, 1, 1_000_000),
-    compressionMinBytes: readInteger(env, 'COMPRESSION_MIN_BYTES', defaultConfig.compressionMinBytes, 0, 100_000_000),
-    graphqlJit: readBoolean(env, 'GRAPHQL_JIT', defaultConfig.graphqlJit),
-    decodeSelectedFields: readBoolean(env, 'DECODE_SELECTED_FIELDS', defaultConfig.decodeSelectedFields),
-    coalesceQueries: readBoolean(env, 'COALESCE_QUERIES', defaultConfig.coalesceQueries),
-    shareUpstreamGets: readBoolean(env, 'SHARE_UPSTREAM_GETS', defaultConfig.shareUpstreamGets),
-    liveMinIntervalMs: readInteger(env, 'LIVE_MIN_INTERVAL_MS', defaultConfig.liveMinIntervalMs, 0, 3_600_000),
-    liveMaxPerSocket: readInteger(env, 'LIVE_MAX_PER_SOCKET', defaultConfig.liveMaxPerSocket, 1, 1_000_000),
-    liveMaxPerCredential: readInteger(env, 'LIVE_MAX_PER_CREDENTIAL', defaultConfig.liveMaxPerCredential, 1, 10_000_000),
-    logLevel: readString(env, 'LOG_LEVEL') ?? defaultConfig.logLevel,
-    jobLeaseMs: readInteger(env, 'JOB_LEASE_MS', defaultConfig.jobLeaseMs, 100, 3_600_000),
-    livePollMs: readInteger(env, 'LIVE_POLL_MS', defaultConfig.livePollMs, 0, 3_600_000),
-    shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', defaultConfig.shutdownTimeoutMs, 0, 600_000),
-    cursorSecret: readSecret(env, 'CURSOR_SECRET', 16),
-    cursorTtlMs: readInteger(env, 'CURSOR_TTL_MS', defaultConfig.cursorTtlMs, 1_000, 86_400_000),
-    cursorStoreMaxBytes: readInteger(env, 'CURSOR_STORE_MAX_BYTES', defaultConfig.cursorStoreMaxBytes, 65_536, 1_073_741_824),
-    headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', defaultConfig.headersTimeoutMs, 100, 600_000),
-    requestTimeoutMs: readInteger(env, 'REQUEST_TIMEOUT_MS', defaultConfig.requestTimeoutMs, 100, 600_000),
-    bodyIdleTimeoutMs: readInteger(env, 'BODY_IDLE_TIMEOUT_MS', defaultConfig.bodyIdleTimeoutMs, 100, 600_000),
-    keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', defaultConfig.keepAliveTimeoutMs, 100, 600_000),
-    maxMutations: readInteger(env, 'MAX_MUTATIONS', defaultConfig.maxMutations, 1, 1_000),
-    otelExporterOtlpEndpoint: readUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
-    otelExporterOtlpTracesEndpoint: readUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'),
-    otelTracesExporter: readChoice(env, 'OTEL_TRACES_EXPORTER', TRACES_EXPORTERS),
-    otelServiceName: readString(env, 'OTEL_SERVICE_NAME') ?? defaultConfig.otelServiceName,
-    otelTracesSampler: readChoice(env, 'OTEL_TRACES_SAMPLER', TRACES_SAMPLERS) ?? defaultConfig.otelTracesSampler,
-    otelTracesSamplerArg: readFraction(env, 'OTEL_TRACES_SAMPLER_ARG', defaultConfig.otelTracesSamplerArg),
-    otelSdkDisabled: readBoolean(env, 'OTEL_SDK_DISABLED', defaultConfig.otelSdkDisabled),
-  });
+  const config = Object.freeze(Object.fromEntries(settingEntries().map(([name, declaration]) => [name, read(env, declaration)])) as GatewayConfig);
   // node:http refuses a headers timeout longer than the request timeout it is part of.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
@@ -353,214 +654,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   return config;
 }
 
-/** A release as the spec writes one (`4.7.0`, `2.3`). */
-function readRelease(env: Env, name: string): string | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  // `auto` is not offered: the spec names no place where the upstream reports its release (README, "Upstream releases").
-  if (!isRelease(raw)) throw new ConfigError(`${name} must be a release such as 4.7.0, got "${raw}"`);
-  return raw;
-}
-
-function readString(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function readSecret(env: Env, name: string, minLength: number): string | undefined {
-  const raw = readString(env, name);
-  if (raw !== undefined && raw.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters long`);
-  return raw;
-}
-
-function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = readString(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function readFraction(env: Env, name: string, fallback: number): number {
-  const raw = readString(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || value > 1) throw new ConfigError(`${name} must be a number from 0 to 1, got "${raw}"`);
-  return value;
-}
-
-function readBoolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = readString(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  if (['false', '0', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** One of `choices` (lowercased, as the OpenTelemetry variables are compared). */
-function readChoice<T extends string>(env: Env, name: string, choices: readonly T[]): T | undefined {
-  const raw = readString(env, name)?.toLowerCase();
-  if (raw === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
-function readUrl(env: Env, name: string): string | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  }
-  return raw;
-}
-
-function readRedisUrl(env: Env, name: string): string | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    parseRedisUrl(raw);
-  } catch (error) {
-    throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return raw;
-}
-
-/** A `host:port` of a Redis node or sentinel. */
-export interface RedisNodeAddress {
-  readonly host: string;
-  readonly port: number;
-}
-
-/** What `REDIS_URL` names: one Redis, a Redis Cluster (its seed nodes), or a Sentinel-watched master. */
-export type RedisTarget =
-  | { readonly kind: 'single'; readonly url: string }
-  | {
-      readonly kind: 'cluster';
-      /** Seed nodes: the client learns the rest of the cluster from any one of them. */
-      readonly nodes: readonly RedisNodeAddress[];
-      readonly username: string | undefined;
-      readonly password: string | undefined;
-      readonly tls: boolean;
-    }
-  | {
-      readonly kind: 'sentinel';
-      readonly sentinels: readonly RedisNodeAddress[];
-      /** The name the sentinels know the master by. */
-      readonly masterName: string;
-      readonly db: number;
-      /** The master's credentials. */
-      readonly username: string | undefined;
-      readonly password: string | undefined;
-      /** The sentinels' own password (`?sentinelPassword=`), when they require one. */
-      readonly sentinelPassword: string | undefined;
-      readonly tls: boolean;
-    };
-
-const REDIS_MULTI_NODE_URL = /^(rediss?)\+(cluster|sentinel):\/\/(?:([^@/?#]*)@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/;
-
-/**
- * Reads `REDIS_URL`: `redis://` / `rediss://` for one Redis; `redis+cluster://[user:pass@]h1:p1,h2:p2`
- * for a cluster (any reachable seed suffices); `redis+sentinel://[user:pass@]s1:p1,s2:p2/<master>[/<db>]`
- * for a master watched by sentinels (`?sentinelPassword=` when the sentinels require one). The
- * `rediss+` forms use TLS. Throws a message without the password on anything else.
- */
-export function parseRedisUrl(raw: string): RedisTarget {
-  const shown = raw.replace(/\/\/[^@/]*@/, '//***@');
-  const multi = REDIS_MULTI_NODE_URL.exec(raw);
-  if (multi) {
-    const [, scheme, kind, userinfo, hosts, path, query] = multi;
-    const nodes = hosts!.split(',').map((part) => parseNodeAddress(part, kind === 'sentinel' ? 26_379 : 6379, shown));
-    const [username, password] = parseUserinfo(userinfo);
-    const tls = scheme === 'rediss';
-    if (kind === 'cluster') {
-      if (path) throw new Error(`a cluster has no database or master name in its URL, got "${shown}"`);
-      return { kind: 'cluster', nodes, username, password, tls };
-    }
-    const [masterName, db, ...rest] = (path ?? '').split('/');
-    if (!masterName || rest.length > 0 || (db !== undefined && db !== '' && !/^\d{1,2}$/.test(db))) {
-      throw new Error(`a sentinel URL names its master: redis+sentinel://host:port,host:port/<master>[/<db>], got "${shown}"`);
-    }
-    const sentinelPassword = new URLSearchParams(query ?? '').get('sentinelPassword') ?? undefined;
-    return { kind: 'sentinel', sentinels: nodes, masterName: decodeURIComponent(masterName), db: db ? Number(db) : 0, username, password, sentinelPassword, tls };
-  }
-  let protocol = '';
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    // reported below
-  }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new Error(`must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port, or redis+sentinel://host:port,host:port/<master>, got "${shown}"`);
-  }
-  return { kind: 'single', url: raw };
-}
-
-function parseNodeAddress(part: string, defaultPort: number, shown: string): RedisNodeAddress {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(part.trim());
-  const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
-  if (!match || port < 1 || port > 65_535) throw new Error(`"${part}" is not a host:port in "${shown}"`);
-  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
-}
-
-function parseUserinfo(userinfo: string | undefined): [string | undefined, string | undefined] {
-  if (!userinfo) return [undefined, undefined];
-  const colon = userinfo.indexOf(':');
-  if (colon === -1) return [decodeURIComponent(userinfo) || undefined, undefined];
-  return [decodeURIComponent(userinfo.slice(0, colon)) || undefined, decodeURIComponent(userinfo.slice(colon + 1))];
-}
-
-/** Comma-separated origins (`https://ops.example.com`), or `*`. */
-function readOrigins(env: Env, name: string): readonly string[] | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
-  for (const origin of origins) {
-    if (origin === '*') continue;
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      // reported below
-    }
-    if (parsed === undefined || parsed.origin !== origin) {
-      throw new ConfigError(`${name} must list origins like https://ops.example.com (or *), got "${origin}"`);
-    }
-  }
-  return Object.freeze(origins);
-}
-
-/** Comma-separated addresses or CIDR ranges of proxies (`10.0.0.7, 10.1.0.0/16`). */
-function readTrustedProxies(env: Env, name: string): readonly string[] | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  const proxies = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  const bad = proxies.find((entry) => !parseTrustedProxy(entry));
-  if (bad !== undefined) throw new ConfigError(`${name} must list IP addresses or CIDR ranges (10.0.0.0/8), got "${bad}"`);
-  return Object.freeze(proxies);
-}
-
-/** Comma-separated GraphQL names (`Dashboard,VmDetails`). */
-function readNames(env: Env, name: string): readonly string[] | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  const names = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  const bad = names.find((entry) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry));
-  if (bad !== undefined) throw new ConfigError(`${name} must list GraphQL operation names like Dashboard,VmDetails, got "${bad}"`);
-  return Object.freeze(names);
-}
-
-function readTimezone(env: Env, name: string): string | undefined {
-  const raw = readString(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: raw });
-  } catch {
-    throw new ConfigError(`${name} must be an IANA time zone, got "${raw}"`);
-  }
-  return raw;
+/** A setting's value in `env`: its parse of the variable's text, or its default when that is unset or blank. */
+function read<V>(env: Env, { variable, parser, default: fallback }: Setting<V>): V {
+  const text = env[variable]?.trim();
+  return text === undefined || text === '' ? fallback : parser.parse(text, variable);
 }

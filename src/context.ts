@@ -14,6 +14,7 @@ import type { JobManager } from './jobs/manager.js';
 import type { SpanScope } from './tracing/spans.js';
 import type { RecordDemand } from './upstream/demand.js';
 import { createUpstreamSession, type CredentialFamily, type UpstreamSession } from './upstream/session.js';
+import { Caller } from './upstream/credentials.js';
 import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
 /** The three credential headers of CONTRACT section 3, as the caller sent them. */
@@ -26,7 +27,11 @@ export interface Credentials {
 
 export interface GatewayContext {
   readonly requestId: string;
-  readonly credentials: Credentials;
+  /**
+   * The caller: its credentials and its keys (budget, caches, live scope, job owner), worked out
+   * once for the request and read by every plugin and resolver that keys anything per caller.
+   */
+  readonly caller: Caller;
   /** The client itself: writes and their jobs (`mutation-kit.ts`) and the result decoders. */
   readonly upstream: UpstreamClient;
   /**
@@ -57,6 +62,20 @@ export interface GatewayContext {
 /** Header-like lookups, so HTTP headers and WebSocket `connectionParams` share one reader. */
 export type CredentialSource = (name: string) => string | undefined;
 
+// One caller per HTTP request: the response cache reads it before the context exists.
+const callersByRequest = new WeakMap<Request, Caller>();
+
+/** The caller of an HTTP request, from its credential headers; the same object for every reader of the request. */
+export function callerOfRequest(request: Request): Caller {
+  let caller = callersByRequest.get(request);
+  if (caller === undefined) {
+    const { resource, cursor } = readCredentials((name) => request.headers.get(name) ?? undefined);
+    caller = new Caller(resource, cursor);
+    callersByRequest.set(request, caller);
+  }
+  return caller;
+}
+
 /** Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive). */
 export function readCredentials(get: CredentialSource): Credentials {
   const authorization = get('authorization')?.trim();
@@ -85,20 +104,18 @@ export function connectionParamsSource(params: Readonly<Record<string, unknown>>
  * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
  * subgraph). Never a mix of the two.
  */
-export function readWebSocketCredentials(
-  params: Readonly<Record<string, unknown>> | undefined,
-  upgradeHeaders: IncomingHttpHeaders,
-): Credentials {
+export function webSocketCaller(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): Caller {
   const fromParams = readCredentials(connectionParamsSource(params));
-  if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return fromParams;
-  return readCredentials((name) => {
+  if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return new Caller(fromParams.resource, fromParams.cursor);
+  const fromHeaders = readCredentials((name) => {
     const value = upgradeHeaders[name.toLowerCase()];
     return Array.isArray(value) ? value[0] : value;
   });
+  return new Caller(fromHeaders.resource, fromHeaders.cursor);
 }
 
 export function createContext(options: {
-  credentials: Credentials;
+  caller: Caller;
   upstream: UpstreamClient;
   maxBatchSize: number;
   jobs: JobManager;
@@ -118,7 +135,7 @@ export function createContext(options: {
     // 5 µs a request.)
     [contextCacheSymbol]: {},
     requestId,
-    credentials: options.credentials,
+    caller: options.caller,
     upstream: options.upstream,
     maxBatchSize: options.maxBatchSize,
     jobs: options.jobs,
@@ -127,8 +144,7 @@ export function createContext(options: {
     signal: options.signal,
     clientAddress: options.clientAddress,
     session: createUpstreamSession(options.upstream, {
-      resource: options.credentials.resource,
-      cursor: options.credentials.cursor,
+      caller: options.caller,
       requestId,
       signal: options.signal,
       clientAddress: options.clientAddress,

@@ -7,6 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { pino, stdSerializers, type DestinationStream, type Logger, type SerializedError } from 'pino';
+import sonicBoom, { type SonicBoom as SonicBoomStream } from 'sonic-boom';
+
+// sonic-boom is CommonJS (`module.exports = SonicBoom`) typed as an ES module: its default
+// import is the class at run time, which its types call the module.
+const SonicBoom = sonicBoom as unknown as typeof SonicBoomStream;
 
 /**
  * The secret segment of a job's webhook path (`/webhooks/jobs/<id>/<secret>`): whoever holds it
@@ -33,10 +38,53 @@ function redactError(error: Error): SerializedError {
 /** The log fields that may carry a request's path or a webhook URL, each redacted in one place. */
 const SECRET_SERIALIZERS = { path: redactString, url: redactString, webHook: redactString, err: redactError };
 
+/**
+ * The log output on stdout. Written asynchronously (a slow log reader never blocks the event
+ * loop), it stops at its first error (a reader that is gone: EPIPE), and it is flushed only
+ * asynchronously and within a bound (`drainLogs`). pino's own stdout destination also flushes
+ * synchronously when the process exits, and sonic-boom 4 retries a write that failed with EPIPE
+ * there forever, 100 ms at a time: a gateway whose log shipper had died never exited on SIGTERM.
+ */
+class StdoutLog implements DestinationStream {
+  private readonly output = new SonicBoom({ fd: 1, sync: false });
+  private broken = false;
+
+  constructor() {
+    this.output.on('error', () => {
+      this.broken = true;
+    });
+  }
+
+  write(line: string): void {
+    if (!this.broken) this.output.write(line);
+  }
+
+  /** Calls `done` once what is buffered is written, or at once when the output broke. */
+  flush(done: (error?: Error) => void): void {
+    if (this.broken) done();
+    else this.output.flush((error?: Error) => done(error));
+  }
+}
+
 /** A pino logger at `level`, to stdout or `destination`, that never writes a webhook secret. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, base: { service: 'infra-graphql-gateway' }, serializers: SECRET_SERIALIZERS };
-  return destination ? pino(options, destination) : pino(options);
+export function createLogger(level: string, destination: DestinationStream = new StdoutLog()): Logger {
+  return pino({ level, base: { service: 'infra-graphql-gateway' }, serializers: SECRET_SERIALIZERS }, destination);
+}
+
+/**
+ * Waits until `logger` has written what it buffered, at most `timeoutMs`: what a process does
+ * before it exits, and never longer (a log reader that stopped reading, or is gone, costs only
+ * the lines it did not take).
+ */
+export function drainLogs(logger: Logger, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** `logger`, made to redact secrets as `createLogger`'s do (for a logger built elsewhere). */

@@ -21,8 +21,11 @@ export interface NodeServerOptions {
     /** A request body that does not advance for this long has its connection cut (408). */
     bodyIdleTimeoutMs: number;
   };
-  /** graphql-ws on `path`: a message is read whole before graphql-ws sees it, at most `maxPayload` bytes. */
-  websocket: Omit<GraphqlWsOptions, 'logger'> & { path: string; maxPayload: number };
+  /**
+   * graphql-ws on `path`. A message is read whole before graphql-ws sees it: at most
+   * `maxBodyBytes`, as large as an HTTP body may be (`MAX_BODY_BYTES`).
+   */
+  websocket: Omit<GraphqlWsOptions, 'logger'> & { path: string; maxBodyBytes: number };
   logger: Logger;
 }
 
@@ -53,9 +56,9 @@ export function createNodeServer(options: NodeServerOptions): NodeServer {
     options.handler(req, res);
   });
   const drain = createHttpDrain(server, logger);
-  const { path, maxPayload, ...graphqlWs } = options.websocket;
+  const { path, maxBodyBytes, ...graphqlWs } = options.websocket;
   // ws allows 100 MiB messages by default.
-  const wsServer = new WebSocketServer({ server, path, maxPayload });
+  const wsServer = new WebSocketServer({ server, path, maxPayload: maxBodyBytes });
   serveGraphqlWs(wsServer, { ...graphqlWs, logger });
   // Known once listening: port 0 picks the port then.
   let url = '';

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { Cluster, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { parseRedisUrl, type RedisTarget } from './config.js';
+import { parseRedisUrl, type RedisTarget } from './redis-url.js';
 
 /** One Redis or a Redis Cluster: the same commands, routed by key on a cluster. */
 export type RedisClient = Redis | Cluster;
@@ -50,10 +50,13 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
+/** Longest time one command may take before it fails, in ms. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
+
 export interface RedisConnectionOptions {
   url: string;
   logger: Logger;
-  /** Longest time one command may take before it fails. @default 5000 */
+  /** Longest time one command may take before it fails. @default DEFAULT_COMMAND_TIMEOUT_MS */
   commandTimeoutMs?: number;
 }
 
@@ -65,7 +68,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
   const commands = connect(target, 'gateway-commands', {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 5000,
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   });
   const subscriber = connect(target, 'gateway-subscriber', {
     // SUBSCRIBE/UNSUBSCRIBE issued while down wait for the reconnect instead of rejecting: a

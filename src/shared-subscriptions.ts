@@ -26,7 +26,6 @@ import { getOperationAST, GraphQLError, print, type DocumentNode, type Execution
 import { MessageType } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
-import { credentialsIdentity } from './upstream/credentials.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
 export const SHARED_STREAM_EXTENSION = 'sharedStream';
@@ -49,15 +48,20 @@ export function graphqlWsWriter(send: (data: string) => boolean, id: string): Di
   return (payload) => send(`${prefix}${payload}}`);
 }
 
+/** Events a subscriber may fall behind before it is ended. */
+const DEFAULT_MAX_QUEUED = 1_000;
+/** Subscribers handed an event per turn of the event loop. */
+const DEFAULT_CHUNK_SIZE = 64;
+
 export interface SharedSubscriptionsOptions {
   /**
    * Runs for every subscriber before it joins (the shared execution's envelop hooks run once, not
    * per subscriber): a result refuses the subscriber with it (cost limits, budgets).
    */
   admit?: (args: ExecutionArgs) => ExecutionResult | null;
-  /** Events a subscriber may fall behind before it is ended. @default 1000 */
+  /** Events a subscriber may fall behind before it is ended. @default DEFAULT_MAX_QUEUED */
   maxQueued?: number;
-  /** Subscribers handed an event per turn of the event loop. @default 64 */
+  /** Subscribers handed an event per turn of the event loop. @default DEFAULT_CHUNK_SIZE */
   chunkSize?: number;
   /**
    * Called for every subscriber, with whether it was accepted (an accepted one gets a stream;
@@ -100,7 +104,7 @@ function markShared(context: object): void {
 }
 
 export function createSharedSubscriptions(options: SharedSubscriptionsOptions = {}): SharedSubscriptions {
-  const streams = new SharedStreams({ maxQueued: options.maxQueued ?? 1_000, chunkSize: options.chunkSize ?? 64 }, options.onExecutions);
+  const streams = new SharedStreams({ maxQueued: options.maxQueued ?? DEFAULT_MAX_QUEUED, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE }, options.onExecutions);
   const sharingKey = createSharingKeys();
   return {
     async subscribe(args, execute) {
@@ -175,16 +179,9 @@ function createSharingKeys(): (args: ExecutionArgs) => string | null {
 
 /** The sharing key of an operation whose printed document is `text`. */
 function keyOf(text: string, args: ExecutionArgs): string {
-  const { credentials } = args.contextValue as GatewayContext;
+  const { caller } = args.contextValue as GatewayContext;
   return createHash('sha256')
-    .update(
-      JSON.stringify([
-        text,
-        args.operationName ?? null,
-        args.variableValues ?? null,
-        credentialsIdentity(credentials.resource, credentials.cursor),
-      ]),
-    )
+    .update(JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, caller.key]))
     .digest('base64url');
 }
 

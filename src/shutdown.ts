@@ -4,7 +4,11 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { drainLogs } from './logging.js';
 import { acceptsSubscriptionStream } from './plugins/use-multipart-subscriptions.js';
+
+/** How long an exiting process waits for its last log lines to be written: a gone reader costs no more. */
+const LOG_DRAIN_MS = 1000;
 
 export interface HttpDrain {
   /** Call for every request: tracks it until its response is done. */
@@ -84,16 +88,15 @@ export function exitOnSignals(app: { stop(): Promise<void> }, logger: Logger): v
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    const exit = (code: number): void => void drainLogs(logger, LOG_DRAIN_MS).then(() => process.exit(code));
     app.stop().then(
       () => {
         logger.info('stopped');
-        logger.flush?.();
-        process.exit(0);
+        exit(0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        logger.flush?.();
-        process.exit(1);
+        exit(1);
       },
     );
   };

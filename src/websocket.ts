@@ -5,7 +5,7 @@
  * A client that stops reading keeps everything sent to it in the gateway's memory (30
  * introspection answers once pinned 500 MiB). Every message to a socket, graphql-ws's own and the
  * shared subscriptions' direct writes alike (`SocketExtra.send`), goes through one send: once more
- * than `maxBufferedBytes` wait unsent, nothing more is written and the socket is closed with
+ * than `wsMaxBufferedBytes` wait unsent, nothing more is written and the socket is closed with
  * `CLOSE_SEND_BUFFER_FULL`. A single message larger than the limit still goes when the buffer is
  * below it, so no answer is too big to be delivered to a client that reads.
  *
@@ -36,12 +36,15 @@ export interface SocketExtra {
   readonly closed: AbortSignal;
 }
 
+/** Interval of the server's pings, in ms; a client that answers none within it is cut. */
+const DEFAULT_KEEP_ALIVE_MS = 12_000;
+
 export interface GraphqlWsOptions {
   /** graphql-ws's server options (`onSubscribe`, `execute`, ...); `ctx.extra` is `SocketExtra`. */
   server: ServerOptions<Record<string, unknown> | undefined, SocketExtra>;
-  /** Bytes that may wait unsent on a socket before it is closed with `CLOSE_SEND_BUFFER_FULL`. */
-  maxBufferedBytes: number;
-  /** Interval of the server's pings; a client that answers none within it is cut. @default 12000 */
+  /** Bytes that may wait unsent on a socket before it is closed with `CLOSE_SEND_BUFFER_FULL` (`WS_MAX_BUFFERED_BYTES`). */
+  wsMaxBufferedBytes: number;
+  /** Interval of the server's pings; a client that answers none within it is cut. @default DEFAULT_KEEP_ALIVE_MS */
   keepAliveMs?: number;
   logger: Logger;
 }
@@ -49,7 +52,7 @@ export interface GraphqlWsOptions {
 /** Serves the graphql-ws protocol (`graphql-transport-ws`) on every connection of `wsServer`. */
 export function serveGraphqlWs(wsServer: WebSocketServer, options: GraphqlWsOptions): void {
   const server = makeServer<Record<string, unknown> | undefined, SocketExtra>(options.server);
-  const keepAliveMs = options.keepAliveMs ?? 12_000;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const { logger } = options;
   wsServer.options.handleProtocols = handleProtocols;
   // The HTTP server's own errors (a port in use) reach `listen`'s caller; the ws server only re-emits them.
@@ -57,7 +60,7 @@ export function serveGraphqlWs(wsServer: WebSocketServer, options: GraphqlWsOpti
 
   wsServer.on('connection', (socket, request) => {
     const closing = new AbortController();
-    const send = boundedSend(socket, options.maxBufferedBytes);
+    const send = boundedSend(socket, options.wsMaxBufferedBytes);
     socket.once('error', (error) => {
       logger.debug({ err: error }, 'websocket error');
       socket.close(CloseCode.InternalServerError, 'Internal server error');

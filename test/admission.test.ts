@@ -14,7 +14,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AdmissionControl', () => {
   it('runs up to the limit, queues the next ones in arrival order and refuses beyond the queue; a release counts once', async () => {
-    const control = new AdmissionControl({ max: 2, maxQueued: 2 });
+    const control = new AdmissionControl({ maxConcurrentOperations: 2, maxQueuedOperations: 2 });
     const order: string[] = [];
     const releaseFirst = await control.acquire();
     const releaseSecond = await control.acquire();
@@ -35,7 +35,7 @@ describe('AdmissionControl', () => {
   });
 
   it('drops a waiting operation whose client hangs up', async () => {
-    const control = new AdmissionControl({ max: 1, maxQueued: 5 });
+    const control = new AdmissionControl({ maxConcurrentOperations: 1, maxQueuedOperations: 5 });
     await control.acquire();
     const hangUp = new AbortController();
     const waiting = control.acquire(hangUp.signal);
@@ -45,7 +45,7 @@ describe('AdmissionControl', () => {
   });
 
   it('shrinks the limit while the event loop is saturated, down to the floor, and grows it back only while operations wait', async () => {
-    const control = new AdmissionControl({ max: 20, min: 2, maxQueued: 100 });
+    const control = new AdmissionControl({ maxConcurrentOperations: 20, min: 2, maxQueuedOperations: 100 });
     const limits: number[] = [];
     for (let i = 0; i < 16; i++) {
       control.adjust(0.97, 0.9);
@@ -87,7 +87,7 @@ describe('createAdmission', () => {
   }
 
   it('measures the event loop: a saturated loop shrinks the limit to its floor, an idle one lets waiting operations in', async () => {
-    const admission = createAdmission({ max: 64, min: 4, maxQueued: 10, targetUtilization: 0.9, intervalMs: 20 });
+    const admission = createAdmission({ maxConcurrentOperations: 64, min: 4, maxQueuedOperations: 10, admissionTargetUtilization: 0.9, intervalMs: 20 });
     const { control } = admission;
     try {
       // An idle loop with nobody waiting: several intervals pass and the limit stays.

@@ -77,7 +77,7 @@ describe('the default execution engine', () => {
       return response.data!.updateHostNqn.job.id;
     }
 
-    it('delivers jobCompleted(id: "<literal>") over graphql-ws and SSE, as the README example writes it', async () => {
+    it('delivers jobCompleted(id: "<literal>") over graphql-ws and SSE, as the docs example writes it', async () => {
       const id = await finishedJob();
       const query = `subscription { jobCompleted(id: "${id}") { id status } }`;
       const ws = await subscribeWs(harness.url, query, {}, { Authorization: harness.headers.authorization });

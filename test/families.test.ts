@@ -2,6 +2,7 @@
  * The two family implementations against a real HTTP server that records what it is asked: one
  * family-neutral filter, spelled as each family's wire text.
  */
+import { Caller } from '../src/upstream/credentials.js';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,8 +30,7 @@ beforeAll(async () => {
   const { port } = server.address() as AddressInfo;
   client = createTestUpstreamClient({ upstreamUrl: `http://127.0.0.1:${port}`, retries: 0 });
   session = createUpstreamSession(client, {
-    resource: { authorization: 'OAuth session' },
-    cursor: { authorization: 'Bearer token', tenantId: 'tenant' },
+    caller: new Caller({ authorization: 'OAuth session' }, { authorization: 'Bearer token', tenantId: 'tenant' }),
     requestId: 'req-1',
     signal: undefined,
     clientAddress: undefined,

@@ -162,7 +162,7 @@ describe('the subgraph endpoint', () => {
     for (const type of ['Host', 'VmInstance', 'Volume', 'VolumeSnapshotGroup', 'CbtTask', 'HbaDevice', 'FiberChannelLun']) {
       expect(sdl).toMatch(new RegExp(`type ${type} implements Node\\s+@key\\(fields: "uuid"\\)\\s+@key\\(fields: "id"\\)`));
     }
-    // node/nodes stay out of the subgraph (see README, Federation); /graphql keeps them and has no _entities.
+    // node/nodes stay out of the subgraph (see docs/features/federation.md); /graphql keeps them and has no _entities.
     expect(sdl).not.toMatch(/^\s+node\(/m);
     const standalone = await harness.gql('{ _service { sdl } }');
     expect(errorCodes(standalone)).toEqual(['GRAPHQL_VALIDATION_FAILED']);

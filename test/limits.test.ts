@@ -1,6 +1,6 @@
 /**
  * Operation limits, query cost and budgets, and transport safety: every abusive request gets its
- * documented error (README "Limits and errors") and costs the upstream nothing.
+ * documented error (docs/security/limits-and-cost.md) and costs the upstream nothing.
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { pino } from 'pino';

@@ -12,7 +12,8 @@ import { createFeedMetrics, type FeedMetrics } from '../src/live/feed-metrics.js
 import { createRedisFeedReplicas } from '../src/live/feed-replicas.js';
 import { createTimestampFormatter } from '../src/live/feed-watermark.js';
 import { formatTimestamp } from '../src/simulator/format.js';
-import { liveScopeKey, type LiveChange, type LiveCredentials, type LiveInterestListener, type LiveInvalidation, type LiveScope } from '../src/live/invalidation.js';
+import type { LiveChange, LiveInterestListener, LiveInvalidation, LiveScope } from '../src/live/invalidation.js';
+import { Caller } from '../src/upstream/credentials.js';
 import { createRedisConnection, type RedisConnection } from '../src/redis.js';
 import { createSimulator, type Simulator, type TenantCredentials } from '../src/simulator/server.js';
 import { eventually } from './support/process.js';
@@ -58,11 +59,7 @@ class Recorder implements LiveInvalidation {
 }
 
 function scopeOf(tenant: TenantCredentials): LiveScope {
-  const credentials: LiveCredentials = {
-    resource: { authorization: `OAuth ${tenant.session}` },
-    cursor: { authorization: `Bearer ${tenant.token}`, tenantId: tenant.tenantId },
-  };
-  return { key: liveScopeKey(credentials), credentials };
+  return new Caller({ authorization: `OAuth ${tenant.session}` }, { authorization: `Bearer ${tenant.token}`, tenantId: tenant.tenantId });
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -83,8 +80,8 @@ function startFeed(simulator: Simulator, recorder: Recorder, extra: Partial<Para
   const feed = createChangeFeed({
     invalidation: recorder,
     upstream: createTestUpstreamClient({ upstreamUrl: simulator.url }),
-    pollMs: POLL_MS,
-    timeZone: 'UTC',
+    livePollMs: POLL_MS,
+    upstreamTimezone: 'UTC',
     logger,
     metrics,
     ...extra,

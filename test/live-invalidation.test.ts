@@ -5,7 +5,8 @@
  * scope reading it, and the run reads the upstream afresh.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { liveScopeKey, type LiveScope } from '../src/live/invalidation.js';
+import type { LiveScope } from '../src/live/invalidation.js';
+import { Caller } from '../src/upstream/credentials.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { subscribeSse, subscribeWs, type Collected } from './support/subscriptions.js';
 
@@ -37,10 +38,7 @@ describe('live invalidation seam', () => {
   let harness: Harness;
   const open: Collected<never>[] = [];
   const firstScope = (): string =>
-    liveScopeKey({
-      resource: { authorization: harness.headers.authorization },
-      cursor: { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] },
-    });
+    new Caller({ authorization: harness.headers.authorization }, { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] }).key;
 
   beforeAll(async () => {
     harness = await startHarness({ config: { liveMinIntervalMs: 0, upstreamBreakerThreshold: 1_000, livePollMs: 0 } });
@@ -63,8 +61,8 @@ describe('live invalidation seam', () => {
       open.push(dashboard as Collected<never>);
       await dashboard.waitFor(1);
       expect(Object.fromEntries(counts)).toEqual({ [`${firstScope()}/vmInstance`]: 1, [`${firstScope()}/vmNic`]: 1 });
-      expect(seen?.credentials.resource?.authorization).toBe(harness.headers.authorization);
-      expect(seen?.credentials.cursor).toEqual({ authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] });
+      expect(seen?.resource?.authorization).toBe(harness.headers.authorization);
+      expect(seen?.cursor).toEqual({ authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] });
 
       // A listener that comes later hears of the live queries already open.
       const late: string[] = [];
@@ -144,10 +142,7 @@ describe('live invalidation seam', () => {
 describe('live runs sharing an execution', () => {
   it('a run woken by a change never joins an identical run that started before it', async () => {
     const harness = await startHarness({ config: { liveMinIntervalMs: 1_000, livePollMs: 0 } });
-    const scope = liveScopeKey({
-      resource: { authorization: harness.headers.authorization },
-      cursor: { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] },
-    });
+    const scope = new Caller({ authorization: harness.headers.authorization }, { authorization: harness.headers['x-resources-authorization'], tenantId: harness.headers['x-tenant-id'] }).key;
     // Two upstream reads, one after the other: the VMs, then their hosts.
     const query = DASHBOARD.replace('state nics', 'state host { name } nics');
     const idle = await subscribeWs<Dashboard>(harness.url, query, {}, harness.headers);

@@ -3,9 +3,10 @@
  * kind, required, the spec's words) becomes its mutation's input field without the schema
  * restating it, and a declaration that contradicts its own path template does not load.
  */
-import { getNamedType, isInputObjectType, isNonNullType, isListType, type GraphQLInputField } from 'graphql';
+import { getNamedType, isInputObjectType, isNonNullType, isListType, type GraphQLInputField, type GraphQLInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../src/schema/index.js';
+import { shownUnder } from './support/expected.js';
 import { OPERATIONS, bodyParam, defineOperation, isDeclaredParam, type ParamDeclaration, type WireKind } from '../src/upstream/operations/index.js';
 
 const SCALAR_OF: Record<WireKind, string> = {
@@ -21,14 +22,18 @@ const SCALAR_OF: Record<WireKind, string> = {
 
 /** The input fields of the mutation that sends `operation`, found by the description the kit gives its input. */
 function inputFieldsOf(operation: string): Record<string, GraphQLInputField> {
+  return inputTypeOf(operation).getFields();
+}
+
+function inputTypeOf(operation: string): GraphQLInputObjectType {
   const mutation = Object.values(schema.getMutationType()!.getFields()).find((field) => {
     const input = getNamedType(field.args.find((arg) => arg.name === 'input')?.type);
-    return isInputObjectType(input) && input.description?.endsWith(`(${operation}).`);
+    return isInputObjectType(input) && input.description?.includes(`(${operation}).`);
   });
   if (!mutation) throw new Error(`no mutation sends ${operation}`);
   const input = getNamedType(mutation.args[0]!.type);
   if (!isInputObjectType(input)) throw new Error(`${mutation.name} has no input object`);
-  return input.getFields();
+  return input;
 }
 
 describe('mutation inputs from the catalogue', () => {
@@ -50,7 +55,7 @@ describe('mutation inputs from the catalogue', () => {
       const inner = isNonNullType(field!.type) ? field!.type.ofType : field!.type;
       expect(isListType(inner)).toBe(spec.kind === 'uuids' || spec.kind === 'texts');
       expect(getNamedType(field!.type).name).toBe(SCALAR_OF[spec.kind]);
-      expect(field!.description).toBe(spec.doc);
+      expect(field!.description).toBe(shownUnder(spec.doc, inputTypeOf(operation).description));
       expect(field!.deprecationReason ?? undefined).toBe(spec.deprecated);
     },
   );

@@ -439,7 +439,7 @@ describe('read your writes', () => {
   });
 
   it('refuses a mutation declaration that leaves out a record type its payload returns', () => {
-    const cache = createResponseCacheStore();
+    const cache = createResponseCacheStore({ responseCacheMaxEntries: 10 });
     expect(() => createWriteInvalidation(cache, schema, new Map([['destroyVmInstance', { types: [] }]]))).toThrow(/VmInstance/);
     expect(() => createWriteInvalidation(cache, schema, new Map([['deleteCbtTask', { types: ['CbtTsk'] }]]))).toThrow(/CbtTsk/);
   });

@@ -12,6 +12,7 @@ import { exposedAs, exposeRecordFields } from '../src/schema/kit/record-fields.j
 import { schema } from '../src/schema/index.js';
 import type { FieldSpec } from '../src/upstream/define-record.js';
 import { RECORDS, type SnapshotGroupDeletionResultRecord } from '../src/upstream/records.js';
+import { shownUnder } from './support/expected.js';
 
 type RecordName = keyof typeof RECORDS;
 
@@ -79,9 +80,7 @@ describe('record fields in the schema', () => {
       const where = `${typeName}.${field.name} (${record}.${key})`;
       expect(spec, where).toBeDefined();
       // The definition's words, but for a "Since x." its type already says (`since-once.ts`).
-      const typeSince = / Since [\d.]+\.$/.exec(schema.getType(typeName)?.description ?? '')?.[0];
-      const shown = typeSince !== undefined && spec?.description?.endsWith(typeSince) ? spec.description.slice(0, -typeSince.length) : spec?.description;
-      expect({ where, description: field.description }).toEqual({ where, description: shown });
+      expect({ where, description: field.description }).toEqual({ where, description: shownUnder(spec?.description, schema.getType(typeName)?.description) });
       if (spec?.kind === 'normalized') expect(isEnumType(getNamedType(field.type)), where).toBe(true);
       else expect({ where, type: String(field.type) }).toEqual({ where, type: sdlTypeOf(spec!) });
     }

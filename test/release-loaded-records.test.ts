@@ -8,7 +8,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, forgetLoadedRecords, readCredentials, type GatewayContext } from '../src/context.js';
+import { callerOfRequest, createContext, forgetLoadedRecords, type GatewayContext } from '../src/context.js';
 import { createCursorKeeper } from '../src/cursors/keeper.js';
 import { releaseDispatchedBatchesOnClear } from '../src/loader-batches.js';
 import type { JobManager } from '../src/jobs/manager.js';
@@ -49,12 +49,12 @@ describe('useReleaseLoadedRecords', () => {
       plugins: [...plugins, keepContext],
       context: ({ request }) =>
         createContext({
-          credentials: readCredentials((name) => request.headers.get(name) ?? undefined),
+          caller: callerOfRequest(request),
           upstream,
           maxBatchSize: 100,
           jobs: {} as JobManager,
           mutationWaitMs: 0,
-          cursors: createCursorKeeper({ secret: undefined, ttlMs: 60_000, maxBytes: 1_000_000, redis: undefined }),
+          cursors: createCursorKeeper({ cursorSecret: undefined, cursorTtlMs: 60_000, cursorStoreMaxBytes: 1_000_000, redis: undefined }),
         }),
     });
     const post = (query: string) =>

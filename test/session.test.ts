@@ -3,6 +3,7 @@
  * so resolvers and loaders never hold a credential. Against a real HTTP server that records what
  * it is sent.
  */
+import { Caller } from '../src/upstream/credentials.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,15 +39,18 @@ beforeEach(() => {
   received = [];
 });
 
-function binding(overrides: Partial<SessionBinding> = {}): SessionBinding {
+type Credentials = Pick<Caller, 'resource' | 'cursor'>;
+
+/** A binding of the session's tests: their caller (its credentials as given) and read options. */
+function binding(overrides: Partial<Omit<SessionBinding, 'caller'>> & Partial<Credentials> = {}): SessionBinding {
+  const { resource, cursor, ...rest } = { resource: { authorization: 'OAuth the-session' }, cursor: { authorization: 'Bearer the-token', tenantId: 'the-tenant' }, ...overrides };
   return {
-    resource: { authorization: 'OAuth the-session' },
-    cursor: { authorization: 'Bearer the-token', tenantId: 'the-tenant' },
+    caller: new Caller(resource, cursor),
     requestId: 'request-7',
     signal: undefined,
     clientAddress: undefined,
     missingCredential: (family) => new Error(`missing ${family}`),
-    ...overrides,
+    ...rest,
   };
 }
 

@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { createPubSub } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Caller } from '../src/upstream/credentials.js';
 import { createSharedSubscriptions, SHARED_STREAM_EXTENSION } from '../src/shared-subscriptions.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { eventually } from './support/process.js';
@@ -218,7 +219,7 @@ describe('shared executions on their own', () => {
     const args = (authorization: string): ExecutionArgs => ({
       schema,
       document: parse('subscription { ticks }'),
-      contextValue: { credentials: { resource: { authorization }, cursor: undefined } },
+      contextValue: { caller: new Caller({ authorization }, undefined) },
     });
     return { args, listeners, publish: (value: string) => pubsub.publish('tick', value) };
   }

@@ -95,4 +95,25 @@ describe('SIGTERM', () => {
     // Waiting for the streams would have taken the whole 60 s.
     expect(Date.now() - signalled).toBeLessThan(20_000);
   });
+
+  it('exits 0 within its shutdown timeout when its log reader is gone, with log lines still buffered', async () => {
+    const gateway = await spawnGateway({ UPSTREAM_URL: simulatorUrl, SHUTDOWN_TIMEOUT_MS: '5000' });
+    // A log shipper that stopped reading: the pipe fills, and the gateway keeps lines in its buffer.
+    gateway.child.stdout!.pause();
+    const headers = { 'content-type': 'application/json', authorization: `OAuth ${simulator.credentials.session}` };
+    const host = [...simulator.store.hosts.list(simulator.credentials.tenantId)][0]!;
+    // Each failed write logs a line ("job finished"), more than a pipe holds.
+    const body = JSON.stringify({ query: `mutation { updateHostNqn(input: { uuid: "${host.uuid}", nqn: "not-an-nqn" }) { status } }` });
+    for (let round = 0; round < 16; round++) {
+      await Promise.all(Array.from({ length: 50 }, () => fetch(`${gateway.url}/graphql`, { method: 'POST', headers, body }).then((response) => response.text())));
+    }
+    // Then the shipper dies, and the orchestrator asks the gateway to stop.
+    gateway.child.stdout!.destroy();
+    const asked = Date.now();
+    gateway.child.kill('SIGTERM');
+    const exited = await Promise.race([gateway.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    if (exited === 'hung') gateway.child.kill('SIGKILL');
+    expect(exited).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(5000);
+  });
 });

@@ -555,7 +555,7 @@ function scenario8Rows(t: TrustedResult): string[][] {
   ];
 }
 
-/** The Markdown table README's Performance section shows (the rows of the scenarios that ran). */
+/** The Markdown table docs/performance/bench.md shows (the rows of the scenarios that ran). */
 export function renderTable(report: Report): string {
   const rows: string[][] = [
     ...(report.upstreamCost ? scenario1Rows(report.upstreamCost) : []),

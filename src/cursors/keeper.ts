@@ -18,12 +18,12 @@ const SECRET_KEY = 'gateway:cursor-secret';
 const AGREE_RETRY_MS = 1000;
 
 export interface CursorKeeperOptions {
-  /** `CURSOR_SECRET`; unset: agreed through Redis, or random per process. */
-  secret: string | undefined;
+  /** Key material of the seal (`CURSOR_SECRET`); unset: agreed through Redis, or random per process. */
+  cursorSecret: string | undefined;
   /** How long a cursor standing for an upstream cursor stays valid (`CURSOR_TTL_MS`). */
-  ttlMs: number;
+  cursorTtlMs: number;
   /** Budget of the kept upstream cursors, in bytes (`CURSOR_STORE_MAX_BYTES`). */
-  maxBytes: number;
+  cursorStoreMaxBytes: number;
   /** With Redis, the key is agreed and the upstream cursors kept there. */
   redis: RedisConnection | undefined;
   logger?: Logger | undefined;
@@ -47,10 +47,10 @@ export interface CursorKeeper {
 
 export function createCursorKeeper(options: CursorKeeperOptions): CursorKeeper {
   const { redis } = options;
-  const storeOptions = { ttlMs: options.ttlMs, maxBytes: options.maxBytes };
+  const storeOptions = { ttlMs: options.cursorTtlMs, maxBytes: options.cursorStoreMaxBytes };
   const store: UpstreamCursorStore = redis ? createRedisCursorStore(redis, storeOptions) : createMemoryCursorStore(storeOptions);
   let seal: CursorSeal | undefined;
-  if (options.secret !== undefined) seal = new CursorSeal(Buffer.from(options.secret, 'utf8'));
+  if (options.cursorSecret !== undefined) seal = new CursorSeal(Buffer.from(options.cursorSecret, 'utf8'));
   else if (redis === undefined) seal = new CursorSeal(randomBytes(32));
   let retry: NodeJS.Timeout | undefined;
   let closed = false;

@@ -22,6 +22,9 @@ interface ExampleValuesData {
   vmInstances?: { nodes: { id: string }[] } | null;
 }
 
+/** How long the demo's answer is waited for, in ms. */
+const DEFAULT_TIMEOUT_MS = 3_000;
+
 export interface PickExampleValuesOptions {
   /** Answers a GraphQL request: the gateway's own `yoga.fetch`. */
   fetch: (url: string, init: RequestInit) => Promise<Response>;
@@ -29,7 +32,7 @@ export interface PickExampleValuesOptions {
   endpoint: string;
   /** The demo credentials' headers (`Authorization`, `X-Resources-Authorization`, `X-Tenant-ID`). */
   headers: Record<string, string>;
-  /** Beyond this the page is served with placeholders rather than kept waiting. @default 3000 */
+  /** Beyond this the page is served with placeholders rather than kept waiting. @default DEFAULT_TIMEOUT_MS */
   timeoutMs?: number;
 }
 
@@ -39,7 +42,7 @@ export async function pickExampleValues(options: PickExampleValuesOptions): Prom
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...options.headers },
     body: JSON.stringify({ query: EXAMPLE_VALUES_QUERY }),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
+    signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
   });
   const { data } = (await response.json()) as { data?: ExampleValuesData | null };
   // A host that sees LUNs, and has HBA ports to show too when one does.

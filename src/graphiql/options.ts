@@ -23,7 +23,7 @@ export interface GraphiQLPageOptions {
 
 /** Against a real upstream: no credential of anyone's, and the names of the three headers to set. */
 const HEADERS_TO_SET = `{
-  // Set your credentials (README, "Credentials"), e.g.:
+  // Set your credentials (docs/security/credentials.md), e.g.:
   // "Authorization": "OAuth <session uuid>",
   // "X-Resources-Authorization": "Bearer <token>",
   // "X-Tenant-ID": "<tenant id>"

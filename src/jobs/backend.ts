@@ -13,10 +13,10 @@ import { createMemoryJobStore, type JobStore } from './store.js';
 export interface JobBackendOptions {
   /** `REDIS_URL`; unset keeps everything in this process. */
   redisUrl: string | undefined;
-  /** How long finished jobs stay readable. */
-  ttlMs: number;
-  /** How long a silent replica keeps its running jobs before another one claims them. */
-  leaseMs: number;
+  /** How long finished jobs stay readable (`JOB_TTL_MS`). */
+  jobTtlMs: number;
+  /** How long a silent replica keeps its running jobs before another one claims them (`JOB_LEASE_MS`). */
+  jobLeaseMs: number;
   logger: Logger;
 }
 
@@ -28,7 +28,7 @@ export interface JobBackend {
   /**
    * Connects (waiting at most `connectTimeoutMs`; a gateway that starts before Redis is simply
    * not ready until it comes) and, with Redis, keeps claiming the running jobs of replicas that
-   * stopped, every `leaseMs / 3`, for `jobs` to poll.
+   * stopped, every `jobLeaseMs / 3`, for `jobs` to poll.
    */
   start(jobs: JobManager, connectTimeoutMs?: number): Promise<void>;
   /** Redis answers a ping; undefined without Redis. */
@@ -38,9 +38,9 @@ export interface JobBackend {
 }
 
 export function createJobBackend(options: JobBackendOptions): JobBackend {
-  const { logger } = options;
-  if (options.redisUrl === undefined) {
-    const store = createMemoryJobStore({ ttlMs: options.ttlMs });
+  const { logger, redisUrl } = options;
+  if (redisUrl === undefined) {
+    const store = createMemoryJobStore({ ttlMs: options.jobTtlMs });
     return {
       store,
       pubsub: createJobPubSub(),
@@ -51,8 +51,8 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
     };
   }
 
-  const redis = createRedisConnection({ url: options.redisUrl, logger });
-  const store = createRedisJobStore({ connection: redis, ttlMs: options.ttlMs, leaseMs: options.leaseMs });
+  const redis = createRedisConnection({ url: redisUrl, logger });
+  const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs });
   const pubsub = createRedisJobPubSub({ connection: redis, store, logger });
   let claimer: NodeJS.Timeout | undefined;
 
@@ -62,7 +62,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
     redis,
     async start(jobs, connectTimeoutMs = 5000) {
       if (!(await redis.waitUntilReady(connectTimeoutMs))) {
-        logger.error({ redis: redactUrl(options.redisUrl ?? '') }, 'redis is not reachable yet; the gateway is not ready until it is');
+        logger.error({ redis: redactUrl(redisUrl) }, 'redis is not reachable yet; the gateway is not ready until it is');
       } else {
         // Before this replica takes a job (and before it claims others'): a job whose replica has
         // no heartbeat is claimed by the first peer that looks.
@@ -73,7 +73,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
         jobs.resumeRunning().catch((error: unknown) => logger.warn({ err: error }, 'claiming the jobs of stopped replicas failed'));
       };
       claim();
-      claimer = setInterval(claim, Math.max(50, Math.floor(options.leaseMs / 3)));
+      claimer = setInterval(claim, Math.max(50, Math.floor(options.jobLeaseMs / 3)));
       claimer.unref();
       logger.info({ replica: store.replicaId }, 'jobs are kept in redis');
     },

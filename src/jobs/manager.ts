@@ -26,11 +26,11 @@ export interface JobManagerOptions {
   /** The upstream's polling address of a job id, for when the 202 answer itself was lost. */
   jobLocation: (id: string) => string;
   logger: Logger;
-  /** How long to wait for the webhook before the first poll. @default 2000 */
-  pollAfterMs?: number;
-  /** Longest pause between polls (the pause grows 1.5x from `pollAfterMs`). @default 10000 */
+  /** How long to wait for the webhook before the first poll (`JOB_POLL_AFTER_MS`). */
+  jobPollAfterMs: number;
+  /** Longest pause between polls (the pause grows 1.5x from `jobPollAfterMs`). @default DEFAULT_POLL_MAX_INTERVAL_MS */
   pollMaxIntervalMs?: number;
-  /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default 1_800_000 (the upstream's apiTimeout) */
+  /** Give up polling (job FAILED, `GATEWAY.JOB_LOST`) after this long. @default DEFAULT_POLL_DEADLINE_MS */
   pollDeadlineMs?: number;
   /**
    * Called once per job when it finishes here, and again whenever `wait` hands out a job that
@@ -89,14 +89,19 @@ export type WebhookAccess = 'unknown' | 'forbidden' | 'accepted';
 /** The ids the gateway gives jobs (see `start`). */
 const JOB_ID = /^[0-9a-f]{32}$/;
 
+/** Longest pause between two polls of a job, in ms. */
+const DEFAULT_POLL_MAX_INTERVAL_MS = 10_000;
+/** When polling gives up on a job (FAILED, `GATEWAY.JOB_LOST`): the upstream's apiTimeout, 30 min. */
+const DEFAULT_POLL_DEADLINE_MS = 1_800_000;
+
 /** The path of the webhook receiver, under the gateway's public URL. */
 export const WEBHOOK_PATH = '/webhooks/jobs/';
 
 export function createJobManager(options: JobManagerOptions): JobManager {
   const { store, pubsub, logger, tracer } = options;
-  const pollAfterMs = options.pollAfterMs ?? 2000;
-  const pollMaxIntervalMs = options.pollMaxIntervalMs ?? 10_000;
-  const pollDeadlineMs = options.pollDeadlineMs ?? 1_800_000;
+  const pollAfterMs = options.jobPollAfterMs;
+  const pollMaxIntervalMs = options.pollMaxIntervalMs ?? DEFAULT_POLL_MAX_INTERVAL_MS;
+  const pollDeadlineMs = options.pollDeadlineMs ?? DEFAULT_POLL_DEADLINE_MS;
   const timers = new Set<NodeJS.Timeout>();
   // The credential secrets of the jobs started here, while they run: what their webhook bodies
   // are scrubbed of. Memory only, never the store: another replica's webhook for a job started

@@ -33,12 +33,17 @@ export interface RedisJobPubSubOptions {
   logger: Logger;
   /**
    * How long open subscriptions wait for a lost reader connection to come back (and replay what
-   * it missed) before they end with `REDIS_UNAVAILABLE`; new ones wait as long. @default 3000
+   * it missed) before they end with `REDIS_UNAVAILABLE`; new ones wait as long. @default DEFAULT_RESUME_GRACE_MS
    */
   resumeGraceMs?: number;
-  /** Longest single blocking read. @default 5000 */
+  /** Longest single blocking read. @default DEFAULT_BLOCK_MS */
   blockMs?: number;
 }
+
+/** How long open subscriptions wait for a lost reader connection to come back, in ms. */
+const DEFAULT_RESUME_GRACE_MS = 3_000;
+/** Longest single blocking read, in ms. */
+const DEFAULT_BLOCK_MS = 5_000;
 
 /** The finished jobs, oldest first; about `STREAM_MAX_LEN` kept. */
 export const FINISHED_STREAM_KEY = 'gw:{jobs-finished}';
@@ -64,8 +69,8 @@ interface Subscriber {
 export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub {
   const { connection, store, logger } = options;
   const reader: RedisClient = connection.reader;
-  const resumeGraceMs = options.resumeGraceMs ?? 3000;
-  const blockMs = options.blockMs ?? 5000;
+  const resumeGraceMs = options.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS;
+  const blockMs = options.blockMs ?? DEFAULT_BLOCK_MS;
   // Topics other than the three a finished job goes to stay in this process.
   const local = createJobPubSub();
   const subscribers = new Map<string, Set<Subscriber>>();

@@ -27,13 +27,16 @@ import { randomBytes } from 'node:crypto';
 import { guardRedis, type RedisClient, type RedisConnection } from '../redis.js';
 import { meets, OWNED_JOBS_LISTED, type JobOutcome, type JobRecord, type JobStatus, type JobStore, type OwnedJob } from './store.js';
 
+/** How long a job may stay running before Redis forgets it: 2 hours, past the upstream's apiTimeout. */
+const DEFAULT_RUNNING_TTL_MS = 7_200_000;
+
 export interface RedisJobStoreOptions {
   connection: RedisConnection;
-  /** How long finished jobs stay readable. @default 3_600_000 (1 hour) */
-  ttlMs?: number;
-  /** How long a replica's heartbeat outlives its last renewal before its jobs are claimed. @default 15_000 */
-  leaseMs?: number;
-  /** How long a job may stay running before Redis forgets it. @default 7_200_000 (2 hours: past the upstream's apiTimeout) */
+  /** How long finished jobs stay readable (`JOB_TTL_MS`). */
+  ttlMs: number;
+  /** How long a replica's heartbeat outlives its last renewal before its jobs are claimed (`JOB_LEASE_MS`). */
+  leaseMs: number;
+  /** How long a job may stay running before Redis forgets it. @default DEFAULT_RUNNING_TTL_MS */
   runningTtlMs?: number;
   /** This replica's identity in the heartbeat and the `replica` field. @default random */
   replicaId?: string;
@@ -83,9 +86,8 @@ return 1
 
 export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStore {
   const redis: RedisClient = options.connection.commands;
-  const ttlMs = options.ttlMs ?? 3_600_000;
-  const leaseMs = options.leaseMs ?? 15_000;
-  const runningTtlMs = options.runningTtlMs ?? 7_200_000;
+  const { ttlMs, leaseMs } = options;
+  const runningTtlMs = options.runningTtlMs ?? DEFAULT_RUNNING_TTL_MS;
   const replicaId = options.replicaId ?? randomBytes(8).toString('hex');
   let closed = false;
 

@@ -86,12 +86,12 @@ export function meets(job: Pick<OwnedJob, 'status' | 'operation'>, filter: Owned
 }
 
 export interface MemoryJobStoreOptions {
-  /** How long finished jobs stay readable. @default 3_600_000 (1 hour) */
-  ttlMs?: number;
+  /** How long finished jobs stay readable (`JOB_TTL_MS`). */
+  ttlMs: number;
 }
 
-export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobStore {
-  const ttlMs = options.ttlMs ?? 3_600_000;
+export function createMemoryJobStore(options: MemoryJobStoreOptions): JobStore {
+  const { ttlMs } = options;
   const jobs = new Map<string, JobRecord>();
   // Each owner's job ids, oldest first (the order they were created in).
   const owned = new Map<string, Set<string>>();

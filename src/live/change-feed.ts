@@ -32,21 +32,24 @@ import type { FeedMetrics } from './feed-metrics.js';
 import { createLocalFeedReplicas, type FeedReplicas } from './feed-replicas.js';
 import { feedSourceOf, type FeedRecord, type FeedSource } from './feed-sources.js';
 import { ChangeTracker, createTimestampFormatter } from './feed-watermark.js';
-import type { LiveChange, LiveCollection, LiveCredentials, LiveInvalidation, LiveScope } from './invalidation.js';
+import type { LiveChange, LiveCollection, LiveInvalidation, LiveScope } from './invalidation.js';
+
+/** Records of the newest-first page each poll reads; when more changed since the last poll, it reads the rest. */
+const DEFAULT_PAGE_SIZE = 100;
 
 export interface ChangeFeedOptions {
   /** Where changes go, and where interest in (scope, collection) pairs comes from. */
   invalidation: LiveInvalidation;
   upstream: UpstreamClient;
   /** Interval between two polls of a pair (`LIVE_POLL_MS`). */
-  pollMs: number;
+  livePollMs: number;
   /** Zone of the upstream's timestamp text (`UPSTREAM_TIMEZONE`), to write `lastOpDate>=…`. */
-  timeZone: string;
+  upstreamTimezone: string;
   logger: Logger;
   /** The other replicas (Redis); default: this process alone. */
   replicas?: FeedReplicas | undefined;
   metrics?: FeedMetrics | undefined;
-  /** Records of the newest-first page each poll reads. @default 100 */
+  /** Records of the newest-first page each poll reads. @default DEFAULT_PAGE_SIZE */
   pageSize?: number | undefined;
   /** Traces each tick (`live.feed.tick`) when tracing is on. */
   tracer?: Tracer | undefined;
@@ -79,7 +82,8 @@ class MissingFeedCredential extends Error {
 
 interface Scope {
   readonly key: string;
-  credentials: LiveCredentials;
+  /** The latest caller of the scope to open a live query: whose credentials it polls with. */
+  caller: LiveScope;
   /** The upstream rejected its credential: no polling until its live queries all end. */
   rejected: boolean;
   readonly pairs: Map<LiveCollection, Pair>;
@@ -108,10 +112,10 @@ interface Pair {
 type PollOutcome = { changes: readonly LiveChange[] } | { rejected: true };
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
-  const { invalidation, upstream, pollMs, logger, metrics } = options;
+  const { invalidation, upstream, livePollMs: pollMs, logger, metrics } = options;
   const replicas = options.replicas ?? createLocalFeedReplicas();
-  const pageSize = options.pageSize ?? 100;
-  const formatTimestamp = createTimestampFormatter(options.timeZone);
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const formatTimestamp = createTimestampFormatter(options.upstreamTimezone);
   const scopes = new Map<string, Scope>();
   let holding = 0;
   let sequence = 0;
@@ -133,10 +137,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     let scope = scopes.get(live.key);
     if (scope === undefined) {
       if (delta < 0) return;
-      scope = { key: live.key, credentials: live.credentials, rejected: false, pairs: new Map(), timer: null, ticking: false };
+      scope = { key: live.key, caller: live, rejected: false, pairs: new Map(), timer: null, ticking: false };
       scopes.set(live.key, scope);
     }
-    scope.credentials = live.credentials;
+    scope.caller = live;
     let pair = scope.pairs.get(collection);
     if (pair === undefined) {
       if (delta < 0) return;
@@ -212,11 +216,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   }
 
   function sessionOf(pair: Pair, trace: SpanScope | undefined): UpstreamSession {
-    const { resource, cursor } = pair.scope.credentials;
     sequence++;
     return createUpstreamSession(upstream, {
-      resource,
-      cursor,
+      caller: pair.scope.caller,
       requestId: `live-feed-${sequence}`,
       signal: pair.abort.signal,
       clientAddress: FEED_CLIENT_ADDRESS,

@@ -66,6 +66,17 @@ export function createLocalFeedReplicas(): FeedReplicas {
   };
 }
 
+/**
+ * The lives of leases and watermarks for a feed polling every `livePollMs`: a lease lasts three
+ * intervals unrenewed (a second at least), a watermark left behind ten (a minute at least).
+ */
+export function replicaTimingsOf(livePollMs: number): Pick<RedisFeedReplicasOptions, 'leaseMs' | 'stateTtlMs'> {
+  return { leaseMs: Math.max(3 * livePollMs, MIN_LEASE_MS), stateTtlMs: Math.max(10 * livePollMs, MIN_STATE_TTL_MS) };
+}
+
+const MIN_LEASE_MS = 1_000;
+const MIN_STATE_TTL_MS = 60_000;
+
 export interface RedisFeedReplicasOptions {
   connection: RedisConnection;
   /** How long a lease lasts unrenewed: a stopped poller's pair is taken over after this. */

@@ -5,25 +5,15 @@
  * the collections live queries read, named as the records of `src/upstream/records.ts`
  * (`'vmInstance'`, `'host'`, ...).
  */
-import { createHash } from 'node:crypto';
-import { credentialsIdentity } from '../upstream/credentials.js';
-import type { CursorCredential, ResourceCredential } from '../upstream/types.js';
-
-/** The credentials of one scope, as the caller sent them: what the change feed polls with. */
-export interface LiveCredentials {
-  readonly resource: ResourceCredential | undefined;
-  readonly cursor: CursorCredential | undefined;
-}
+import type { Caller } from '../upstream/credentials.js';
 
 /**
- * One credential scope: every caller whose credentials the upstream reads as the same
- * (`credentialsIdentity`). `key` is a digest of that identity (`liveScopeKey`), the same on every
- * replica, and carries no credential.
+ * One credential scope: every caller whose credentials the upstream reads as the same. It is the
+ * request's `Caller`: its `key` (a digest, the same on every replica, carrying no credential)
+ * names the scope; its credentials are what the change feed polls with; its `owner` is whose jobs
+ * wake it.
  */
-export interface LiveScope {
-  readonly key: string;
-  readonly credentials: LiveCredentials;
-}
+export type LiveScope = Caller;
 
 /** A collection some live query reads: the record name of `src/upstream/records.ts`. */
 export type LiveCollection = string;
@@ -55,9 +45,4 @@ export interface LiveInvalidation {
    * every collection of every live query already open. Returns the unsubscribe function.
    */
   onInterest(listener: LiveInterestListener): () => void;
-}
-
-/** The scope key of a caller's credentials: a digest of `credentialsIdentity`, equal across replicas and spellings. */
-export function liveScopeKey(credentials: LiveCredentials): string {
-  return createHash('sha256').update(credentialsIdentity(credentials.resource, credentials.cursor)).digest('hex');
 }

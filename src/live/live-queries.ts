@@ -4,7 +4,7 @@
  * credential scope), tells the change feed which (scope, collection) pairs are read
  * (`onInterest`), and turns invalidations into re-executions: only the live queries of the
  * invalidated scope that read the invalidated collection run again, each at most once per
- * `minIntervalMs`, a burst of invalidations coalesced into one run.
+ * `liveMinIntervalMs`, a burst of invalidations coalesced into one run.
  *
  * The scheduling gives at-least-once-after-change: an invalidation that arrives while a run is
  * under way (whose reads may predate the change) makes one more run once it ends, and a run that
@@ -12,17 +12,19 @@
  * than `retryAfterMs` later.
  */
 import { GraphQLError } from 'graphql';
-import { ownerOf } from '../upstream/credentials.js';
 import type { LiveCause, LiveChange, LiveCollection, LiveInterestListener, LiveInvalidation, LiveScope } from './invalidation.js';
 
+/** Least time (ms) before a run that failed is tried again. */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
 export interface LiveQueriesOptions {
-  /** Live queries open at once on one graphql-ws socket. */
-  perSocket: number;
-  /** Live queries open at once under one credential scope on this replica. */
-  perCredential: number;
-  /** Least time (ms) between the starts of two runs of one live query. */
-  minIntervalMs: number;
-  /** Least time (ms) before a run that failed is tried again. @default 1000 */
+  /** Live queries open at once on one graphql-ws socket (`LIVE_MAX_PER_SOCKET`). */
+  liveMaxPerSocket: number;
+  /** Live queries open at once under one credential scope on this replica (`LIVE_MAX_PER_CREDENTIAL`). */
+  liveMaxPerCredential: number;
+  /** Least time (ms) between the starts of two runs of one live query (`LIVE_MIN_INTERVAL_MS`). */
+  liveMinIntervalMs: number;
+  /** Least time (ms) before a run that failed is tried again. @default DEFAULT_RETRY_AFTER_MS */
   retryAfterMs?: number | undefined;
   /** The number of live queries open changed. */
   onOpen?: ((open: number) => void) | undefined;
@@ -44,7 +46,7 @@ export interface LiveQuerySpec {
   readonly collections: readonly LiveCollection[];
   /** The graphql-ws socket it runs on (any object that stays the same for the socket); none over SSE. */
   readonly socket?: object | undefined;
-  /** Least time (ms) between its runs, when it asks for more than `minIntervalMs` (`@live(throttle:)`). */
+  /** Least time (ms) between its runs, when it asks for more than `liveMinIntervalMs` (`@live(throttle:)`). */
   readonly throttleMs?: number | undefined;
   /** Runs it again; the next run starts only once the promise settles. A rejection means it did not run: it is tried again. */
   readonly run: (cause: LiveCause) => Promise<void>;
@@ -103,7 +105,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   const scopesByOwner = new Map<string, Set<string>>();
   const perSocket = new WeakMap<object, number>();
   const listeners = new Set<LiveInterestListener>();
-  const retryAfterMs = options.retryAfterMs ?? 1_000;
+  const retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
   let open = 0;
 
   function tellInterest(scope: LiveScope, collections: readonly LiveCollection[], delta: 1 | -1): void {
@@ -153,7 +155,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     if (!state) {
       state = { scope, generation: 0, entries: new Set(), byCollection: new Map() };
       scopes.set(scope.key, state);
-      const owner = scope.credentials.resource ? ownerOf(scope.credentials.resource) : undefined;
+      const owner = scope.owner;
       if (owner !== undefined) {
         let keys = scopesByOwner.get(owner);
         if (!keys) scopesByOwner.set(owner, (keys = new Set()));
@@ -165,9 +167,8 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
 
   function forgetScope(state: ScopeState): void {
     scopes.delete(state.scope.key);
-    const resource = state.scope.credentials.resource;
-    if (!resource) return;
-    const owner = ownerOf(resource);
+    const owner = state.scope.owner;
+    if (owner === undefined) return;
     const keys = scopesByOwner.get(owner);
     keys?.delete(state.scope.key);
     if (keys?.size === 0) scopesByOwner.delete(owner);
@@ -186,16 +187,16 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     open(spec) {
       const state = scopes.get(spec.scope.key);
       const ofCredential = state?.entries.size ?? 0;
-      if (ofCredential >= options.perCredential) {
-        return tooMany(`Your credential already has ${ofCredential} live queries open, the most allowed; end one first.`, 'credential', options.perCredential);
+      if (ofCredential >= options.liveMaxPerCredential) {
+        return tooMany(`Your credential already has ${ofCredential} live queries open, the most allowed; end one first.`, 'credential', options.liveMaxPerCredential);
       }
       const ofSocket = spec.socket ? (perSocket.get(spec.socket) ?? 0) : 0;
-      if (spec.socket && ofSocket >= options.perSocket) {
-        return tooMany(`This connection already has ${ofSocket} live queries open, the most allowed; end one first.`, 'socket', options.perSocket);
+      if (spec.socket && ofSocket >= options.liveMaxPerSocket) {
+        return tooMany(`This connection already has ${ofSocket} live queries open, the most allowed; end one first.`, 'socket', options.liveMaxPerSocket);
       }
       const entry: Entry = {
         spec,
-        intervalMs: Math.max(options.minIntervalMs, spec.throttleMs ?? 0),
+        intervalMs: Math.max(options.liveMinIntervalMs, spec.throttleMs ?? 0),
         running: true,
         closed: false,
         lastStart: Date.now(),

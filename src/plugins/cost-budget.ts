@@ -10,8 +10,8 @@ export interface CostBudgetOptions {
   capacity: number;
   /** Points a bucket regains per second. */
   refillPerSecond: number;
-  /** Buckets kept at most; the least recently used go first (a forgotten bucket starts full again). @default 10000 */
-  maxBuckets?: number | undefined;
+  /** Buckets kept at most; the least recently used go first (a forgotten bucket starts full again). */
+  maxBuckets: number;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
 }
@@ -38,7 +38,7 @@ export class CostBudget {
   private readonly now: () => number;
 
   constructor(private readonly options: CostBudgetOptions) {
-    this.maxBuckets = Math.max(1, options.maxBuckets ?? 10_000);
+    this.maxBuckets = Math.max(1, options.maxBuckets);
     this.now = options.now ?? Date.now;
   }
 

@@ -9,12 +9,12 @@
  *
  * The limit follows the event loop's utilization (the share of the time it was running code), not
  * operation latency, which mostly measures the upstream: every `intervalMs`, at or above
- * `targetUtilization` the limit shrinks by a tenth (not below `min`); below it, if operations had
- * to wait, it grows by a tenth (not above `max`). So it settles near the fewest operations that
+ * `admissionTargetUtilization` the limit shrinks by a tenth (not below `min`); below it, if
+ * operations had to wait, it grows by a tenth (not above `maxConcurrentOperations`). So it settles near the fewest operations that
  * keep the thread busy: a slow upstream with an idle thread never caps concurrency, and a
  * saturated thread settles near the floor.
  *
- * Beyond `maxQueued` waiting, an operation is refused at once: 503 `OVERLOADED` with
+ * Beyond `maxQueuedOperations` waiting, an operation is refused at once: 503 `OVERLOADED` with
  * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
  * SSE subscriptions are not counted (they last as long as the client wants). Queries and mutations
  * over graphql-ws take their place through `control` (see the WebSocket bridge in `app.ts`).
@@ -26,20 +26,25 @@ import type { Plugin } from 'graphql-yoga';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 import { declaresBody } from '../http-timeouts.js';
 
+/**
+ * Floor of the limit. Not lower: a thread slowed by something else (a neighbour on the CPU, a long
+ * collection) also looks busy, and the operations admitted must still cover their waits on the
+ * upstream.
+ */
+const DEFAULT_MIN_LIMIT = 12;
+/** How often the limit is adjusted, in ms. */
+const DEFAULT_INTERVAL_MS = 100;
+
 export interface AdmissionOptions {
   /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
-  max: number;
-  /**
-   * Floor of the limit. Not lower: a thread slowed by something else (a neighbour on the CPU, a
-   * long collection) also looks busy, and the operations admitted must still cover their waits on
-   * the upstream. @default 12 (or `max` when smaller)
-   */
+  maxConcurrentOperations: number;
+  /** Floor of the limit. @default DEFAULT_MIN_LIMIT (or `maxConcurrentOperations` when smaller) */
   min?: number;
   /** Operations waiting once the limit is reached; more are refused with 503 (`MAX_QUEUED_OPERATIONS`). */
-  maxQueued: number;
-  /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `max`. */
-  targetUtilization: number;
-  /** How often the limit is adjusted. @default 100 */
+  maxQueuedOperations: number;
+  /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `maxConcurrentOperations`. */
+  admissionTargetUtilization: number;
+  /** How often the limit is adjusted. @default DEFAULT_INTERVAL_MS */
   intervalMs?: number;
   /** Hears every refusal: an operation over HTTP or graphql-ws, or a live query's run. */
   onShed?: () => void;
@@ -64,11 +69,11 @@ export class AdmissionControl {
   private readonly max: number;
   private readonly min: number;
 
-  constructor(options: Pick<AdmissionOptions, 'max' | 'min' | 'maxQueued' | 'onShed'>) {
-    this.max = Math.max(1, Math.floor(options.max));
-    this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? 12)));
+  constructor(options: Pick<AdmissionOptions, 'maxConcurrentOperations' | 'min' | 'maxQueuedOperations' | 'onShed'>) {
+    this.max = Math.max(1, Math.floor(options.maxConcurrentOperations));
+    this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? DEFAULT_MIN_LIMIT)));
     // Every refusal is made here, whoever asked for a place: counted once, where it happens.
-    this.gate = new ConcurrencyGate(this.max, options.maxQueued, (gate) => {
+    this.gate = new ConcurrencyGate(this.max, options.maxQueuedOperations, (gate) => {
       options.onShed?.();
       return new OverloadedError(`${gate.active} operations running and ${gate.queued} waiting`);
     });
@@ -114,13 +119,13 @@ export interface Admission {
 
 export function createAdmission(options: AdmissionOptions): Admission {
   const control = new AdmissionControl(options);
-  const intervalMs = options.intervalMs ?? 100;
+  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
   let timer: NodeJS.Timeout | undefined;
-  if (options.targetUtilization > 0) {
+  if (options.admissionTargetUtilization > 0) {
     let since = performance.eventLoopUtilization();
     timer = setInterval(() => {
       const now = performance.eventLoopUtilization();
-      control.adjust(performance.eventLoopUtilization(now, since).utilization, options.targetUtilization);
+      control.adjust(performance.eventLoopUtilization(now, since).utilization, options.admissionTargetUtilization);
       since = now;
     }, intervalMs);
     timer.unref();

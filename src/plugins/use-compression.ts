@@ -13,14 +13,21 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 
+/** Brotli quality (0-11): 4 is several times faster than brotli's own default of 11 for most of its gain. */
+const DEFAULT_BROTLI_QUALITY = 4;
+/** gzip level (1-9). */
+const DEFAULT_GZIP_LEVEL = 6;
+/** Compressed bodies of cacheable answers kept. */
+const DEFAULT_MEMO_ENTRIES = 256;
+
 export interface CompressionOptions {
-  /** Smallest body (bytes) worth compressing; below it the framing costs more than it saves. @default 1024 */
-  minBytes?: number;
-  /** Brotli quality (0-11); 4 is several times faster than the default 11 for most of its gain. @default 4 */
+  /** Smallest body (bytes) worth compressing; below it the framing costs more than it saves (`COMPRESSION_MIN_BYTES`). */
+  compressionMinBytes: number;
+  /** Brotli quality (0-11). @default DEFAULT_BROTLI_QUALITY */
   brotliQuality?: number;
-  /** gzip level (1-9). @default 6 */
+  /** gzip level (1-9). @default DEFAULT_GZIP_LEVEL */
   gzipLevel?: number;
-  /** Compressed bodies of cacheable answers kept, by content and encoding. @default 256 */
+  /** Compressed bodies of cacheable answers kept, by content and encoding. @default DEFAULT_MEMO_ENTRIES */
   memoEntries?: number;
 }
 
@@ -31,11 +38,11 @@ const gzipAsync = promisify(gzip);
 
 const COMPRESSIBLE = /^application\/(graphql-response\+)?json\b/i;
 
-export function useCompression(options: CompressionOptions = {}): Plugin {
-  const minBytes = options.minBytes ?? 1024;
-  const brotliQuality = options.brotliQuality ?? 4;
-  const gzipLevel = options.gzipLevel ?? 6;
-  const memoEntries = options.memoEntries ?? 256;
+export function useCompression(options: CompressionOptions): Plugin {
+  const minBytes = options.compressionMinBytes;
+  const brotliQuality = options.brotliQuality ?? DEFAULT_BROTLI_QUALITY;
+  const gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
+  const memoEntries = options.memoEntries ?? DEFAULT_MEMO_ENTRIES;
   const compress = (body: Buffer, encoding: Encoding) =>
     encoding === 'br'
       ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })

@@ -1,7 +1,7 @@
 /**
  * Compiles each operation once with graphql-jit and runs the compiled function instead of
- * graphql-js's interpreter: the dashboard's ~3,000 fields cost noticeably less CPU (see README,
- * Performance). An operation runs on graphql-jit only where graphql-jit answers exactly as
+ * graphql-js's interpreter: the dashboard's ~3,000 fields cost noticeably less CPU (see
+ * docs/performance/overview.md). An operation runs on graphql-jit only where graphql-jit answers exactly as
  * graphql-js (the differential test, `test/engine-differential.test.ts`, holds it to that);
  * these run on graphql-js:
  *

@@ -6,7 +6,7 @@
  * The path alone says whether anyone may deliver: an unknown job is 404 and a wrong secret 403
  * before a byte of the body is read, so a stranger's body cannot hold memory while it trickles in
  * (its pauses are cut by the node:http adapter's body idle timeout, as every request's are). A
- * body is read up to `maxBodyBytes` and no further. Every refusal closes the connection, whose
+ * body is read up to `maxDeliveryBytes` and no further. Every refusal closes the connection, whose
  * unread body would spoil it for the next request.
  */
 import type { Plugin } from 'graphql-yoga';
@@ -15,19 +15,26 @@ import { WEBHOOK_PATH, type JobManager } from '../jobs/manager.js';
 import { isRedisUnavailableError } from '../redis.js';
 import { failedRouteAnswer, jsonAnswer, requestLogger, requestPath, type RouteFetchApi } from './routes.js';
 
+/**
+ * Largest delivery, 1 MiB. Not `MAX_BODY_BYTES`, which bounds what clients send: a delivery comes
+ * from the upstream, only once its path named a running job and its secret, and carries the job's
+ * result, which a limit set for clients must not refuse.
+ */
+const DEFAULT_MAX_DELIVERY_BYTES = 1_048_576;
+
 export interface JobWebhookOptions {
   /** Checks a delivery's job and secret, and finishes the job with what it delivered. */
   jobs: Pick<JobManager, 'checkWebhook' | 'deliverWebhook'>;
   /** Where refusals (warn) and failed deliveries (error) are logged, with the request id. */
   logger: Logger;
-  /** Largest body accepted; a larger one is 413. @default 1_048_576 */
-  maxBodyBytes?: number;
+  /** Largest body accepted; a larger one is 413. @default DEFAULT_MAX_DELIVERY_BYTES */
+  maxDeliveryBytes?: number;
   /** Called with the status of every answer on the webhook path (e.g. to count deliveries). */
   onAnswer?: (status: number) => void;
 }
 
 export function useJobWebhook(options: JobWebhookOptions): Plugin {
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxDeliveryBytes = options.maxDeliveryBytes ?? DEFAULT_MAX_DELIVERY_BYTES;
   return {
     // Not async: every GraphQL request passes here, and only a delivery should wait for anything.
     onRequest({ request, endResponse, fetchAPI }) {
@@ -44,7 +51,7 @@ export function useJobWebhook(options: JobWebhookOptions): Plugin {
     const [id = '', secret = ''] = path.slice(WEBHOOK_PATH.length).split('/');
     const log = requestLogger(options.logger, request);
     try {
-      return await receive(request, id, secret, { jobs: options.jobs, maxBodyBytes, log, fetchAPI });
+      return await receive(request, id, secret, { jobs: options.jobs, maxDeliveryBytes, log, fetchAPI });
     } catch (error) {
       if (!isRedisUnavailableError(error)) return failedRouteAnswer(fetchAPI, error, log, path);
       // A store outage: the upstream delivers again later.
@@ -56,12 +63,12 @@ export function useJobWebhook(options: JobWebhookOptions): Plugin {
 
 interface Receiving {
   jobs: JobWebhookOptions['jobs'];
-  maxBodyBytes: number;
+  maxDeliveryBytes: number;
   log: Logger;
   fetchAPI: RouteFetchApi;
 }
 
-async function receive(request: Request, id: string, secret: string, { jobs, maxBodyBytes, log, fetchAPI }: Receiving): Promise<Response> {
+async function receive(request: Request, id: string, secret: string, { jobs, maxDeliveryBytes, log, fetchAPI }: Receiving): Promise<Response> {
   const reject = (status: number, reason: string): Response => {
     log.warn({ job: id, status, reason }, 'webhook rejected');
     return new fetchAPI.Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8', connection: 'close' } });
@@ -71,8 +78,8 @@ async function receive(request: Request, id: string, secret: string, { jobs, max
   if (access === 'unknown') return reject(404, 'unknown job');
   if (access === 'forbidden') return reject(403, 'wrong secret');
   if (request.headers.get('x-job-uuid') !== id) return reject(400, 'X-Job-UUID does not match');
-  if (Number(request.headers.get('content-length') ?? 0) > maxBodyBytes) return reject(413, 'body too large');
-  const body = await readBody(request, maxBodyBytes);
+  if (Number(request.headers.get('content-length') ?? 0) > maxDeliveryBytes) return reject(413, 'body too large');
+  const body = await readBody(request, maxDeliveryBytes);
   if (body === null) return reject(413, 'body too large');
 
   const success = request.headers.get('x-job-success');

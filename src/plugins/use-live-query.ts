@@ -33,7 +33,6 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../context.js';
 import { OverloadedError, overloadedError } from './use-admission.js';
 import type { SchemaCollections } from '../live/collections.js';
-import { liveScopeKey } from '../live/invalidation.js';
 import type { LiveQueries } from '../live/live-queries.js';
 import type { QueryCost } from './use-query-cost.js';
 
@@ -88,8 +87,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
 
   function executeLive(args: ExecutionArgs, execute: Execute, throttleMs: number | undefined): ExecutionResult | AsyncIterableIterator<ExecutionResult> {
     const context = args.contextValue as GatewayContext;
-    const { credentials } = context;
-    const scope = { key: liveScopeKey(credentials), credentials };
+    const scope = context.caller;
     // Aborted when the live query ends: a run still waiting for its turn leaves the queue.
     const stopped = new AbortController();
     const runOnce = async (): Promise<{ result: ExecutionResult; refused: boolean }> => {
@@ -162,9 +160,8 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
       if (!directive) return;
       const { isLive, throttleValue } = getLiveDirectiveArgumentValues(directive, args.variableValues);
       if (!isLive) return;
-      const { resource, cursor } = (args.contextValue as GatewayContext).credentials;
       // Without a credential every field fails UNAUTHENTICATED: answered once, nothing to keep live.
-      if (resource === undefined && cursor === undefined) return;
+      if ((args.contextValue as GatewayContext).caller.anonymous) return;
       liveContexts.add(args.contextValue as object);
       const patches = wantsJsonPatch(args.contextValue);
       setExecuteFn((executeArgs) => {

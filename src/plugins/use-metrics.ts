@@ -20,9 +20,8 @@ export interface UseMetricsOptions {
    * `other`, a nameless operation as `anonymous`. `/metrics` needs no credential, and a name is
    * the client's own text: it may say what the client is working on, and a client inventing names
    * would grow the registry without bound. So only names the operator listed are shown.
-   * @default []
    */
-  operationNames?: readonly string[];
+  metricsOperationNames: readonly string[];
 }
 
 export interface OperationMetrics {
@@ -35,7 +34,7 @@ type Labels = { operation_type: string; operation_name: string; root_field: stri
 
 export function createOperationMetrics(options: UseMetricsOptions): OperationMetrics {
   const { metrics } = options;
-  const knownNames = new Set(options.operationNames ?? []);
+  const knownNames = new Set(options.metricsOperationNames);
 
   function labelsOf(args: ExecutionArgs): Labels {
     const operation = getOperationAST(args.document, args.operationName);

@@ -19,8 +19,11 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maskUnexpectedError } from '../mask-errors.js';
 
+/** Interval of the `{}` heartbeat parts, in ms: Apollo Router's. */
+const DEFAULT_HEARTBEAT_MS = 5_000;
+
 export interface MultipartSubscriptionsOptions {
-  /** Interval of the `{}` heartbeat parts, ms. @default 5000 (Apollo Router's) */
+  /** Interval of the `{}` heartbeat parts, ms. @default DEFAULT_HEARTBEAT_MS */
   heartbeatMs?: number;
 }
 
@@ -49,7 +52,7 @@ export function acceptsSubscriptionStream(accept: string | null): boolean {
 }
 
 export function useMultipartSubscriptions(options: MultipartSubscriptionsOptions = {}): Plugin {
-  const heartbeatMs = options.heartbeatMs ?? 5000;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const subscriptionRequests = new WeakSet<Request>();
   return {
     onSubscribe({ args }) {

@@ -26,7 +26,6 @@ import { initContextCache } from '@pothos/core';
 import { BREAK, getOperationAST, print, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../context.js';
-import { credentialsIdentity, ownerOf } from '../upstream/credentials.js';
 import { SharedFlights, type FlightControl } from '../upstream/shared-flights.js';
 import { liveRunGeneration } from './use-live-query.js';
 
@@ -73,8 +72,8 @@ export function createOperationCoalescing(options: OperationCoalescingOptions = 
   }
 
   async function join(key: string, args: ExecutionArgs, execute: Execute): Promise<ExecuteResult> {
-    const { signal, credentials } = args.contextValue as GatewayContext;
-    const owner = credentials.resource === undefined ? undefined : ownerOf(credentials.resource);
+    const { signal, caller } = args.contextValue as GatewayContext;
+    const owner = caller.owner;
     let started = false;
     const result = await executions.run(
       key,
@@ -120,8 +119,8 @@ function answerFor(result: ExecutionResult): ExecutionResult {
 function createCoalescingKeys(): (args: ExecutionArgs) => string | null {
   const printed = new WeakMap<DocumentNode, Map<string, string | null>>();
   return (args) => {
-    const { credentials } = args.contextValue as GatewayContext;
-    if (credentials.resource === undefined && credentials.cursor === undefined) return null;
+    const { caller } = args.contextValue as GatewayContext;
+    if (caller.anonymous) return null;
     let byOperation = printed.get(args.document);
     if (byOperation === undefined) printed.set(args.document, (byOperation = new Map()));
     const name = args.operationName ?? '';
@@ -134,7 +133,7 @@ function createCoalescingKeys(): (args: ExecutionArgs) => string | null {
     if (text === null) return null;
     // A live query's run shares only with runs woken by the same invalidation (use-live-query.ts).
     const generation = liveRunGeneration(args.contextValue) ?? null;
-    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, credentialsIdentity(credentials.resource, credentials.cursor), generation]);
+    return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? null, caller.key, generation]);
   };
 }
 

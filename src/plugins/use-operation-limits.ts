@@ -32,16 +32,16 @@ import {
 import type { Plugin } from 'graphql-yoga';
 
 export interface OperationLimitsOptions {
-  /** Deepest field nesting (introspection's `__schema` excepted). @default 12 */
-  maxDepth?: number | undefined;
-  /** Aliases in one operation, fragments included. @default 30 */
-  maxAliases?: number | undefined;
-  /** Lexical tokens in one document (names, punctuation, values). @default 1000 */
-  maxTokens?: number | undefined;
-  /** Directives in one operation. @default 50 */
-  maxDirectives?: number | undefined;
-  /** `__schema` fields in one operation, fragments included. @default 1 */
-  maxIntrospectionSchemas?: number | undefined;
+  /** Deepest field nesting (introspection's `__schema` excepted) (`MAX_DEPTH`). */
+  maxDepth: number;
+  /** Aliases in one operation, fragments included (`MAX_ALIASES`). */
+  maxAliases: number;
+  /** Lexical tokens in one document (names, punctuation, values) (`MAX_TOKENS`). */
+  maxTokens: number;
+  /** Directives in one operation (`MAX_DIRECTIVES`). */
+  maxDirectives: number;
+  /** `__schema` fields in one operation, fragments included (`MAX_INTROSPECTION_SCHEMAS`). */
+  maxIntrospectionSchemas: number;
   /** Remove "Did you mean ...?" suggestions from validation errors (turn on with introspection off). @default false */
   blockFieldSuggestions?: boolean | undefined;
 }
@@ -55,12 +55,12 @@ const CODES: Readonly<Record<Limit, string>> = {
   directives: 'MAX_DIRECTIVES_EXCEEDED',
 };
 
-export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin {
+export function useOperationLimits(options: OperationLimitsOptions): Plugin {
   const limits: Readonly<Record<Limit, number>> = {
-    depth: options.maxDepth ?? 12,
-    aliases: options.maxAliases ?? 30,
-    tokens: options.maxTokens ?? 1000,
-    directives: options.maxDirectives ?? 50,
+    depth: options.maxDepth,
+    aliases: options.maxAliases,
+    tokens: options.maxTokens,
+    directives: options.maxDirectives,
   };
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: limits.tokens, propagateOnRejection: false, onReject: [reject('tokens', limits.tokens)] }),
@@ -69,7 +69,7 @@ export function useOperationLimits(options: OperationLimitsOptions = {}): Plugin
     maxDirectivesPlugin({ n: limits.directives, propagateOnRejection: false, onReject: [reject('directives', limits.directives)] }),
   ];
   if (options.blockFieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
-  const introspectionRule = maxSchemaIntrospectionsRule(options.maxIntrospectionSchemas ?? 1);
+  const introspectionRule = maxSchemaIntrospectionsRule(options.maxIntrospectionSchemas);
   return {
     onPluginInit({ addPlugin }) {
       for (const plugin of plugins) addPlugin(plugin);

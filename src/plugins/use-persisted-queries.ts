@@ -10,16 +10,21 @@
  */
 import { createHash } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
+
+/** Most queries kept. */
+const DEFAULT_MAX_QUERIES = 1_000;
+/** Longest query text accepted for registration, in characters. */
+const DEFAULT_MAX_QUERY_LENGTH = 100_000;
 
 export interface PersistedQueriesOptions {
-  /** Most queries kept; the least recently used is dropped first. @default 1000 */
+  /** Most queries kept; the least recently used is dropped first. @default DEFAULT_MAX_QUERIES */
   max?: number;
-  /** Longest query text accepted for registration, in characters. @default 100000 */
+  /** Longest query text accepted for registration, in characters. @default DEFAULT_MAX_QUERY_LENGTH */
   maxQueryLength?: number;
 }
 
-/** The APQ error codes clients (Apollo's persisted-query link) recognise. */
-export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
+/** An APQ error code clients (Apollo's persisted-query link) recognise; the miss, `PERSISTED_QUERY_NOT_FOUND`, is shared with trusted documents. */
 export const PERSISTED_QUERY_NOT_SUPPORTED = 'PERSISTED_QUERY_NOT_SUPPORTED';
 
 interface PersistedQueryExtension {
@@ -28,8 +33,8 @@ interface PersistedQueryExtension {
 }
 
 export function usePersistedQueries(options: PersistedQueriesOptions = {}): Plugin {
-  const store = createQueryStore(options.max ?? 1_000);
-  const maxQueryLength = options.maxQueryLength ?? 100_000;
+  const store = createQueryStore(options.max ?? DEFAULT_MAX_QUERIES);
+  const maxQueryLength = options.maxQueryLength ?? DEFAULT_MAX_QUERY_LENGTH;
   return {
     onParams({ params, setParams }) {
       const persisted = readExtension(params.extensions);

@@ -15,7 +15,6 @@
  * subscribers is, through `admitSubscriber`, before it joins. A live query (`@live`) pays for each
  * of its runs, through `runCharged`.
  */
-import { createHash } from 'node:crypto';
 import {
   getOperationAST,
   getVariableValues,
@@ -31,27 +30,33 @@ import type { GatewayContext } from '../context.js';
 import { CostBudget, type ThrottleStatus } from './cost-budget.js';
 import { isSharedExecution } from '../shared-subscriptions.js';
 import { isLiveExecution } from './use-live-query.js';
-import { credentialsIdentity } from '../upstream/credentials.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from './query-cost.js';
 
+/** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). */
+const DEFAULT_LIST_SIZE = 1;
+/** Extra points for each mutation field: a write starts an upstream job. */
+const DEFAULT_MUTATION_COST = 10;
+/** Budgets (and the digests of their keys) kept at most. */
+const DEFAULT_MAX_BUDGETS = 10_000;
+
 export interface QueryCostOptions {
-  /** Largest requested cost of one operation; above it the operation is rejected with `MAX_COST_EXCEEDED`. @default 100000 */
-  maxCost?: number | undefined;
-  /** Points a caller's budget holds when full; `0` turns budgets off. @default 200000 */
-  budget?: number | undefined;
-  /** Points a caller's budget regains per second. @default 5000 */
-  budgetRefillPerSecond?: number | undefined;
-  /** Items assumed for a connection page when `first` is omitted. @default 20 */
-  defaultPageSize?: number | undefined;
-  /** `first` above this counts as this (the field rejects it anyway). @default 100 */
-  maxPageSize?: number | undefined;
-  /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default 1 */
+  /** Largest requested cost of one operation; above it the operation is rejected with `MAX_COST_EXCEEDED` (`MAX_COST`). */
+  maxCost: number;
+  /** Points a caller's budget holds when full; `0` turns budgets off (`COST_BUDGET`). */
+  costBudget: number;
+  /** Points a caller's budget regains per second (`COST_BUDGET_REFILL`). */
+  costBudgetRefill: number;
+  /** Points per upstream call a field may cause of its own (per id of `nodes`, per parent of a relation with no batch form) (`UPSTREAM_CALL_COST`). */
+  upstreamCallCost: number;
+  /** Items assumed for a connection page when `first` is omitted (the connections' own default). */
+  defaultPageSize: number;
+  /** `first` above this counts as this (the field rejects it anyway). */
+  maxPageSize: number;
+  /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). @default DEFAULT_LIST_SIZE */
   listSize?: number | undefined;
-  /** Points per upstream call a field may cause of its own (per id of `nodes`, per parent of a relation with no batch form). @default 10 */
-  upstreamCallCost?: number | undefined;
-  /** Extra points for each mutation field: a write starts an upstream job. @default 10 */
+  /** Extra points for each mutation field: a write starts an upstream job. @default DEFAULT_MUTATION_COST */
   mutationCost?: number | undefined;
-  /** Budgets (and the digests of their keys) kept at most, least recently used forgotten first. @default 10000 */
+  /** Budgets (and the digests of their keys) kept at most, least recently used forgotten first. @default DEFAULT_MAX_BUDGETS */
   maxBudgets?: number | undefined;
   /** Clock for the budgets, for tests. @default Date.now */
   now?: (() => number) | undefined;
@@ -64,30 +69,6 @@ export interface CostExtension {
   requestedQueryCost: number;
   actualQueryCost?: number;
   throttleStatus?: ThrottleStatus;
-}
-
-/**
- * The budget key of a caller: a digest of its credentials as the upstream reads them, so that
- * `oauth <s>` and `OAuth  <s> ` (one session upstream) draw on one budget. Digests are kept by
- * credential identity, the `max` most recently used, so that a caller's requests do not each hash
- * it again.
- */
-function createBudgetKeys(max: number): (context: GatewayContext) => string {
-  const keys = new Map<string, string>();
-  return (context) => {
-    const { resource, cursor } = context.credentials;
-    const identity = credentialsIdentity(resource, cursor);
-    let key = keys.get(identity);
-    if (key === undefined) {
-      key = createHash('sha256').update(identity).digest('base64url');
-      if (keys.size >= max) keys.delete(keys.keys().next().value!);
-    } else {
-      // Re-inserted below, so the Map's order is least recently used first.
-      keys.delete(identity);
-    }
-    keys.set(identity, key);
-    return key;
-  };
 }
 
 export interface QueryCost {
@@ -104,7 +85,7 @@ export interface QueryCost {
   report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
-  /** The key of the caller's budget (a digest of its credentials as the upstream reads them). */
+  /** The key of the caller's budget: its `caller.key`, equal for every spelling of its credentials. */
   budgetKeyOf(context: GatewayContext): string;
   /**
    * Runs one execution of a live query (`use-live-query.ts`) as the gate and the report run a
@@ -115,21 +96,19 @@ export interface QueryCost {
   runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }>;
 }
 
-export function createQueryCost(options: QueryCostOptions = {}): QueryCost {
-  const maxCost = options.maxCost ?? 100_000;
-  const capacity = options.budget ?? 200_000;
+export function createQueryCost(options: QueryCostOptions): QueryCost {
+  const { maxCost, costBudget } = options;
   const model: CostModel = {
-    defaultPageSize: options.defaultPageSize ?? 20,
-    maxPageSize: options.maxPageSize ?? 100,
-    listSize: options.listSize ?? 1,
-    upstreamCallCost: options.upstreamCallCost ?? 10,
+    defaultPageSize: options.defaultPageSize,
+    maxPageSize: options.maxPageSize,
+    listSize: options.listSize ?? DEFAULT_LIST_SIZE,
+    upstreamCallCost: options.upstreamCallCost,
   };
-  const mutationCost = options.mutationCost ?? 10;
-  const budgetKeyOf = createBudgetKeys(Math.max(1, options.maxBudgets ?? 10_000));
+  const mutationCost = options.mutationCost ?? DEFAULT_MUTATION_COST;
+  const maxBudgets = options.maxBudgets ?? DEFAULT_MAX_BUDGETS;
+  const budgetKeyOf = (context: GatewayContext): string => context.caller.key;
   const budget =
-    capacity > 0
-      ? new CostBudget({ capacity, refillPerSecond: options.budgetRefillPerSecond ?? 5000, maxBuckets: options.maxBudgets, now: options.now })
-      : null;
+    costBudget > 0 ? new CostBudget({ capacity: costBudget, refillPerSecond: options.costBudgetRefill, maxBuckets: maxBudgets, now: options.now }) : null;
 
   type Admitted = { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus };
   /** Operations charged and not yet reported, by their context (one operation per context). */

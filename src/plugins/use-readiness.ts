@@ -62,9 +62,12 @@ export interface ReadinessStateOptions {
   redisConnected: () => boolean | undefined;
   /** Aborted once the app starts stopping. */
   stopping: AbortSignal;
-  /** How long a check's outcome stands for the replica's readiness. @default 30000 */
+  /** How long a check's outcome stands for the replica's readiness. @default DEFAULT_FRESH_MS */
   freshMs?: number;
 }
+
+/** How long a `/readyz` check's outcome stands, in ms: several of the kubelet's probes. */
+const DEFAULT_FRESH_MS = 30_000;
 
 /**
  * Whether the replica is ready, known without asking the upstream or Redis (so reading it, as
@@ -73,7 +76,7 @@ export interface ReadinessStateOptions {
  * not shutting down, its Redis connections are up, and no upstream circuit breaker is open.
  */
 export function createReadinessState(options: ReadinessStateOptions): { record(ready: boolean): void; readyNow(): boolean } {
-  const freshMs = options.freshMs ?? 30_000;
+  const freshMs = options.freshMs ?? DEFAULT_FRESH_MS;
   let last: { at: number; ready: boolean } | undefined;
   return {
     record(ready) {

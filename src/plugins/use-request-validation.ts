@@ -21,11 +21,14 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export interface RequestValidationOptions {
-  /** Longest piece of the client's own text quoted back in an error message. @default 120 */
+  /** Longest piece of the client's own text quoted back in an error message. @default MAX_QUOTED_CHARS */
   maxQuotedChars?: number;
   /** Deepest nesting of objects and lists accepted in `variables` and `extensions`. @default MAX_JSON_DEPTH */
   maxJsonDepth?: number;
 }
+
+/** Longest piece of the client's own text quoted back in an error message. */
+const MAX_QUOTED_CHARS = 120;
 
 /** Deepest nesting of objects and lists in `variables` and `extensions`, over HTTP and graphql-ws. */
 export const MAX_JSON_DEPTH = 32;
@@ -36,7 +39,7 @@ const OBJECT_PARAMS = ['variables', 'extensions'] as const;
 const GET_PARAMS = [...TEXT_PARAMS, ...OBJECT_PARAMS];
 
 export function useRequestValidation(options: RequestValidationOptions = {}): Plugin {
-  const maxQuotedChars = options.maxQuotedChars ?? 120;
+  const maxQuotedChars = options.maxQuotedChars ?? MAX_QUOTED_CHARS;
   const maxJsonDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH;
   return {
     onRequestParse({ request, url, requestParser, setRequestParser }) {

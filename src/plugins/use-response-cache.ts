@@ -19,9 +19,8 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
-import { readCredentials } from '../context.js';
+import { callerOfRequest } from '../context.js';
 import { selectedFieldTypes } from '../schema/kit/selected-types.js';
-import { credentialsIdentity } from '../upstream/credentials.js';
 import { mayBeLiveRequest } from './use-live-query.js';
 
 /**
@@ -60,8 +59,8 @@ export interface ResponseCacheOptions {
    * so finished writes invalidate it.
    */
   cache: Cache;
-  /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off. @default 30000 */
-  ttlMs?: number;
+  /** TTL (ms) of answers whose types have no entry in `ttls`; 0 turns the cache off (`RESPONSE_CACHE_TTL_MS`). */
+  responseCacheTtlMs: number;
   /** TTL (ms) per type name or `Type.field` coordinate. @default RESPONSE_CACHE_TTLS */
   ttls?: Readonly<Record<string, number>>;
   /** Report `extensions.responseCache` (hit, didCache, ttl, invalidatedEntities) to clients. @default false */
@@ -81,9 +80,14 @@ function invalidationsOf(cache: Cache): number {
   return 'invalidations' in cache && typeof cache.invalidations === 'number' ? cache.invalidations : 0;
 }
 
+export interface ResponseCacheStoreOptions {
+  /** Most answers kept, least recently used dropped (`RESPONSE_CACHE_MAX_ENTRIES`). */
+  responseCacheMaxEntries: number;
+}
+
 /** The cache the plugin and the job invalidation share; it counts its invalidations. */
-export function createResponseCacheStore(options: { max?: number } = {}): ResponseCacheStore {
-  const store = createInMemoryCache({ max: options.max ?? 1_000 });
+export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
+  const store = createInMemoryCache({ max: options.responseCacheMaxEntries });
   let invalidations = 0;
   return {
     get: (key) => store.get(key),
@@ -98,18 +102,8 @@ export function createResponseCacheStore(options: { max?: number } = {}): Respon
   };
 }
 
-/**
- * A digest of the caller's credentials as the upstream reads them (every spelling of one session
- * is one caller, as for budgets and jobs), or null when the caller sent none.
- */
-export function credentialSession(headers: Headers): string | null {
-  const { resource, cursor } = readCredentials((name) => headers.get(name) ?? undefined);
-  if (resource === undefined && cursor === undefined) return null;
-  return createHash('sha256').update(credentialsIdentity(resource, cursor)).digest('hex');
-}
-
 export function useResponseCache(options: ResponseCacheOptions): Plugin {
-  const ttlMs = options.ttlMs ?? 30_000;
+  const ttlMs = options.responseCacheTtlMs;
   // Off: not even the key is computed.
   if (ttlMs <= 0) return {};
   const executions = trackExecutions(options.cache);
@@ -117,7 +111,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
   // per credential" free of a shared anonymous session. The WebSocket path builds its requests
   // without headers, so subscriptions and WS operations bypass the cache too.
   // A live query (`@live`) is neither served from nor kept in the cache: each of its answers is a fresh run.
-  const enabled = (request: Request): boolean => !mayBeLiveRequest(request) && credentialSession(request.headers) !== null;
+  const enabled = (request: Request): boolean => !mayBeLiveRequest(request) && !callerOfRequest(request).anonymous;
   const cachePlugin = useYogaResponseCache({
     cache: executions.cache,
     ttl: ttlMs,
@@ -135,7 +129,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin {
       return true;
     },
     includeExtensionMetadata: options.includeExtensionMetadata ?? false,
-    session: (request) => credentialSession(request.headers),
+    // The caller's key: one session for every spelling of its credentials, as for budgets and jobs.
+    session: (request) => {
+      const caller = callerOfRequest(request);
+      return caller.anonymous ? null : caller.key;
+    },
     // node:crypto's synchronous hash: the default goes through WebCrypto's promise per request.
     buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId, context }) =>
       executions.keyed(

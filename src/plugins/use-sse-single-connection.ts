@@ -19,14 +19,19 @@ import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from '
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import { isAsyncIterable, mapAsyncIterator, type GraphQLParams, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 
+/** How long a reserved stream may wait to be opened, in ms. */
+const DEFAULT_RESERVATION_TTL_MS = 30_000;
+/** Reserved streams waiting to be opened, at most. */
+const DEFAULT_MAX_PENDING_RESERVATIONS = 10_000;
+
 export interface SseSingleConnectionOptions {
   /** The GraphQL endpoint's path. */
   endpoint: string;
   /** Largest operation body, in bytes; a bigger one (or one of unknown length) is refused. */
   maxBodyBytes: number;
-  /** How long a reserved stream may wait to be opened before it is dropped. @default 30000 */
+  /** How long a reserved stream may wait to be opened before it is dropped. @default DEFAULT_RESERVATION_TTL_MS */
   reservationTtlMs?: number;
-  /** Reserved streams waiting to be opened, at most; a reservation past it is refused 503 `OVERLOADED`. @default 10000 */
+  /** Reserved streams waiting to be opened, at most; a reservation past it is refused 503 `OVERLOADED`. @default DEFAULT_MAX_PENDING_RESERVATIONS */
   maxPendingReservations?: number;
 }
 
@@ -34,8 +39,8 @@ export interface SseSingleConnectionOptions {
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
 
 export function useSseSingleConnection(options: SseSingleConnectionOptions): Plugin {
-  const reservationTtlMs = options.reservationTtlMs ?? 30_000;
-  const maxPendingReservations = options.maxPendingReservations ?? 10_000;
+  const reservationTtlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+  const maxPendingReservations = options.maxPendingReservations ?? DEFAULT_MAX_PENDING_RESERVATIONS;
   // The server context of each operation's request (its node:http `req`/`res`), for yoga.
   const serverContexts = new WeakMap<Request, Record<string, unknown>>();
   // graphql-sse keeps a reserved stream until it is opened and closed, and queues the events of

@@ -21,14 +21,14 @@ import { isSharedExecution } from '../shared-subscriptions.js';
 import { acceptsSubscriptionStream } from './use-multipart-subscriptions.js';
 
 export interface SubscriptionLimitsOptions {
-  /** Subscriptions open at once on one graphql-ws socket. */
-  perSocket: number;
-  /** Subscriptions open at once under one credential, over all its sockets and SSE streams on this replica. */
-  perCredential: number;
+  /** Subscriptions open at once on one graphql-ws socket (`WS_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
+  wsMaxSubscriptionsPerSocket: number;
+  /** Subscriptions open at once under one credential, over all its sockets and SSE streams on this replica (`MAX_SUBSCRIPTIONS_PER_CREDENTIAL`). */
+  maxSubscriptionsPerCredential: number;
   /** The caller's credential as the limit counts it: the key of its cost budget (`QueryCost.budgetKeyOf`). */
   credentialKeyOf: (context: GatewayContext) => string;
-  /** Subscriptions open at once from one client address under credentials not verified; 0: no such cap. */
-  perAddressUnverified: number;
+  /** Subscriptions open at once from one client address under credentials not verified; 0: no such cap (`UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS`). */
+  unverifiedSubscriptionsPerAddress: number;
   /** Whether the upstream has accepted the caller's credential (`UpstreamClient.hasAccepted`). */
   isVerified: (context: GatewayContext) => boolean;
 }
@@ -66,17 +66,17 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
   function takePlace(context: GatewayContext): Place | GraphQLError {
     const credential = options.credentialKeyOf(context);
     const credentialCount = perCredential.get(credential) ?? 0;
-    if (credentialCount >= options.perCredential) {
-      return tooMany(`Your credential already has ${credentialCount} subscriptions open, the most allowed; complete one first.`, 'credential', options.perCredential);
+    if (credentialCount >= options.maxSubscriptionsPerCredential) {
+      return tooMany(`Your credential already has ${credentialCount} subscriptions open, the most allowed; complete one first.`, 'credential', options.maxSubscriptionsPerCredential);
     }
-    const address = options.perAddressUnverified > 0 && context.clientAddress !== undefined && !options.isVerified(context) ? context.clientAddress : undefined;
+    const address = options.unverifiedSubscriptionsPerAddress > 0 && context.clientAddress !== undefined && !options.isVerified(context) ? context.clientAddress : undefined;
     if (address !== undefined) {
       const addressCount = perUnverifiedAddress.get(address) ?? 0;
-      if (addressCount >= options.perAddressUnverified) {
+      if (addressCount >= options.unverifiedSubscriptionsPerAddress) {
         return tooMany(
           `Your address already has ${addressCount} subscriptions open under credentials the upstream has not accepted, the most allowed; complete one, or make a query with your credential first.`,
           'address',
-          options.perAddressUnverified,
+          options.unverifiedSubscriptionsPerAddress,
         );
       }
       perUnverifiedAddress.set(address, addressCount + 1);
@@ -142,8 +142,8 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       // taken now would never be given back.
       if (socket.closed.aborted) return null;
       const open = openOn(socket);
-      if (open.size >= options.perSocket) {
-        return tooMany(`This connection already has ${open.size} subscriptions open, the most allowed; complete one first.`, 'socket', options.perSocket);
+      if (open.size >= options.wsMaxSubscriptionsPerSocket) {
+        return tooMany(`This connection already has ${open.size} subscriptions open, the most allowed; complete one first.`, 'socket', options.wsMaxSubscriptionsPerSocket);
       }
       const place = takePlace(context);
       if (place instanceof GraphQLError) return place;

@@ -13,7 +13,7 @@
  * Why not `@envelop/opentelemetry` or `@graphql-hive/plugin-opentelemetry`: the first is written
  * against the 1.x SDK and traces execution and resolvers only, its parent taken from the active
  * context; the second is Hive Gateway's runtime, whose spans follow the active context through
- * the AsyncLocalStorage context manager it installs (`src/bench/TUNING.md`: a tenth of the
+ * the AsyncLocalStorage context manager it installs (`docs/performance/tuning.md`: a tenth of the
  * throughput). Neither could hand the operation's span to the gateway's loaders and upstream
  * client, which is what ties a slow dashboard to the upstream call that made it slow.
  */

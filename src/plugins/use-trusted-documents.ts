@@ -12,7 +12,7 @@
  * or `doc_id` (Relay), in a POST body or as GET parameters. Over graphql-ws, whose protocol requires
  * a `query` string, the subscribe payload carries `query: ""` and the id the same ways.
  *
- * With `allowIntrospectionText` (the gateway's `GRAPHIQL=true`), a text document is parsed, under
+ * With `graphiql` (the gateway's `GRAPHIQL=true`), a text document is parsed, under
  * the usual token limits, and runs only if every root field it selects is an introspection field
  * (`__schema`, `__type`, `__typename`): GraphiQL can load the schema, nothing else runs from text.
  *
@@ -24,6 +24,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, type FieldNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
 import { loadTrustedManifest, ManifestError, MAX_DOCUMENT_ID_LENGTH, type TrustedManifest } from '../trusted-documents/manifest.js';
 
 export interface TrustedDocumentsOptions {
@@ -31,8 +32,8 @@ export interface TrustedDocumentsOptions {
   path: string;
   schema: GraphQLSchema;
   logger: Logger;
-  /** Let text documents that select introspection fields only run (GraphiQL's schema fetch). @default false */
-  allowIntrospectionText?: boolean;
+  /** GraphiQL is served (`GRAPHIQL`): text documents that select introspection fields only run (its schema fetch). */
+  graphiql: boolean;
   /** Called with the number of operations of each manifest put in force. */
   onLoaded?: (operations: number) => void;
   /** Called after each `reload()`, with whether the new manifest is in force. */
@@ -53,16 +54,15 @@ export interface TrustedDocuments {
   readonly manifest: TrustedManifest;
 }
 
-/** The codes a refused document is answered with. */
+/** The code a text document is refused with (an id the manifest lacks: `PERSISTED_QUERY_NOT_FOUND`, shared with APQ). */
 export const PERSISTED_QUERY_ONLY = 'PERSISTED_QUERY_ONLY';
-export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
 
 const INTROSPECTION_ROOT_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type', '__typename']);
 
 /** Reads the manifest (throwing a ManifestError that names the operation at fault) and builds the plugin on it. */
 export function createTrustedDocuments(options: TrustedDocumentsOptions): TrustedDocuments {
   const { path, schema, logger } = options;
-  const allowText = options.allowIntrospectionText ?? false;
+  const allowText = options.graphiql;
   let manifest = loadTrustedManifest(path, schema);
   options.onLoaded?.(manifest.size);
 

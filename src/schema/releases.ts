@@ -184,7 +184,8 @@ export function servedRelease(configured: string | undefined): string {
 export interface ReleaseValidationOptions {
   /** The schema before `schemaForRelease`: it knows the releases of what the served one left out. */
   readonly fullSchema: GraphQLSchema;
-  readonly release: string;
+  /** The release served (`UPSTREAM_VERSION`). */
+  readonly upstreamVersion: string;
 }
 
 /** The validation error of an element the served release does not have. */
@@ -214,7 +215,7 @@ function releaseRule(options: ReleaseValidationOptions, of: ReadonlyMap<Coordina
       const since = of.get(coordinate);
       if (since === undefined) return;
       reported.add(node);
-      context.reportError(notInRelease(`Field "${coordinate}"`, coordinate, since, options.release, node));
+      context.reportError(notInRelease(`Field "${coordinate}"`, coordinate, since, options.upstreamVersion, node));
     },
     Argument(node) {
       const field = context.getFieldDef();
@@ -224,7 +225,7 @@ function releaseRule(options: ReleaseValidationOptions, of: ReadonlyMap<Coordina
       const since = of.get(coordinate);
       if (since === undefined) return;
       reported.add(node);
-      context.reportError(notInRelease(`Argument "${node.name.value}" of "${parent.name}.${field.name}"`, coordinate, since, options.release, node));
+      context.reportError(notInRelease(`Argument "${node.name.value}" of "${parent.name}.${field.name}"`, coordinate, since, options.upstreamVersion, node));
     },
     ObjectField(node) {
       const parent = getNamedType(context.getParentInputType() ?? undefined);
@@ -234,7 +235,7 @@ function releaseRule(options: ReleaseValidationOptions, of: ReadonlyMap<Coordina
       const since = of.get(coordinate);
       if (since === undefined) return;
       reported.add(node);
-      context.reportError(notInRelease(`Input field "${coordinate}"`, coordinate, since, options.release, node));
+      context.reportError(notInRelease(`Input field "${coordinate}"`, coordinate, since, options.upstreamVersion, node));
     },
   });
 }

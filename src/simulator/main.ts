@@ -3,8 +3,7 @@
  * line with its address and both tenants' credentials, and stops on SIGTERM/SIGINT.
  */
 import { parseChurnSpec } from './churn.js';
-import { DEFAULT_CURSOR_TTL_MS } from './cursor.js';
-import { createSimulator, type SimulatorOptions } from './server.js';
+import { createSimulator, SIMULATOR_DEFAULTS, type SimulatorOptions } from './server.js';
 
 function readNumber(name: string, fallback: number, check: (value: number) => boolean = () => true): number {
   const text = process.env[name];
@@ -29,18 +28,19 @@ function readText(name: string): string | undefined {
 
 function readOptions(): Partial<SimulatorOptions> {
   const nonNegative = (value: number) => value >= 0;
+  const defaults = SIMULATOR_DEFAULTS;
   return {
-    seed: readNumber('SIM_SEED', 42, Number.isInteger),
-    hosts: readNumber('SIM_HOSTS', 8, (value) => Number.isInteger(value) && value >= 1),
-    vms: readNumber('SIM_VMS', 100, (value) => Number.isInteger(value) && value >= 0),
-    asyncDelayMs: readNumber('SIM_ASYNC_DELAY_MS', 50, nonNegative),
-    latencyMs: readNumber('SIM_LATENCY_MS', 0, nonNegative),
-    faultRate: readNumber('SIM_FAULT_RATE', 0, (value) => value >= 0 && value <= 1),
-    dropWebhooks: readBoolean('SIM_DROP_WEBHOOKS', false),
-    webhookRetryMs: readNumber('SIM_WEBHOOK_RETRY_MS', 2000, nonNegative),
+    seed: readNumber('SIM_SEED', defaults.seed, Number.isInteger),
+    hosts: readNumber('SIM_HOSTS', defaults.hosts, (value) => Number.isInteger(value) && value >= 1),
+    vms: readNumber('SIM_VMS', defaults.vms, (value) => Number.isInteger(value) && value >= 0),
+    asyncDelayMs: readNumber('SIM_ASYNC_DELAY_MS', defaults.asyncDelayMs, nonNegative),
+    latencyMs: readNumber('SIM_LATENCY_MS', defaults.latencyMs, nonNegative),
+    faultRate: readNumber('SIM_FAULT_RATE', defaults.faultRate, (value) => value >= 0 && value <= 1),
+    dropWebhooks: readBoolean('SIM_DROP_WEBHOOKS', defaults.dropWebhooks),
+    webhookRetryMs: readNumber('SIM_WEBHOOK_RETRY_MS', defaults.webhookRetryMs, nonNegative),
     // Short lives let a client see what an expired cursor answers without waiting 15 minutes.
-    cursorTtlMs: readNumber('SIM_CURSOR_TTL_MS', DEFAULT_CURSOR_TTL_MS, (value) => Number.isInteger(value) && value >= 1),
-    timeZone: readText('SIM_TIMEZONE') ?? readText('UPSTREAM_TIMEZONE') ?? 'UTC',
+    cursorTtlMs: readNumber('SIM_CURSOR_TTL_MS', defaults.cursorTtlMs, (value) => Number.isInteger(value) && value >= 1),
+    timeZone: readText('SIM_TIMEZONE') ?? readText('UPSTREAM_TIMEZONE') ?? defaults.timeZone,
     ...(readText('SIM_VERSION') === undefined ? {} : { version: readText('SIM_VERSION') }),
     first: { session: readText('SIM_SESSION'), token: readText('SIM_TOKEN'), tenantId: readText('SIM_TENANT') },
     churn: parseChurnSpec(process.env.SIM_CHURN),

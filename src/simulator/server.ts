@@ -28,43 +28,43 @@ import { isPlainObject } from './write-arguments.js';
 import { isRelease, NEWEST_RELEASE } from '../upstream/releases.js';
 import { operationExists, withoutNewerParameters } from './releases.js';
 
+/** What the simulator plays; `SIMULATOR_DEFAULTS` holds the default of each. */
 export interface SimulatorOptions {
-  /** Seed of the generated estate and of the derived credentials. @default 42 */
+  /** Seed of the generated estate and of the derived credentials. */
   seed: number;
-  /** Hosts of the first tenant (the second gets a tenth, at least 2). @default 8 */
+  /** Hosts of the first tenant (the second gets a tenth, at least 2). */
   hosts: number;
-  /** VMs of the first tenant (the second gets a tenth, at least 5). @default 100 */
+  /** VMs of the first tenant (the second gets a tenth, at least 5). */
   vms: number;
-  /** How long an asynchronous call runs before it completes. @default 50 */
+  /** How long an asynchronous call runs before it completes. */
   asyncDelayMs: number;
-  /** Added before every API answer. @default 0 */
+  /** Added before every API answer. */
   latencyMs: number;
-  /** Fraction (0..1) of API requests that fail: half 503 plain text, half a dropped connection. @default 0 */
+  /** Fraction (0..1) of API requests that fail: half 503 plain text, half a dropped connection. */
   faultRate: number;
-  /** Never deliver webhooks. @default false */
+  /** Never deliver webhooks. */
   dropWebhooks: boolean;
-  /** Pause between webhook delivery attempts. @default 2000 */
+  /** Pause between webhook delivery attempts. */
   webhookRetryMs: number;
-  /** Attempts after the first failed webhook delivery. @default 15 */
+  /** Attempts after the first failed webhook delivery. */
   webhookRetries: number;
-  /** IANA zone of the timestamp text. @default 'UTC' */
+  /** IANA zone of the timestamp text. */
   timeZone: string;
-  /** How long a cursor of the generic family stays valid. @default 15 minutes */
+  /** How long a cursor of the generic family stays valid. */
   cursorTtlMs: number;
   /** First tenant's fixed credentials (the rest derived from the seed). */
   first: TenantOverrides;
   /** Second tenant's fixed credentials. */
   second: TenantOverrides;
-  /** Most journal entries kept. @default 1000 */
+  /** Most journal entries kept. */
   journalLimit: number;
-  /** Source of randomness for fault injection. @default Math.random */
+  /** Source of randomness for fault injection. */
   random: () => number;
-  /** `SIM_CHURN`: changes per second the estate makes by itself, and in which tenants. @default off */
+  /** `SIM_CHURN`: changes per second the estate makes by itself, and in which tenants (none by default). */
   churn: ChurnSpec;
   /**
    * The upstream release it plays (`SIM_VERSION`): operations newer than it answer 404, fields
    * newer than it are absent from every answer, newer write parameters are ignored.
-   * @default the newest the spec describes
    */
   version: string;
 }
@@ -137,7 +137,8 @@ export const POLL_OPERATION = 'PollJob';
 /** Operation name under which requests to unknown routes are counted. */
 export const UNKNOWN_OPERATION = 'Unknown';
 
-const DEFAULTS: SimulatorOptions = {
+/** The simulator's options when none are given: `npm run simulator`'s `SIM_*` variables default to these. */
+export const SIMULATOR_DEFAULTS: Readonly<SimulatorOptions> = {
   seed: 42,
   hosts: 8,
   vms: 100,
@@ -171,7 +172,7 @@ type Routed =
 
 /** Builds a simulator with a generated estate; call `start()` to listen. */
 export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simulator {
-  const options: SimulatorOptions = { ...DEFAULTS, ...overrides };
+  const options: SimulatorOptions = { ...SIMULATOR_DEFAULTS, ...overrides };
   assertTimeZone(options.timeZone);
   const store = new SimulatorStore();
   store.timeZone = options.timeZone;

@@ -2,7 +2,7 @@
  * The spans the gateway makes, passed explicitly from parent to child (a `SpanScope` on the
  * request context, the upstream session and each call's options), never through a context
  * manager: Node's AsyncLocalStorage turns on promise hooks for the whole process, a tenth of the
- * gateway's throughput (`src/bench/TUNING.md`), and with tracing off nothing here runs at all,
+ * gateway's throughput (`docs/performance/tuning.md`), and with tracing off nothing here runs at all,
  * since there is no scope to pass. Only `@opentelemetry/api` and the W3C propagator of
  * `@opentelemetry/core`: the upstream layer uses these helpers and stays free of GraphQL.
  */

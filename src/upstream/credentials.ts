@@ -52,6 +52,44 @@ export function ownerOf(credential: ResourceCredential): string {
   return createHash('sha256').update(resourceIdentity(credential)).digest('hex');
 }
 
+/**
+ * The caller of one request: its credentials (either may be missing) and every key the gateway
+ * keeps per caller, worked out once per request (the context's `caller`) and read everywhere:
+ * budgets, the response cache's session, live-query scopes, shared subscriptions and coalescing
+ * key on `key`; jobs on `owner`. Each is computed when first read, then kept.
+ */
+export class Caller {
+  private identityText: string | undefined;
+  private digest: string | undefined;
+  private ownerDigest: string | null | undefined;
+
+  constructor(
+    readonly resource: ResourceCredential | undefined,
+    readonly cursor: CursorCredential | undefined,
+  ) {}
+
+  /** Whether the caller sent no credential at all. */
+  get anonymous(): boolean {
+    return this.resource === undefined && this.cursor === undefined;
+  }
+
+  /** Both credentials as the upstream reads them (`credentialsIdentity`): equal for every spelling. */
+  get identity(): string {
+    return (this.identityText ??= credentialsIdentity(this.resource, this.cursor));
+  }
+
+  /** The sha256 of `identity`, in hex: the caller's key, the same on every replica, holding no credential. */
+  get key(): string {
+    return (this.digest ??= createHash('sha256').update(this.identity).digest('hex'));
+  }
+
+  /** Who owns the caller's jobs (`ownerOf` its resource-family credential); undefined without one. */
+  get owner(): string | undefined {
+    if (this.ownerDigest === undefined) this.ownerDigest = this.resource === undefined ? null : ownerOf(this.resource);
+    return this.ownerDigest ?? undefined;
+  }
+}
+
 /** Who a call is made for (its identity above) and the headers that say so upstream. */
 export interface CallCredentials {
   readonly identity: string;

@@ -5,7 +5,7 @@
  * CD-ROMs; then their hosts, HBA ports and snapshot groups), most of their fields unselected by
  * any given query. Decoding every field made them all, kept every string they point at alive while
  * the operation waited on the upstream, and cost the gateway about a seventh of its CPU per
- * dashboard (`src/bench/TUNING.md`). A read made for a query can therefore say which fields it
+ * dashboard (`docs/performance/tuning.md`). A read made for a query can therefore say which fields it
  * needs; the others are left null (lists empty) without being read or checked.
  *
  * What is always decoded whatever the demand: what a definition marks so (`records.ts`: a uuid, a

@@ -6,7 +6,7 @@
  * their caller from `jobCaller()`, so no schema module holds a credential either.
  */
 import type { SpanScope } from '../tracing/spans.js';
-import { ownerOf } from './credentials.js';
+import type { Caller } from './credentials.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import type { ParamsOf, ReadOperation, ResultOf } from './operations/define.js';
 import type {
@@ -30,8 +30,8 @@ export type CredentialFamily = 'resource' | 'cursor';
 
 /** What a session binds: the caller's credentials and the request's read options. */
 export interface SessionBinding {
-  readonly resource: ResourceCredential | undefined;
-  readonly cursor: CursorCredential | undefined;
+  /** The caller: its credentials (either may be missing) and its keys, worked out once for the request. */
+  readonly caller: Caller;
   readonly requestId: string;
   readonly signal: AbortSignal | undefined;
   readonly clientAddress: string | undefined;
@@ -121,7 +121,7 @@ export class UpstreamSession {
 
   /** `callerIdentity` of both families at once, null where the caller sent no credential; never throws. */
   callerIdentities(): readonly (string | null)[] {
-    const { resource, cursor } = this.binding;
+    const { resource, cursor } = this.binding.caller;
     return [resource?.authorization ?? null, cursor?.authorization ?? null, cursor?.tenantId ?? null];
   }
 
@@ -130,8 +130,7 @@ export class UpstreamSession {
    * started them. Throws the missing-credential error when the caller sent no `Authorization`.
    */
   jobCaller(): JobCaller {
-    const credential = this.resourceCredential();
-    return { credential, owner: ownerOf(credential) };
+    return { credential: this.resourceCredential(), owner: this.binding.caller.owner! };
   }
 
   query<C extends QueryCollection>(collection: C, request: QueryRequest): Promise<QueryResult<QueryCollections[C]>> {
@@ -156,13 +155,13 @@ export class UpstreamSession {
   }
 
   private resourceCredential(): ResourceCredential {
-    const credential = this.binding.resource;
+    const credential = this.binding.caller.resource;
     if (!credential) throw this.binding.missingCredential('resource');
     return credential;
   }
 
   private cursorCredential(): CursorCredential {
-    const credential = this.binding.cursor;
+    const credential = this.binding.caller.cursor;
     if (!credential) throw this.binding.missingCredential('cursor');
     return credential;
   }

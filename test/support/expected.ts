@@ -11,6 +11,15 @@ export function enumValue(wire: string | null): string | null {
   return wire === null ? null : constantCase(wire);
 }
 
+/**
+ * A declaration's description as the schema shows it under a parent (a type, an input type):
+ * without the trailing "Since x." its parent already says (`schema/kit/since-once.ts`).
+ */
+export function shownUnder(description: string | undefined, parentDescription: string | null | undefined): string | undefined {
+  const parentSince = / Since [\d.]+\.$/.exec(parentDescription ?? '')?.[0];
+  return parentSince !== undefined && description?.endsWith(parentSince) ? description.slice(0, -parentSince.length) : description;
+}
+
 /** The wire carries whole seconds: the ISO text the gateway must print for a stored Date. */
 export function iso(date: Date | null): string | null {
   return date === null ? null : new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();

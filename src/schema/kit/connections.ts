@@ -208,7 +208,7 @@ function toConnection<T>(
   return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount } as unknown as ConnectionResult<T>;
 }
 
-/** Largest page the cursor family accepts (README: pageSize 1..1000). */
+/** Largest page the cursor family accepts (docs/upstream/assumptions.md: pageSize 1..1000). */
 const UPSTREAM_MAX_PAGE_SIZE = 1000;
 
 /** A page of a family's records: the paging arguments, the conditions and the sort. */

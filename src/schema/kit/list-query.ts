@@ -15,7 +15,8 @@ import { RECORDS } from '../../upstream/records.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Condition, RecordFamily, Sort } from './families.js';
 import type { ChildQuery } from './loading.js';
-import { pageArgs } from './connections.js';
+import type { GatewayContext } from '../../context.js';
+import { loadListConnection, pageArgs, type PageArgs } from './connections.js';
 import { exposedAs } from './record-fields.js';
 import { closedSetEnum } from './enums.js';
 
@@ -283,4 +284,18 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
     }),
   }));
   return { args, queryOf };
+}
+
+/**
+ * What a connection of each parent's children (`Host.vmInstances`) spreads into its field: the
+ * paging arguments with the children's `filter` and `orderBy`, and the resolver that reads the
+ * parent's children meeting them through `children` (a `childrenLoader`: one upstream read for
+ * every parent of the batch asking the same), the page's cursors bound to `field`.
+ */
+export function childConnection<T>(listArgs: ListArguments, children: (context: GatewayContext) => { load(key: string): Promise<readonly T[]> }, field: string) {
+  return {
+    args: { ...pageArgs, ...listArgs.args },
+    resolve: (parent: { uuid: string }, args: PageArgs & { filter?: unknown; orderBy?: unknown }, context: GatewayContext) =>
+      loadListConnection(context, children(context), parent.uuid, listArgs.queryOf(args), args, field),
+  };
 }

@@ -58,11 +58,18 @@ interface Exposer<Types extends SchemaTypes> {
   expose(name: string, options: { type: unknown; nullable: boolean; description: string; extensions: { since: Release } }): FieldRef<Types, unknown, 'Object'>;
 }
 
+/** A record field as the schema shows it: its definition, with the description and release it must state. */
+interface DocumentedField {
+  readonly spec: FieldSpec<unknown>;
+  readonly description: string;
+  readonly since: Release;
+}
+
+/** Each of `names` of `record`, exposed by `expose`; a field its definition does not describe (or date) stops the schema from building. */
 function exposeEach<Types extends SchemaTypes, K extends string>(
-  t: Exposer<Types>,
   record: RecordName,
   names: readonly K[],
-  typeOf: (spec: FieldSpec<unknown>) => { readonly type: unknown; readonly nullable: boolean },
+  expose: (name: K, field: DocumentedField) => FieldRef<Types, unknown, 'Object'>,
 ): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
   const definition: AnyRecordDefinition = RECORDS[record];
   const fields = {} as { [N in K]: FieldRef<Types, unknown, 'Object'> };
@@ -72,8 +79,7 @@ function exposeEach<Types extends SchemaTypes, K extends string>(
     if (spec.description === undefined) throw new Error(`${record}.${name} has no description in its record definition`);
     const since = fieldRelease(definition, name);
     if (since === undefined) throw new Error(`${record}.${name} has no release in its record definition`);
-    const { type, nullable } = typeOf(spec);
-    fields[name] = t.expose(name, { type, nullable, description: spec.description, extensions: { since } });
+    fields[name] = expose(name, { spec, description: spec.description, since });
   }
   return fields;
 }
@@ -90,10 +96,11 @@ export function exposeRecordFields<Types extends SchemaTypes, R extends RecordNa
   record: R,
   ...names: K[]
 ): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
-  return exposeEach(t as unknown as Exposer<Types>, record, names, (spec) => {
+  const exposer = t as unknown as Exposer<Types>;
+  return exposeEach(record, names, (name, { spec, description, since }) => {
     const as = exposedAs(spec.kind);
     if (as === undefined) throw new Error(`${record}: a ${spec.kind} field is not exposed as it is`);
-    return as;
+    return exposer.expose(name, { type: as.type, nullable: as.nullable, description, extensions: { since } });
   });
 }
 
@@ -109,23 +116,16 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
   enumType: EnumRef<Types, V>,
   ...names: K[]
 ): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
-  const definition: AnyRecordDefinition = RECORDS[record];
   const builder = t as unknown as EnumFieldBuilder<Types>;
-  const fields = {} as { [N in K]: FieldRef<Types, unknown, 'Object'> };
-  for (const name of names) {
-    const spec = definition.fields[name] as FieldSpec<unknown>;
-    if (spec.description === undefined) throw new Error(`${record}.${name} has no description in its record definition`);
-    const since = fieldRelease(definition, name);
-    if (since === undefined) throw new Error(`${record}.${name} has no release in its record definition`);
-    fields[name] = builder.field({
+  return exposeEach(record, names, (name, { spec, description, since }) =>
+    builder.field({
       type: enumType,
       nullable: true,
-      description: spec.description,
+      description,
       extensions: { since, ...reads<Record<string, unknown>>(name) },
       resolve: (parent, _args, _context, info) => knownValue(parent[name], spec.values ?? [], info),
-    });
-  }
-  return fields;
+    }),
+  );
 }
 
 /** `t.field` as `exposeRecordEnums` calls it, for a parent read by key. */

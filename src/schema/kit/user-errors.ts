@@ -102,21 +102,8 @@ function messageOf(error: ErrorCodeRecord): string {
   return description ?? details ?? `Upstream error ${error.code}.`;
 }
 
-// Per schema: the input field names of each mutation.
-const inputFieldsBySchema = new WeakMap<GraphQLSchema, Map<string, readonly string[]>>();
-
-/** The input field names of mutation `name` (`input: <Name>Input!`). */
+/** The input field names of mutation `name` (`input: <Name>Input!`): read when a write failed, rarely enough not to keep. */
 export function inputFieldsOf(schema: GraphQLSchema, name: string): readonly string[] {
-  let byMutation = inputFieldsBySchema.get(schema);
-  if (byMutation === undefined) {
-    byMutation = new Map();
-    inputFieldsBySchema.set(schema, byMutation);
-  }
-  let names = byMutation.get(name);
-  if (names === undefined) {
-    const inputType = getNamedType(schema.getMutationType()?.getFields()[name]?.args.find((arg) => arg.name === 'input')?.type);
-    names = isInputObjectType(inputType) ? Object.keys(inputType.getFields()) : [];
-    byMutation.set(name, names);
-  }
-  return names;
+  const inputType = getNamedType(schema.getMutationType()?.getFields()[name]?.args.find((arg) => arg.name === 'input')?.type);
+  return isInputObjectType(inputType) ? Object.keys(inputType.getFields()) : [];
 }

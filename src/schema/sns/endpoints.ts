@@ -6,9 +6,8 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsApplicationPlatformRecord, type SnsSmsReceiverRecord } from '../../upstream/records.js';
-import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
-import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
 import { exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
@@ -105,9 +104,7 @@ builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
       'The endpoints of this platform that meet `filter`, in `orderBy`\'s order (one upstream query for all platforms of a page asking the same). Null when they cannot be read (with an error). Since 5.0.0.',
     // A connection outlives its records' type: it is as old as the endpoints.
     extensions: { since: snsApplicationEndpoint.since, ...reads<SnsApplicationPlatformRecord>('uuid') },
-    args: { ...pageArgs, ...endpointListArgs.args },
-    resolve: (platform: SnsApplicationPlatformRecord, args, context) =>
-      loadListConnection(context, endpointsOfPlatform(context), platform.uuid, endpointListArgs.queryOf(args), args, 'SnsApplicationPlatform.endpoints'),
+    ...childConnection(endpointListArgs, endpointsOfPlatform, 'SnsApplicationPlatform.endpoints'),
   }),
 );
 

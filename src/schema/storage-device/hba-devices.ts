@@ -5,10 +5,9 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
-import { loadListConnection, pageArgs } from '../kit/connections.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
 import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
@@ -98,7 +97,6 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
     nullable: true,
     description:
       'Fibre-channel HBA ports of this host that meet `filter`, in `orderBy`\'s order (QueryHBADevice; one upstream query for all hosts of a page asking the same). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
-    args: { ...pageArgs, ...hbaListArgs.args },
     // The ports are grouped by their host's uuid.
     extensions: {
       since: QueryHBADevice.since,
@@ -111,8 +109,7 @@ builder.objectField(HostRef, 'hbaDevices', (t) =>
           .catch(() => undefined);
       }),
     },
-    resolve: (host: HostRecord, args, context) =>
-      loadListConnection(context, hbaDevicesOfHost(context), host.uuid, hbaListArgs.queryOf(args), args, 'Host.hbaDevices'),
+    ...childConnection(hbaListArgs, hbaDevicesOfHost, 'Host.hbaDevices'),
   }),
 );
 

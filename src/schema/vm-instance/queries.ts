@@ -4,8 +4,7 @@
  */
 import { builder } from '../../builder.js';
 import type { HostRecord } from '../../upstream/records.js';
-import { loadListConnection, pageArgs } from '../kit/connections.js';
-import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
@@ -66,9 +65,8 @@ builder.objectField(HostRef, 'vmInstances', (t) =>
     nullable: true,
     description:
       'VMs running on this host that meet `filter`, in `orderBy`\'s order (CursorQuery, resourceType `vm`, by `hostUuid` and the conditions given; one query for all hosts of a page asking the same). Null when they cannot be read (with an error); as old as the cursor family\'s CursorQuery. Since 1.0.0.',
-    args: { ...pageArgs, ...vmListArgs.args },
     // The host's VMs are grouped by their `hostUuid`.
     extensions: { ...reads<HostRecord>('uuid'), ...alsoReads('vmInstance', 'hostUuid'), since: vmInstances.since },
-    resolve: (host, args, context) => loadListConnection(context, vmsOfHost(context), host.uuid, vmListArgs.queryOf(args), args, 'Host.vmInstances'),
+    ...childConnection(vmListArgs, vmsOfHost, 'Host.vmInstances'),
   }),
 );

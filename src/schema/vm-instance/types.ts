@@ -6,7 +6,7 @@
 import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
-import { loadListConnection, pageArgs } from '../kit/connections.js';
+import { childConnection } from '../kit/list-query.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
@@ -111,11 +111,9 @@ VmInstanceRef.implement({
       nullable: true,
       description:
         'Volume snapshot groups taken of this VM that meet `filter`, in `orderBy`\'s order (QueryVolumeSnapshotGroup by `vmInstanceUuid` and the conditions given; one request for all VMs of a page asking the same). Null when they cannot be read (with an error). Since 3.6.0.',
-      args: { ...pageArgs, ...snapshotGroupListArgs.args },
       // The groups are grouped by their VM's uuid.
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...alsoReads('volumeSnapshotGroup', 'vmInstanceUuid'), since: QueryVolumeSnapshotGroup.since },
-      resolve: (vm, args, context) =>
-        loadListConnection(context, snapshotGroupsOfVm(context), vm.uuid, snapshotGroupListArgs.queryOf(args), args, 'VmInstance.snapshotGroups'),
+      ...childConnection(snapshotGroupListArgs, snapshotGroupsOfVm, 'VmInstance.snapshotGroups'),
     }),
     attachableDataVolumes: t.loadableList({
       type: VolumeRef,
