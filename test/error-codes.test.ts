@@ -41,6 +41,7 @@ const registered = new Set(ERROR_CODES.map((entry) => entry.code));
 /** Codes of internal error classes that no client sees as they are: each is mapped or masked first. */
 const INTERNAL_CODES: ReadonlyMap<string, string> = new Map([
   ['UPSTREAM_QUEUE_FULL', 'the limiter\'s full queue, answered as UPSTREAM_UNAVAILABLE'],
+  ['UPSTREAM_DEADLINE_EXCEEDED', 'the deadline interceptor ending a call, answered as UPSTREAM_TIMEOUT'],
   ['UNDECODED_FIELD', 'a starved reads(...) declaration, thrown under vitest only: a bug, masked'],
 ]);
 
