@@ -63,6 +63,24 @@ const NIC_DRIVERS = new Map([
   ['e1000', 'E1000'],
   ['rtl8139', 'RTL8139'],
 ]);
+const VOLUME_TYPES = new Map([
+  ['Root', 'ROOT'],
+  ['Data', 'DATA'],
+]);
+
+/** The upstream's spelling of a filter value the GraphQL document gives as an enum name (`LINUX` → `Linux`). */
+const UPSTREAM_VALUES: Readonly<Record<string, ReadonlyMap<string, string>>> = {
+  platform: new Map([
+    ['WINDOWS', 'Windows'],
+    ['LINUX', 'Linux'],
+    ['OTHER', 'Other'],
+  ]),
+  architecture: new Map([
+    ['X86_64', 'x86_64'],
+    ['AARCH64', 'aarch64'],
+    ['OTHER', 'Other'],
+  ]),
+};
 
 /** The distinct-dashboards scenario's variables, as the GraphQL document has them. */
 export interface DirectFilter {
@@ -133,7 +151,7 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
       vmParams.set('order', (filter.orderBy.direction ?? 'ASC').toLowerCase());
     }
     vmParams.set('pageSize', '50');
-    for (const [field, value] of Object.entries(filter.filter ?? {})) vmParams.append('filter', `${field}:eq:${value}`);
+    for (const [field, value] of Object.entries(filter.filter ?? {})) vmParams.append('filter', `${field}:eq:${UPSTREAM_VALUES[field]?.get(value) ?? value}`);
     const vmPage = await cursorQuery<RawVm>(credentials, vmParams, false);
     const vms = vmPage.items;
     const hostUuids = distinct(vms.map((vm) => vm.hostUuid));
@@ -175,7 +193,7 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
             }
           : null,
         rootVolume: root ? { uuid: root.uuid, size: root.size ?? null } : vm.rootVolumeUuid ? { uuid: vm.rootVolumeUuid, size: null } : null,
-        volumes: volumes.map((volume) => ({ uuid: volume.uuid, size: volume.size ?? null, type: volume.type ?? null })),
+        volumes: volumes.map((volume) => ({ uuid: volume.uuid, size: volume.size ?? null, type: VOLUME_TYPES.get(volume.type ?? '') ?? null })),
         nics: (vm.vmNics ?? []).map((nic) => ({
           uuid: nic.uuid,
           ip: nic.ip ?? null,
