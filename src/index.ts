@@ -4,11 +4,11 @@
  * simulator. SIGHUP reads the TRUSTED_DOCUMENTS manifest again.
  */
 import { createApp } from './app.js';
-import { loadConfig } from './config.js';
-import { startDemoUpstream } from './demo-upstream.js';
-import { createLogger } from './logging.js';
-import { exitOnSignals } from './shutdown.js';
-import { listenFailureMessage, startedMessage } from './start-messages.js';
+import { loadConfig } from './config/index.js';
+import { startDemoUpstream } from './server/demo-upstream.js';
+import { createLogger } from './observability/logging.js';
+import { exitOnSignals } from './server/shutdown.js';
+import { listenFailureMessage, startedMessage } from './server/start-messages.js';
 import { ManifestError } from './trusted-documents/manifest.js';
 
 const config = loadConfig();

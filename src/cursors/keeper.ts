@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { guardRedis, RedisUnavailableError, type RedisConnection } from '../redis.js';
+import { guardRedis, RedisUnavailableError, type RedisConnection } from '../redis/connection.js';
 import { CursorSeal } from './seal.js';
 import { createMemoryCursorStore, createRedisCursorStore, type UpstreamCursorStore } from './store.js';
 

@@ -9,7 +9,7 @@
  * the budget, never more.
  */
 import { randomBytes } from 'node:crypto';
-import { guardRedis, type RedisConnection } from '../redis.js';
+import { guardRedis, type RedisConnection } from '../redis/connection.js';
 
 export const REF_BYTES = 12;
 /** What an entry costs besides its text: the reference, the bookkeeping, the map or key overhead. */

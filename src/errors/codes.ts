@@ -2,7 +2,7 @@
  * Every error code the gateway sends, in one table: what a client branches on (`extensions.code`
  * of a GraphQL error, the `error` of a route's JSON body, the `code` of a failed job's error), the
  * HTTP status it comes with, and what it means. `npm run docs` writes
- * `docs/reference/error-codes.md` from it, and `test/error-codes.test.ts` fails when `src/` sends
+ * `docs/reference/error-codes.md` from it, and `test/errors/codes.test.ts` fails when `src/` sends
  * a code this table lacks, or when the table lists one nothing sends.
  *
  * The modules that send a code still spell it where they raise it (they are being restructured

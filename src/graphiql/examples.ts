@@ -1,7 +1,7 @@
 /**
  * The example tabs GraphiQL opens with at `/graphql`: one real task each, with comments saying
  * what it shows and what to change. The texts live here alone, apart from how the page is served,
- * so that a change of the API is a change of this file (`test/graphiql-examples.test.ts` runs
+ * so that a change of the API is a change of this file (`test/graphiql/examples.test.ts` runs
  * every tab against the demo in a browser).
  *
  * Tabs do not share values: where one needs a value another answers (a job id, a cursor), its

@@ -3,7 +3,7 @@
  * and pub/sub) with it, so several replicas act as one.
  */
 import type { Logger } from 'pino';
-import { createRedisConnection, type RedisConnection } from '../redis.js';
+import { createRedisConnection, type RedisConnection } from '../redis/connection.js';
 import { createJobPubSub, type JobPubSub } from './events.js';
 import type { JobManager } from './manager.js';
 import { createRedisJobPubSub } from './redis-pubsub.js';

@@ -22,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { Repeater } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { RedisUnavailableError, type RedisClient, type RedisConnection } from '../redis.js';
+import { RedisUnavailableError, type RedisClient, type RedisConnection } from '../redis/connection.js';
 import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
 

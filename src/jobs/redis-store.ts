@@ -24,7 +24,7 @@
  * after the job ended (by whoever ends it, or by the next claim that finds it ended or gone).
  */
 import { randomBytes } from 'node:crypto';
-import { guardRedis, type RedisClient, type RedisConnection } from '../redis.js';
+import { guardRedis, type RedisClient, type RedisConnection } from '../redis/connection.js';
 import { meets, OWNED_JOBS_LISTED, type JobOutcome, type JobRecord, type JobStatus, type JobStore, type OwnedJob } from './store.js';
 
 /** How long a job may stay running before Redis forgets it: 2 hours, past the upstream's apiTimeout. */

@@ -1,5 +1,5 @@
 /**
- * The change feed's Prometheus metrics, registered on the app's registry (`src/metrics.ts`).
+ * The change feed's Prometheus metrics, registered on the app's registry (`src/observability/metrics.ts`).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 

@@ -22,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RedisConnection } from '../redis.js';
+import type { RedisConnection } from '../redis/connection.js';
 import type { LiveChange } from './invalidation.js';
 import type { WatermarkState } from './feed-watermark.js';
 

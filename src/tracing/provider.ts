@@ -3,7 +3,7 @@
  * undefined when they leave tracing off (no endpoint and no `OTEL_TRACES_EXPORTER`, or
  * `OTEL_SDK_DISABLED=true`): then the app makes no span, no scope and no header.
  *
- * `src/config.ts` reads the variables that decide what is built (the exporter, its endpoint, the
+ * `src/config/index.ts` reads the variables that decide what is built (the exporter, its endpoint, the
  * sampler, the service name); the OTLP exporter reads the rest itself, as the specification
  * names them (`OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT`, `_COMPRESSION`, the certificates), and
  * the resource takes `OTEL_RESOURCE_ATTRIBUTES`. The provider is the app's own, not registered
@@ -23,7 +23,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { GatewayConfig, TracesSampler } from '../config.js';
+import type { GatewayConfig, TracesSampler } from '../config/index.js';
 
 export interface Tracing {
   readonly tracer: Tracer;

@@ -14,7 +14,7 @@
  *   decode an unknown value to `null` instead of failing: the spec lists values "seen", and one
  *   newer value must not fail a whole page of records. (The GraphQL enums could not carry it anyway.)
  */
-import { strictRecordReads } from '../config.js';
+import { strictRecordReads } from '../config/index.js';
 import { compileDecoder, type CompiledDecoder } from './compile-decoder.js';
 import type { AnyRecordDefinition, DecodeRuntime, RecordOf } from './define-record.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';

@@ -13,7 +13,7 @@ export type Release = string | null;
 
 /**
  * The newest release the spec describes: the default of `UPSTREAM_VERSION` and `SIM_VERSION`.
- * `test/releases.test.ts` checks it against the spec's own "Since" values.
+ * `test/schema/releases.test.ts` checks it against the spec's own "Since" values.
  */
 export const NEWEST_RELEASE = '5.3.0';
 

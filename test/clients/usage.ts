@@ -1,5 +1,5 @@
 /**
- * What a frontend does with the generated types, checked by `tsc` in `test/codegen.test.ts` (never
+ * What a frontend does with the generated types, checked by `tsc` in `test/e2e/codegen.test.ts` (never
  * run): each line either compiles, proving a type is what the SDL promises, or is a
  * `@ts-expect-error` that compiles only while the mistake it makes is still a type error.
  */

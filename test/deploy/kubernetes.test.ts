@@ -13,8 +13,8 @@ import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IService } from 'kubernetes-models/v1/Service';
-import { loadConfig, type GatewayConfig } from '../../src/config.js';
-import { parseRedisUrl } from '../../src/redis-url.js';
+import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
+import { parseRedisUrl } from '../../src/redis/url.js';
 import { schema } from '../../src/schema/index.js';
 import { loadTrustedManifest } from '../../src/trusted-documents/manifest.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -95,7 +95,7 @@ describe('the Kubernetes manifests', () => {
     const env = containerEnvironment();
     // NODE_OPTIONS is Node's own.
     const unread = Object.keys(env).filter((name) => !read.has(name) && name !== 'NODE_OPTIONS');
-    expect(unread, 'variables src/config.ts never reads').toEqual([]);
+    expect(unread, 'variables src/config/index.ts never reads').toEqual([]);
     expect(config.redisUrl).toBeDefined();
     expect(config.graphiql).toBe(false);
     // Credentials-free as shipped: a Redis URL without a password, no cursor key (agreed through Redis).

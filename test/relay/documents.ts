@@ -1,5 +1,5 @@
 /**
- * Relay documents for `test/relay.test.ts`, compiled by relay-compiler against the committed SDL
+ * Relay documents for `test/e2e/relay.test.ts`, compiled by relay-compiler against the committed SDL
  * (`npm run relay` writes `__generated__/`; the test checks the artifacts are current). Never
  * imported at run time: without Relay's Babel plugin, `graphql` only marks text for the compiler.
  */

@@ -4,7 +4,7 @@
  */
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { startRedis, type RedisServer } from './redis.js';
 

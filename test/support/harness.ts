@@ -3,7 +3,7 @@
  * as a client would. Nothing is mocked: every upstream request crosses a socket.
  */
 import { createApp, type App } from '../../src/app.js';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { pino } from 'pino';
 

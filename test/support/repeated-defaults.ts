@@ -3,10 +3,10 @@
  * and where `app.ts` passes a setting under another name. Reads TypeScript's syntax tree, so that
  * comments, strings and unrelated `??` are not mistaken for defaults.
  *
- * What it reports, in a module (anything but `src/config.ts`):
+ * What it reports, in a module (anything but `src/config/index.ts`):
  * - `fallback`: `x ?? <literal>` or `x || <literal>` where `x` is a setting's name (`options.maxCost
  *   ?? 100_000`), or `options.x ?? <number>` for any option (`options.brotliQuality ?? 4`). A
- *   setting's default lives in `src/config.ts`; a module's own number is a named constant, stated
+ *   setting's default lives in `src/config/index.ts`; a module's own number is a named constant, stated
  *   once. (`options.endpoint ?? '/healthz'` and `?? false` pass: no setting is a path or an off switch
  *   by that name, and a constant would only spell them again.)
  * - `destructuring`: `{ maxCost = 100_000 }` (a setting's name), or a number as the default of a
@@ -50,14 +50,14 @@ export function findRepeatedDefaults(file: string, text: string, options: ScanOp
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node) && isFallbackOperator(node.operatorToken.kind) && isBareLiteral(node.right)) {
       const name = nameOf(node.left);
-      if (isSetting(name)) report(node, 'fallback', `\`${node.getText(source)}\` repeats the default of the setting ${name} (src/config.ts)`);
-      else if (isOptionRead(node.left) && isNumber(node.right)) report(node, 'fallback', `\`${node.getText(source)}\`: an option's default number belongs in a named constant (or, for a setting, in src/config.ts)`);
+      if (isSetting(name)) report(node, 'fallback', `\`${node.getText(source)}\` repeats the default of the setting ${name} (src/config/index.ts)`);
+      else if (isOptionRead(node.left) && isNumber(node.right)) report(node, 'fallback', `\`${node.getText(source)}\`: an option's default number belongs in a named constant (or, for a setting, in src/config/index.ts)`);
     } else if (ts.isBindingElement(node) && node.initializer !== undefined && isBareLiteral(node.initializer) && ts.isObjectBindingPattern(node.parent)) {
       const name = bindingName(node);
-      if (isSetting(name)) report(node, 'destructuring', `\`${node.getText(source)}\` repeats the default of the setting ${name} (src/config.ts)`);
-      else if (destructuresOptions(node.parent) && isNumber(node.initializer)) report(node, 'destructuring', `\`${node.getText(source)}\`: an option's default number belongs in a named constant (or, for a setting, in src/config.ts)`);
+      if (isSetting(name)) report(node, 'destructuring', `\`${node.getText(source)}\` repeats the default of the setting ${name} (src/config/index.ts)`);
+      else if (destructuresOptions(node.parent) && isNumber(node.initializer)) report(node, 'destructuring', `\`${node.getText(source)}\`: an option's default number belongs in a named constant (or, for a setting, in src/config/index.ts)`);
     } else if (ts.isParameter(node) && node.initializer !== undefined && isBareLiteral(node.initializer) && ts.isIdentifier(node.name) && isSetting(node.name.text)) {
-      report(node, 'parameter', `\`${node.getText(source)}\` repeats the default of the setting ${node.name.text} (src/config.ts)`);
+      report(node, 'parameter', `\`${node.getText(source)}\` repeats the default of the setting ${node.name.text} (src/config/index.ts)`);
     } else if (ts.isPropertySignature(node) && node.questionToken !== undefined && isSetting(propertyNameOf(node.name))) {
       report(node, 'optional', `\`${node.getText(source)}\`: the setting ${propertyNameOf(node.name)} is a required option (app.ts passes it from the config)`);
     } else if (options.renames && ts.isPropertyAssignment(node)) {

@@ -5,7 +5,7 @@
  * `q=` queries are its two implementations; a resource module names its family once.
  */
 import type { GatewayContext } from '../../context.js';
-import { observeBatch } from '../../metrics.js';
+import { observeBatch } from '../../observability/metrics.js';
 import { inChildSpan } from '../../tracing/spans.js';
 import { cursorFamilyOf, resourceFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';

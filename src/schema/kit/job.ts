@@ -13,7 +13,7 @@ import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
 import { decodePayload, encodePayload } from '../../cursors/payload.js';
 import type { JobRecord, JobStatus, OwnedJob } from '../../jobs/store.js';
-import { SHARED_STREAM_EXTENSION } from '../../shared-subscriptions.js';
+import { SHARED_STREAM_EXTENSION } from '../../subscriptions/shared-subscriptions.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
 import type { Release } from '../../upstream/releases.js';
 import { readPageSize, type ConnectionResult } from './connections.js';

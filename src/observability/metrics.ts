@@ -1,0 +1,370 @@
+/**
+ * The gateway's Prometheus metrics (`GET /metrics`): one registry per app, so two apps in one
+ * process (tests) never share counters. The yoga side lives in `plugins/observability/operation-metrics.ts`; the
+ * upstream client, the job store, the webhook receiver and the DataLoader batches report here.
+ */
+import { performance } from 'node:perf_hooks';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JobStore } from '../jobs/store.js';
+import type { UpstreamRequestEvent } from '../upstream/client.js';
+import type { UpstreamHealth } from '../upstream/types.js';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** GraphQL operations executed (queries, mutations) or started (subscriptions). */
+  readonly operations: Counter<'operation_type' | 'operation_name' | 'root_field' | 'result'>;
+  /** Time to execute a query or mutation. */
+  readonly operationDuration: Histogram<'operation_type' | 'operation_name' | 'root_field'>;
+  readonly upstreamRequests: Counter<'operation' | 'method' | 'status'>;
+  readonly upstreamDuration: Histogram<'operation' | 'status'>;
+  /** Upstream GETs that joined an identical one in flight instead of making their own request (`SHARE_UPSTREAM_GETS`). */
+  readonly upstreamRequestsShared: Counter<'operation'>;
+  readonly loaderBatchSize: Histogram<'loader'>;
+  readonly openSubscriptions: Gauge;
+  /** Subscription executions running: WebSocket subscribers of the same events share one. */
+  readonly subscriptionExecutions: Gauge;
+  readonly jobs: Counter<'status'>;
+  /** Jobs this replica follows and has not seen finish, by id: when each was created (epoch ms). Kept by `instrumentJobStore`, read by the in-flight gauges. */
+  readonly jobsInFlight: Map<string, number>;
+  readonly webhookDeliveries: Counter<'result' | 'status'>;
+  /** Operations refused with 503 OVERLOADED. */
+  readonly operationsShed: Counter;
+  /** Queries that could share an execution, by whether they started one or joined one in flight. */
+  readonly coalescedQueries: Counter<'execution'>;
+  /** Live queries (`@live`) open on this replica. */
+  readonly liveQueriesOpen: Gauge;
+  /** Runs of live queries after their first answer, by what invalidated them (`job`, `feed`). */
+  readonly liveReexecutions: Counter<'cause'>;
+  /** Invalidations folded into a live query's run already due (throttle and bursts). */
+  readonly liveInvalidationsCoalesced: Counter;
+  /** Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS). */
+  readonly trustedDocuments: Gauge;
+  /** Manifest reloads, `loaded` or `refused` (the one in force kept). */
+  readonly trustedDocumentReloads: Counter<'result'>;
+  /** Errors in the GraphQL answers sent over HTTP, by `extensions.code`. */
+  readonly graphqlErrors: Counter<'code'>;
+  /** Operations refused by the cost limits before they ran, by code (`MAX_COST_EXCEEDED`, `RATE_LIMITED`). */
+  readonly costRefused: Counter<'code'>;
+  /** Response-cache lookups of cacheable queries: `hit` (answered from the cache) or `miss` (executed). */
+  readonly responseCacheLookups: Counter<'result'>;
+  /** Reads the admission control's limit, running and waiting operations at every scrape. */
+  observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
+  /** The upstream client's `onRequest` hook. */
+  observeUpstream(event: UpstreamRequestEvent): void;
+  /** Reads the upstream origins' circuit breakers at every scrape (`UpstreamClient.health`). */
+  observeUpstreamHealth(health: () => Pick<UpstreamHealth, 'breakers'>): void;
+  /** Reads whether every Redis connection is up at every scrape (`RedisConnection.isReady`); called only with `REDIS_URL`. */
+  observeRedis(isReady: () => boolean): void;
+  /** Reads whether the replica is ready at every scrape (`createReadinessState`: no upstream or Redis call). */
+  observeReadiness(isReady: () => boolean): void;
+  /** Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+}
+
+export interface MetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event loop lag, GC). @default true */
+  processMetrics?: boolean;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations executed (subscriptions: started), by type, name (METRICS_OPERATION_NAMES, else other), root field and whether the result carried errors.',
+    labelNames: ['operation_type', 'operation_name', 'root_field', 'result'] as const,
+    registers,
+  });
+  const operationDuration = new Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'Time to execute a GraphQL query or mutation.',
+    labelNames: ['operation_type', 'operation_name', 'root_field'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const upstreamRequests = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).',
+    labelNames: ['operation', 'method', 'status'] as const,
+    registers,
+  });
+  const upstreamRequestsShared = new Counter({
+    name: 'gateway_upstream_requests_shared_total',
+    help: 'Upstream GETs that joined an identical one in flight (same credential, URL and query) instead of making their own request: upstream calls saved, by spec operation.',
+    labelNames: ['operation'] as const,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Latency of upstream requests (retries included) by spec operation and HTTP status.',
+    labelNames: ['operation', 'status'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const loaderBatchSize = new Histogram({
+    name: 'gateway_dataloader_batch_size',
+    help: 'Keys per DataLoader batch, by the record type loaded.',
+    labelNames: ['loader'] as const,
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    registers,
+  });
+
+  let utilizationSince = performance.eventLoopUtilization();
+  new Gauge({
+    name: 'gateway_event_loop_utilization',
+    help: 'Share of the time since the last scrape the event loop ran code (0 to 1): the admission limit shrinks while it is at ADMISSION_TARGET_UTILIZATION or more.',
+    registers,
+    collect() {
+      const now = performance.eventLoopUtilization();
+      this.set(performance.eventLoopUtilization(now, utilizationSince).utilization);
+      utilizationSince = now;
+    },
+  });
+
+  const openSubscriptions = new Gauge({
+    name: 'gateway_subscriptions_open',
+    help: 'GraphQL subscriptions open on this replica (graphql-ws and SSE).',
+    registers,
+  });
+  const subscriptionExecutions = new Gauge({
+    name: 'gateway_subscription_executions',
+    help: 'Shared subscription executions running on this replica: WebSocket subscribers of the same events (same document, variables and credentials) share one.',
+    registers,
+  });
+  const liveQueriesOpen = new Gauge({
+    name: 'gateway_live_queries_open',
+    help: 'Live queries (@live) open on this replica (graphql-ws, SSE and multipart).',
+    registers,
+  });
+  const liveReexecutions = new Counter({
+    name: 'gateway_live_reexecutions_total',
+    help: 'Runs of live queries after their first answer, by what invalidated them: job (a finished write), feed (the upstream change feed).',
+    labelNames: ['cause'] as const,
+    registers,
+  });
+  const liveInvalidationsCoalesced = new Counter({
+    name: 'gateway_live_invalidations_coalesced_total',
+    help: 'Invalidations of a live query folded into a run already due (LIVE_MIN_INTERVAL_MS and bursts): runs saved.',
+    registers,
+  });
+  const jobs = new Counter({
+    name: 'gateway_jobs_total',
+    help: 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  const webhookDeliveries = new Counter({
+    name: 'gateway_webhook_deliveries_total',
+    help: 'Webhook deliveries received, accepted or rejected, by HTTP status answered.',
+    labelNames: ['result', 'status'] as const,
+    registers,
+  });
+
+  const operationsShed = new Counter({
+    name: 'gateway_operations_shed_total',
+    help: 'GraphQL operations refused with OVERLOADED (503 over HTTP) because too many were already waiting; a live query\'s run refused so counts too (it is tried again a second later).',
+    registers,
+  });
+
+  const coalescedQueries = new Counter({
+    name: 'gateway_coalesced_queries_total',
+    help: 'Queries that could share an execution (COALESCE_QUERIES), by whether they started one or joined an identical one in flight (each joined: an execution and its upstream calls saved).',
+    labelNames: ['execution'] as const,
+    registers,
+  });
+
+  const trustedDocuments = new Gauge({
+    name: 'gateway_trusted_documents',
+    help: 'Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS); only they run.',
+    registers,
+  });
+
+  const trustedDocumentReloads = new Counter({
+    name: 'gateway_trusted_document_reloads_total',
+    help: 'Trusted-document manifest reloads (SIGHUP), by result: loaded, or refused (the manifest in force kept; the log says why).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+
+  const graphqlErrors = new Counter({
+    name: 'gateway_graphql_errors_total',
+    help: 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).',
+    labelNames: ['code'] as const,
+    registers,
+  });
+
+  const costRefused = new Counter({
+    name: 'gateway_cost_refused_total',
+    help: 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).',
+    labelNames: ['code'] as const,
+    registers,
+  });
+
+  const responseCacheLookups = new Counter({
+    name: 'gateway_response_cache_lookups_total',
+    help: 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+
+  const jobsInFlight = new Map<string, number>();
+  new Gauge({
+    name: 'gateway_jobs_in_flight',
+    help: 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.',
+    registers,
+    collect() {
+      this.set(jobsInFlight.size);
+    },
+  });
+  new Gauge({
+    name: 'gateway_jobs_oldest_in_flight_seconds',
+    help: 'Age of the oldest job this replica follows that has not finished (0 when none): past the polling deadline (30 min) the gateway fails a job itself, so an older one is stuck.',
+    registers,
+    collect() {
+      let oldest = Infinity;
+      for (const createdAt of jobsInFlight.values()) oldest = Math.min(oldest, createdAt);
+      this.set(oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+    },
+  });
+
+  return {
+    registry,
+    jobsInFlight,
+    operations,
+    operationDuration,
+    upstreamRequests,
+    upstreamDuration,
+    upstreamRequestsShared,
+    loaderBatchSize,
+    openSubscriptions,
+    liveQueriesOpen,
+    liveReexecutions,
+    liveInvalidationsCoalesced,
+    subscriptionExecutions,
+    jobs,
+    webhookDeliveries,
+    operationsShed,
+    coalescedQueries,
+    trustedDocuments,
+    trustedDocumentReloads,
+    graphqlErrors,
+    costRefused,
+    responseCacheLookups,
+    observeAdmission(snapshot) {
+      const gauges = [
+        ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
+        ['gateway_operations_running', 'GraphQL operations over HTTP running now (SSE subscriptions not counted).', 'active'],
+        ['gateway_operations_waiting', 'GraphQL operations over HTTP waiting for admission.', 'queued'],
+      ] as const;
+      for (const [name, help, key] of gauges) {
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(snapshot()[key]);
+          },
+        });
+      }
+    },
+    observeUpstream(event) {
+      const status = event.status === null ? 'none' : String(event.status);
+      upstreamRequests.inc({ operation: event.operation, method: event.method, status });
+      upstreamDuration.observe({ operation: event.operation, status }, event.durationMs / 1000);
+    },
+    observeUpstreamHealth(health) {
+      new Gauge({
+        name: 'gateway_upstream_circuit_breakers',
+        help: 'Upstream origins (at most two: UPSTREAM_URL\'s and RESOURCES_URL\'s) whose circuit breaker is in each state: closed (calls go through), open (calls fail at once, UPSTREAM_UNAVAILABLE), half-open (one probe call decides).',
+        labelNames: ['state'] as const,
+        registers,
+        collect() {
+          const counts: Record<BreakerState, number> = { closed: 0, 'half-open': 0, open: 0 };
+          for (const breaker of Object.values(health().breakers)) counts[breaker.state] += 1;
+          for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+        },
+      });
+    },
+    observeRedis(isReady) {
+      new Gauge({
+        name: 'gateway_redis_connected',
+        help: 'Whether every Redis connection of this replica (commands, subscriber, stream reader) is up: 1, or 0 while any is reconnecting (Redis-backed operations then fail with REDIS_UNAVAILABLE).',
+        registers,
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
+    },
+    observeReadiness(isReady) {
+      new Gauge({
+        name: 'gateway_ready',
+        help: 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.',
+        registers,
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+type BreakerState = UpstreamHealth['breakers'][string]['state'];
+
+/**
+ * Counts jobs as they start and finish (a finish counts once: `finish` returns the job only the
+ * first time), and keeps the jobs in flight this replica follows: those it created or claimed,
+ * until it finishes them or reads them finished (by another replica, which took the webhook).
+ */
+export function instrumentJobStore(store: JobStore, metrics: GatewayMetrics): JobStore {
+  const inFlight = metrics.jobsInFlight;
+  return {
+    ...store,
+    async create(job) {
+      await store.create(job);
+      metrics.jobs.inc({ status: job.status });
+      if (job.status === 'RUNNING') inFlight.set(job.id, job.createdAt);
+    },
+    async get(id) {
+      const job = await store.get(id);
+      if (job?.status !== 'RUNNING') inFlight.delete(id);
+      return job;
+    },
+    async finish(id, outcome) {
+      const finished = await store.finish(id, outcome);
+      // Null: unknown or finished already; either way no longer in flight here.
+      inFlight.delete(id);
+      if (finished) metrics.jobs.inc({ status: finished.status });
+      return finished;
+    },
+    async claimOrphaned() {
+      const claimed = await store.claimOrphaned();
+      for (const job of claimed) inFlight.set(job.id, job.createdAt);
+      return claimed;
+    },
+    async discard(id) {
+      await store.discard(id);
+      inFlight.delete(id);
+    },
+  };
+}
+
+const BATCH_OBSERVER = Symbol('gateway.batchObserver');
+
+type BatchObserver = (loader: string, size: number) => void;
+
+/** Hangs the batch-size observer on a request context (see `observeBatch`). */
+export function withBatchObserver<C extends object>(context: C, metrics: GatewayMetrics): C {
+  const observer: BatchObserver = (loader, size) => metrics.loaderBatchSize.observe({ loader }, size);
+  return Object.assign(context, { [BATCH_OBSERVER]: observer });
+}
+
+/** Records the size of one DataLoader batch, when the context carries an observer. */
+export function observeBatch(context: object, loader: string, size: number): void {
+  const observer = (context as { [BATCH_OBSERVER]?: BatchObserver })[BATCH_OBSERVER];
+  observer?.(loader, size);
+}
