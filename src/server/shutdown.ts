@@ -5,7 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { drainLogs } from '../observability/logging.js';
-import { acceptsSubscriptionStream } from '../plugins/result/use-multipart-subscriptions.js';
+import { acceptsSubscriptionStream } from '../execution/execution-kind.js';
 
 /** How long an exiting process waits for its last log lines to be written: a gone reader costs no more. */
 const LOG_DRAIN_MS = 1000;

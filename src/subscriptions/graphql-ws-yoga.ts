@@ -9,7 +9,7 @@ import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
-import { OverloadedError, overloadedError, type AdmissionControl } from '../plugins/execution/admission.js';
+import { OverloadedError, overloadedError, type AdmissionControl } from '../execution/admission-control.js';
 import { tooDeeplyNested } from '../plugins/request/use-request-validation.js';
 import type { SubscriptionLimits } from '../plugins/validation/subscription-limits.js';
 import { graphqlWsWriter, type DirectWriter, type SharedSubscriptions } from './shared-subscriptions.js';

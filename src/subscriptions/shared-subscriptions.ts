@@ -26,6 +26,7 @@ import { getOperationAST, GraphQLError, print, type DocumentNode, type Execution
 import { MessageType } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { isSharedExecution, markSharedExecution } from '../execution/execution-kind.js';
 
 /** The field extension that marks a subscription root field as a shareable stream. */
 export const SHARED_STREAM_EXTENSION = 'sharedStream';
@@ -91,18 +92,6 @@ export interface SharedSubscriptions {
   readonly plugin: Plugin;
 }
 
-/** Marks the context of a shared execution, on the context itself. */
-const SHARED_EXECUTION = Symbol('sharedExecution');
-
-/** Whether a context is a shared execution's (its subscribers are counted one by one elsewhere). */
-export function isSharedExecution(context: unknown): boolean {
-  return typeof context === 'object' && context !== null && (context as { [SHARED_EXECUTION]?: true })[SHARED_EXECUTION] === true;
-}
-
-function markShared(context: object): void {
-  Object.assign(context, { [SHARED_EXECUTION]: true });
-}
-
 export function createSharedSubscriptions(options: SharedSubscriptionsOptions = {}): SharedSubscriptions {
   const streams = new SharedStreams({ maxQueued: options.maxQueued ?? DEFAULT_MAX_QUEUED, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE }, options.onExecutions);
   const sharingKey = createSharingKeys();
@@ -116,7 +105,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
         return refused;
       }
       const start = () => {
-        markShared(args.contextValue as object);
+        markSharedExecution(args.contextValue as object);
         return execute(args);
       };
       const result = await streams.join(key, start, options.writerOf?.(args));
@@ -143,7 +132,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
               // share its loaders.
               const context = subscriber.contextValue as GatewayContext;
               const contextValue = { ...context, ...initContextCache(), signal: undefined, session: context.session.withoutSignal() };
-              markShared(contextValue);
+              markSharedExecution(contextValue);
               return subscribeFn({ ...subscriber, contextValue });
             },
             undefined,

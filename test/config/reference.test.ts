@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultConfig, loadConfig, settingEntries } from '../../src/config/index.js';
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from '../../src/config/reference.js';
 
-const page = readFileSync(new URL(`../${CONFIG_REFERENCE_PATH}`, import.meta.url), 'utf8');
+const page = readFileSync(new URL(`../../${CONFIG_REFERENCE_PATH}`, import.meta.url), 'utf8');
 
 /** Variable -> the text of its default cell, from every `| variable | meaning | default | accepts |` table of the page. */
 function documentedDefaults(): Map<string, string[]> {

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { generate, type CodegenConfig } from '@graphql-codegen/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIENTS = join(ROOT, 'test/clients');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 

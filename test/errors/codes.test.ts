@@ -11,7 +11,7 @@ import { ERROR_CODES } from '../../src/errors/codes.js';
 import { renderGeneratedPages } from '../../scripts/docs-pages.js';
 import { FAILURE_CATEGORIES } from '../../src/upstream/error-codes.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SRC = join(ROOT, 'src');
 const REGISTRY = join(SRC, 'errors', 'codes.ts');
 /** The simulator is the upstream: its codes (`SYS.1007`, ...) are the service's, not the gateway's. */

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConcurrencyGate } from '../../src/execution/concurrency-gate.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { AdmissionControl, createAdmission, OverloadedError } from '../../src/plugins/execution/admission.js';
+import { AdmissionControl, OverloadedError } from '../../src/execution/admission-control.js';
+import { createAdmission } from '../../src/plugins/execution/admission.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
 

@@ -12,7 +12,7 @@ import { buildSchema, findBreakingChanges, Kind, parse, parseType, print, visit,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baselineDigest, checkSchemaCompatibility, SCHEMA_FILES, type SchemaTexts } from '../../scripts/schema-guard.js';
 
-const readCommitted = (file: string) => readFile(new URL(`../${file}`, import.meta.url), 'utf8');
+const readCommitted = (file: string) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
 
 let committed: SchemaTexts;
 

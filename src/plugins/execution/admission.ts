@@ -23,91 +23,17 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ConcurrencyGate } from '../../execution/concurrency-gate.js';
+import { AdmissionControl, OverloadedError, RETRY_AFTER_SECONDS, type AdmissionControlOptions } from '../../execution/admission-control.js';
 import { declaresBody } from '../../server/http-timeouts.js';
 
-/**
- * Floor of the limit. Not lower: a thread slowed by something else (a neighbour on the CPU, a long
- * collection) also looks busy, and the operations admitted must still cover their waits on the
- * upstream.
- */
-const DEFAULT_MIN_LIMIT = 12;
 /** How often the limit is adjusted, in ms. */
 const DEFAULT_INTERVAL_MS = 100;
 
-export interface AdmissionOptions {
-  /** Ceiling of the limit, and where it starts (`MAX_CONCURRENT_OPERATIONS`). */
-  maxConcurrentOperations: number;
-  /** Floor of the limit. @default DEFAULT_MIN_LIMIT (or `maxConcurrentOperations` when smaller) */
-  min?: number;
-  /** Operations waiting once the limit is reached; more are refused with 503 (`MAX_QUEUED_OPERATIONS`). */
-  maxQueuedOperations: number;
+export interface AdmissionOptions extends AdmissionControlOptions {
   /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `maxConcurrentOperations`. */
   admissionTargetUtilization: number;
   /** How often the limit is adjusted. @default DEFAULT_INTERVAL_MS */
   intervalMs?: number;
-  /** Hears every refusal: an operation over HTTP or graphql-ws, or a live query's run. */
-  onShed?: () => void;
-}
-
-export interface AdmissionSnapshot {
-  limit: number;
-  active: number;
-  queued: number;
-}
-
-/** Thrown by `acquire` when the queue is full. */
-export class OverloadedError extends Error {
-  override name = 'OverloadedError';
-}
-
-/** The limit, the operations running and the queue; `adjust` is fed the measured utilization. */
-export class AdmissionControl {
-  private readonly gate: ConcurrencyGate;
-  /** Someone waited since the last adjustment: the limit was binding. */
-  private waited = false;
-  private readonly max: number;
-  private readonly min: number;
-
-  constructor(options: Pick<AdmissionOptions, 'maxConcurrentOperations' | 'min' | 'maxQueuedOperations' | 'onShed'>) {
-    this.max = Math.max(1, Math.floor(options.maxConcurrentOperations));
-    this.min = Math.min(this.max, Math.max(1, Math.floor(options.min ?? DEFAULT_MIN_LIMIT)));
-    // Every refusal is made here, whoever asked for a place: counted once, where it happens.
-    this.gate = new ConcurrencyGate(this.max, options.maxQueuedOperations, (gate) => {
-      options.onShed?.();
-      return new OverloadedError(`${gate.active} operations running and ${gate.queued} waiting`);
-    });
-  }
-
-  get limit(): number {
-    return this.gate.limit;
-  }
-
-  /**
-   * Resolves with the operation's release function once it may run; rejects with
-   * `OverloadedError`, or the signal's reason when its client hangs up while waiting.
-   */
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.gate.full) this.waited = true;
-    return this.gate.acquire(signal);
-  }
-
-  /** Feeds the event loop's utilization over the last interval (0 to 1). */
-  adjust(utilization: number, targetUtilization: number): void {
-    const limit = this.gate.limit;
-    if (utilization >= targetUtilization) {
-      this.gate.limit = Math.max(this.min, Math.floor(limit * 0.9));
-    } else if (this.waited) {
-      // Raising the limit admits that many more of the waiting operations at once.
-      this.gate.limit = Math.min(this.max, limit + Math.max(1, Math.floor(limit * 0.1)));
-    }
-    // Still binding if some wait even now; otherwise the next interval starts calm.
-    this.waited = this.gate.queued > 0;
-  }
-
-  snapshot(): AdmissionSnapshot {
-    return { limit: this.gate.limit, active: this.gate.active, queued: this.gate.queued };
-  }
 }
 
 export interface Admission {
@@ -206,8 +132,6 @@ async function bodyStillArriving(req: IncomingMessage | undefined): Promise<bool
   return !req.complete;
 }
 
-const RETRY_AFTER_SECONDS = 1;
-
 /** The 503 `OVERLOADED` refusal, thrown once yoga has read the body (it answers a thrown error itself). */
 function overloadedDuringParse(error: OverloadedError): GraphQLError {
   return new GraphQLError(`The gateway is overloaded (${error.message}); retry after ${RETRY_AFTER_SECONDS} s.`, {
@@ -228,12 +152,5 @@ function overloaded(fetchAPI: { Response: typeof Response }, error: OverloadedEr
   return new fetchAPI.Response(JSON.stringify(body), {
     status: 503,
     headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) },
-  });
-}
-
-/** The `OVERLOADED` refusal as graphql-ws sends it: the error HTTP answers in its 503. */
-export function overloadedError(error: OverloadedError): GraphQLError {
-  return new GraphQLError(`The gateway is overloaded (${error.message}); retry after ${RETRY_AFTER_SECONDS} s.`, {
-    extensions: { code: 'OVERLOADED', retryAfter: RETRY_AFTER_SECONDS },
   });
 }

@@ -27,7 +27,7 @@ import { BREAK, getOperationAST, print, visit, type DocumentNode, type Execution
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
 import { SharedFlights, type FlightControl } from '../../upstream/shared-flights.js';
-import { liveRunGeneration } from './use-live-query.js';
+import { liveRunGeneration } from '../../execution/execution-kind.js';
 
 export interface OperationCoalescingOptions {
   /** Called for every query that could share: `true` when it joined an execution in flight, `false` when it started one. */

@@ -31,51 +31,23 @@ import { Repeater } from '@repeaterjs/repeater';
 import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
-import { OverloadedError, overloadedError } from './admission.js';
+import { OverloadedError, overloadedError } from '../../execution/admission-control.js';
+import { markLiveExecution, markMaybeLiveRequest, setLiveRunGeneration } from '../../execution/execution-kind.js';
 import type { SchemaCollections } from '../../live/collections.js';
 import type { LiveQueries } from '../../live/live-queries.js';
-import type { QueryCost } from '../validation/query-cost.js';
 
 export interface LiveQueryOptions {
   /** The open live queries: admission under the caps, invalidation, scheduling. */
   live: LiveQueries;
   /** The collections each document reads. */
   collections: SchemaCollections;
-  /** Charges each run (`createQueryCost`). */
-  runCharged: QueryCost['runCharged'];
+  /** Charges each run to the caller's budget (`QueryCost.runCharged`); `refused` when it was not. */
+  runCharged: (args: ExecutionArgs, run: (args: ExecutionArgs) => Promise<ExecutionResult>) => Promise<{ result: ExecutionResult; refused: boolean }>;
   /**
    * A place among the operations running (`AdmissionControl.acquire`): resolves with its release,
    * rejects with `OverloadedError` when the queue is full or with `signal`'s reason.
    */
   admit: (signal: AbortSignal) => Promise<() => void>;
-}
-
-/** The contexts of operations running as live queries. */
-const liveContexts = new WeakSet<object>();
-
-/** Whether an execution is a live query's (the cost gate lets those through: each run is charged on its own). */
-export function isLiveExecution(context: unknown): boolean {
-  return typeof context === 'object' && context !== null && liveContexts.has(context);
-}
-
-/** The generation of the invalidations (`LiveQueries.generationOf`) each live query's run under way started at. */
-const runGenerations = new WeakMap<object, string>();
-
-/**
- * What tells apart runs of live queries that must not share an execution in flight (operation
- * coalescing adds it to its key): the scope's invalidation generation the run started at, so a
- * run never joins one that started before the change that woke it. Undefined outside live runs.
- */
-export function liveRunGeneration(context: unknown): string | undefined {
-  return typeof context === 'object' && context !== null ? runGenerations.get(context) : undefined;
-}
-
-/** Requests whose text may hold a live query: the response cache neither serves nor keeps them. */
-const liveRequests = new WeakSet<Request>();
-
-/** Whether `request`'s operation may be a live query (its text holds `@live`), for the response cache. */
-export function mayBeLiveRequest(request: Request): boolean {
-  return liveRequests.has(request);
 }
 
 const LIVE_TEXT = /@\s*live\b/;
@@ -92,7 +64,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
     const stopped = new AbortController();
     const runOnce = async (): Promise<{ result: ExecutionResult; refused: boolean }> => {
       const release = await admit(stopped.signal);
-      runGenerations.set(context, String(live.generationOf(scope.key)));
+      setLiveRunGeneration(context, String(live.generationOf(scope.key)));
       try {
         return await runCharged(args, async (runArgs) => (await execute(runArgs)) as ExecutionResult);
       } finally {
@@ -148,7 +120,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
 
   return {
     onParams({ params, request }) {
-      if (typeof params.query === 'string' && LIVE_TEXT.test(params.query)) liveRequests.add(request);
+      if (typeof params.query === 'string' && LIVE_TEXT.test(params.query)) markMaybeLiveRequest(request);
     },
     onValidate({ addValidationRule }) {
       addValidationRule(NoLiveMixedWithDeferStreamRule);
@@ -162,7 +134,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
       if (!isLive) return;
       // Without a credential every field fails UNAUTHENTICATED: answered once, nothing to keep live.
       if ((args.contextValue as GatewayContext).caller.anonymous) return;
-      liveContexts.add(args.contextValue as object);
+      markLiveExecution(args.contextValue as object);
       const patches = wantsJsonPatch(args.contextValue);
       setExecuteFn((executeArgs) => {
         const results = executeLive(executeArgs, executeFn as Execute, throttleValue ?? undefined);

@@ -21,7 +21,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { createInMemoryCache, useResponseCache as useYogaResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import { callerOfRequest } from '../../context.js';
 import { selectedFieldTypes } from '../../schema/kit/selected-types.js';
-import { mayBeLiveRequest } from './use-live-query.js';
+import { mayBeLiveRequest } from '../../execution/execution-kind.js';
 
 /**
  * Time to live (ms) by type or schema coordinate. An answer lives as long as the shortest TTL of

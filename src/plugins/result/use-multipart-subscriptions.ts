@@ -18,6 +18,7 @@ import { isAsyncIterable } from '@envelop/core';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maskUnexpectedError } from '../../errors/mask.js';
+import { acceptsMultipartSubscriptions } from '../../execution/execution-kind.js';
 
 /** Interval of the `{}` heartbeat parts, in ms: Apollo Router's. */
 const DEFAULT_HEARTBEAT_MS = 5_000;
@@ -33,23 +34,6 @@ export const MULTIPART_SUBSCRIPTION_CONTENT_TYPE = 'multipart/mixed;boundary="gr
 const BOUNDARY = '\r\n--graphql';
 const part = (json: string): string => `\r\ncontent-type: application/json\r\n\r\n${json}${BOUNDARY}`;
 const END = '--\r\n';
-
-/** Whether an `Accept` header asks for Apollo's multipart subscriptions. */
-export function acceptsMultipartSubscriptions(accept: string | null): boolean {
-  if (accept === null) return false;
-  return accept.split(',').some((range) => {
-    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
-    return type === 'multipart/mixed' && params.some((param) => param.replace(/"/g, '') === 'subscriptionspec=1.0');
-  });
-}
-
-/**
- * Whether an `Accept` header asks for an answer that lasts as long as its subscription: SSE, or
- * Apollo's multipart. Such requests are counted by the subscription limits and cut at shutdown.
- */
-export function acceptsSubscriptionStream(accept: string | null): boolean {
-  return accept !== null && (accept.includes('text/event-stream') || acceptsMultipartSubscriptions(accept));
-}
 
 export function useMultipartSubscriptions(options: MultipartSubscriptionsOptions = {}): Plugin {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;

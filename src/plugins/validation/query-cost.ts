@@ -28,8 +28,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../context.js';
 import { CostBudget, type ThrottleStatus } from '../../execution/cost-budget.js';
-import { isSharedExecution } from '../../subscriptions/shared-subscriptions.js';
-import { isLiveExecution } from '../execution/use-live-query.js';
+import { isLiveExecution, isSharedExecution } from '../../execution/execution-kind.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from '../../execution/cost-model.js';
 
 /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). */

@@ -17,8 +17,7 @@
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../context.js';
-import { isSharedExecution } from '../../subscriptions/shared-subscriptions.js';
-import { acceptsSubscriptionStream } from '../result/use-multipart-subscriptions.js';
+import { acceptsSubscriptionStream, isSharedExecution } from '../../execution/execution-kind.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket (`WS_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
