@@ -93,7 +93,7 @@ export interface DirectClient {
   close(): Promise<void>;
 }
 
-/** `upstreamUrl` is the resource family's `{base_url}`; the generic family is at its origin. */
+/** `upstreamUrl` is the resource family's `{base_url}`; the cursor family is at its origin. */
 export function createDirectClient(upstreamUrl: string, connections = 32): DirectClient {
   const svc = new URL('svc/v1/', upstreamUrl.endsWith('/') ? upstreamUrl : `${upstreamUrl}/`);
   const resources = new URL('/api/v1/resources/', upstreamUrl);

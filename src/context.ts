@@ -21,7 +21,7 @@ import type { CursorCredential, ResourceCredential, UpstreamClient } from './ups
 export interface Credentials {
   /** `Authorization: OAuth <SESSION_UUID>`, forwarded unchanged to the resource family. */
   readonly resource: ResourceCredential | undefined;
-  /** `X-Resources-Authorization` (+ `X-Tenant-ID`), forwarded as the generic family's `Authorization`. */
+  /** `X-Resources-Authorization` (+ `X-Tenant-ID`), forwarded as the cursor family's `Authorization`. */
   readonly cursor: CursorCredential | undefined;
 }
 
@@ -180,7 +180,7 @@ function missingCredential(family: CredentialFamily): GraphQLError {
     });
   }
   return new GraphQLError(
-    'This field reads the generic resource API: send `X-Resources-Authorization: Bearer <token>` (and `X-Tenant-ID`).',
+    'This field reads the cursor family (`/api/v1/resources/`): send `X-Resources-Authorization: Bearer <token>` (and `X-Tenant-ID`).',
     { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 }, credential: 'X-Resources-Authorization' } },
   );
 }

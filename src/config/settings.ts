@@ -152,7 +152,7 @@ export const settings = Object.freeze({
     group: 'upstream',
     parser: httpUrl(),
     unset: 'the origin of `UPSTREAM_URL`',
-    description: 'Origin of the generic family (`/api/v1/resources/...`).',
+    description: 'Origin of the cursor family (`/api/v1/resources/...`).',
   }),
   upstreamTimezone: setting({
     variable: 'UPSTREAM_TIMEZONE',
@@ -504,7 +504,7 @@ export const settings = Object.freeze({
     group: 'cursors',
     parser: milliseconds(1_000, 86_400_000),
     default: 900_000,
-    description: 'How long a cursor that stands for an upstream cursor (generic family) stays valid: set it to the upstream cursor\'s life (the simulator\'s is 15 min).',
+    description: 'How long a cursor that stands for an upstream cursor (cursor family) stays valid: set it to the upstream cursor\'s life (the simulator\'s is 15 min).',
   }),
   cursorStoreMaxBytes: setting({
     variable: 'CURSOR_STORE_MAX_BYTES',

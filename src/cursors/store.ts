@@ -1,5 +1,5 @@
 /**
- * Where the upstream cursors behind the gateway's cursors are kept: the generic family's
+ * Where the upstream cursors behind the gateway's cursors are kept: the cursor family's
  * `nextCursor` is 300 to 700 characters (and grows with the filters), so a gateway cursor carries
  * a 12-byte reference to it instead. In process without `REDIS_URL`; in Redis with it, so a
  * cursor issued by one replica is honoured by every other.

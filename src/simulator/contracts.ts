@@ -39,12 +39,12 @@ export class SimError extends Error {
 export class SimBadRequest extends Error {}
 
 export interface Tenant {
-  /** The tenant id of the generic family (`X-Tenant-ID`). */
+  /** The tenant id of the cursor family (`X-Tenant-ID`). */
   id: string;
   accountUuid: string;
   /** Resource-family session uuid (`Authorization: OAuth <session>`). */
   session: string;
-  /** Generic-family bearer token. */
+  /** Cursor-family bearer token. */
   token: string;
 }
 

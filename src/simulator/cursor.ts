@@ -1,5 +1,5 @@
 /**
- * The generic cursor family: `CursorQuery` starts a query, `CursorNext` continues it.
+ * The cursor family: `CursorQuery` starts a query, `CursorNext` continues it.
  *
  * Pagination is keyset: the cursor carries the query and the last item's (sort key, uuid), so a
  * page is "the first `pageSize` matches strictly after that key". Records added or removed

@@ -265,7 +265,7 @@ export interface VmCdRom {
 }
 
 /**
- * A volume: an allVolumes item, a generic-family `volume`, an attachable data volume.
+ * A volume: an allVolumes item, a cursor-family `volume`, an attachable data volume.
  * A VM's allVolumes are the volumes whose `vmInstanceUuid` is the VM, ordered by `deviceId`
  * (so the boot volume, device 0, comes first). `vmInstanceUuid` is indexed: change it with
  * `store.update`.
@@ -370,7 +370,7 @@ export interface SnsApplicationPlatform extends Owned, Timestamped {
   state: string;
 }
 
-/** SNSApplicationEndpointInventory, with the per-type extras of the generic family. */
+/** SNSApplicationEndpointInventory, with the per-type extras of the cursor family. */
 export interface SnsApplicationEndpoint extends Owned, Timestamped {
   name: string;
   description: string | null;
@@ -393,7 +393,7 @@ export interface SnsEmailAddress extends Owned, Timestamped {
   endpointUuid: Uuid;
 }
 
-/** Directory (generic family `directory`; DeleteDirectory removes it). */
+/** Directory (cursor family `directory`; DeleteDirectory removes it). */
 export interface Directory extends Owned, Timestamped {
   name: string;
   groupName: string;

@@ -2,7 +2,7 @@
  * Query languages of both families, compiled to predicates over stored records:
  * - the resource family's `q=<field><op><value>` with `limit`, `start`, `replyWithCount`,
  *   `count` and `sort=+field|-field`;
- * - the generic family's `filter=<field>:<op>:<value>`.
+ * - the cursor family's `filter=<field>:<op>:<value>`.
  * Conditions name top-level scalar fields of the wire record (the stored records use the same
  * names), or a field of the items of a nested list (`scsiLunHostRefs.hostUuid`: the service's
  * expanded query, met when any item meets it) where the record declares one; an unknown field or

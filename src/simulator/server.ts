@@ -50,7 +50,7 @@ export interface SimulatorOptions {
   webhookRetries: number;
   /** IANA zone of the timestamp text. */
   timeZone: string;
-  /** How long a cursor of the generic family stays valid. */
+  /** How long a cursor of the cursor family stays valid. */
   cursorTtlMs: number;
   /** First tenant's fixed credentials (the rest derived from the seed). */
   first: TenantOverrides;
@@ -373,7 +373,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     return tenant;
   }
 
-  /** Generic family: `Authorization: Bearer <token>` and optional `X-Tenant-ID`. */
+  /** Cursor family: `Authorization: Bearer <token>` and optional `X-Tenant-ID`. */
   function authenticateResources(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
     const authorization = header(request, 'authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

@@ -340,7 +340,7 @@ export const VM_NIC_WIRE: WireRecord<VmNic> = releasedAs(records.vmNic, wireReco
   (nic, wire) => ({ usedIps: wire.writeAll(USED_IP_WIRE, nic.usedIps) }),
 ));
 
-/** An allVolumes item (also the generic family's `volume`). */
+/** An allVolumes item (also the cursor family's `volume`). */
 export const VOLUME_WIRE: WireRecord<Volume> = releasedAs(records.volume, wireRecord<Volume>({
   uuid: 'string',
   name: 'string',

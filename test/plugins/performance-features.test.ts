@@ -64,7 +64,7 @@ describe('performance features', () => {
       const variants: Record<string, string>[] = [
         // The same bearer token under another tenant id (the upstream answers 403).
         { ...harness.headers, 'x-tenant-id': harness.simulator.credentials.second.tenantId },
-        // The same session with the second tenant's generic-family token.
+        // The same session with the second tenant's cursor-family token.
         { ...harness.headers, 'x-resources-authorization': harness.secondHeaders['x-resources-authorization'] },
       ];
       for (const headers of variants) {

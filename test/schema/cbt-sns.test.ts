@@ -160,7 +160,7 @@ describe('CBT tasks and SNS records', () => {
     });
   });
 
-  describe('SNS platforms and endpoints (generic cursor family)', () => {
+  describe('SNS platforms and endpoints (cursor family)', () => {
     it('returns every platform with its endpoints', async () => {
       const platforms = [...store().snsPlatforms.list(tenantId)];
       harness.resetStats();

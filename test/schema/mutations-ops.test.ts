@@ -404,7 +404,7 @@ describe.each(WEBHOOK_MODES)('host bond, CBT task, directory and SNS mutations (
       deletedDirectoryUuid: string | null;
     }
 
-    /** The directory's items in the generic cursor family, asked of the upstream directly. */
+    /** The directory's items in the cursor family, asked of the upstream directly. */
     async function cursorDirectories(uuids: string[]): Promise<string[]> {
       const query = new URLSearchParams({ resourceType: 'directory', filter: `uuid:in:${uuids.join(',')}` });
       const response = await fetch(`${harness.simulator.url}/api/v1/resources/cursor-query?${query}`, {

@@ -458,7 +458,7 @@ describe('VmInstance', () => {
     });
 
     it('keeps partial data when a nested field fails', async () => {
-      // Only the generic family's credentials: the VMs load, fields that need the resource API fail alone.
+      // Only the cursor family's credentials: the VMs load, fields that need the resource API fail alone.
       const cursorOnly = { 'x-resources-authorization': harness.headers['x-resources-authorization']!, 'x-tenant-id': harness.headers['x-tenant-id']! };
       const response = await harness.gql<{ vmInstances: { nodes: { name: string; snapshotGroups: null; attachableDataVolumes: null; host: { name: string } | null }[] } }>(
         '{ vmInstances(first: 3) { nodes { name host { name } snapshotGroups { totalCount } attachableDataVolumes { uuid } } } }',

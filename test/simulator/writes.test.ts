@@ -85,7 +85,7 @@ async function rejected(method: string, path: string, send: Send): Promise<strin
   return answer.text;
 }
 
-/** One record of the generic cursor family, or undefined. */
+/** One record of the cursor family, or undefined. */
 async function cursorItem(resourceType: string, uuid: string, token = sim.credentials.token): Promise<Json | undefined> {
   const query = new URLSearchParams({ resourceType, filter: `uuid:eq:${uuid}` });
   const response = await fetch(`${sim.url}/api/v1/resources/cursor-query?${query.toString()}`, {
