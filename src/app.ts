@@ -7,8 +7,6 @@
  * simulator first when `UPSTREAM_URL` is unset (`demo-upstream.ts`).
  */
 import type { Server } from 'node:http';
-import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -31,38 +29,22 @@ import { maskUnexpectedError } from './errors/mask.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './observability/metrics.js';
 import { createNodeServer } from './server/node-server.js';
 import { createAdmission } from './plugins/execution/admission.js';
-import { useCloseAfterRefusedBody } from './plugins/request/use-close-after-refused-body.js';
-import { useCompression } from './plugins/result/use-compression.js';
-import { useCsrfPrevention } from './plugins/request/use-csrf-prevention.js';
 import { useDocs } from './plugins/routes/use-docs.js';
 import { useHealth } from './plugins/routes/use-health.js';
-import { useJit } from './plugins/execution/use-jit.js';
 import { createOperationCoalescing } from './plugins/execution/operation-coalescing.js';
 import { useJobWebhook } from './plugins/routes/use-job-webhook.js';
-import { useLiveQuery } from './plugins/execution/use-live-query.js';
 import { createOperationMetrics } from './plugins/observability/operation-metrics.js';
 import { useMetricsRoute } from './plugins/routes/use-metrics-route.js';
-import { useMultipartSubscriptions } from './plugins/result/use-multipart-subscriptions.js';
-import { useMutationLimit } from './plugins/validation/use-mutation-limit.js';
-import { useOperationLimits } from './plugins/validation/use-operation-limits.js';
-import { usePersistedQueries } from './plugins/request/use-persisted-queries.js';
 import { createQueryCost } from './plugins/validation/query-cost.js';
 import { createReadinessState, useReadiness } from './plugins/routes/use-readiness.js';
-import { useRecordDemand } from './plugins/execution/use-record-demand.js';
-import { useReleaseLoadedRecords } from './plugins/execution/use-release-loaded-records.js';
-import { useRequestBodyLimit } from './plugins/request/use-request-body-limit.js';
-import { useRequestValidation } from './plugins/request/use-request-validation.js';
-import { createResponseCacheStore, createWriteInvalidation, useResponseCache } from './plugins/execution/use-response-cache.js';
+import { createResponseCacheStore, createWriteInvalidation } from './plugins/execution/use-response-cache.js';
+import { endpointPlugins } from './plugins/index.js';
 import { useRootRedirect } from './plugins/routes/use-root-redirect.js';
-import { useSseSingleConnection } from './plugins/result/use-sse-single-connection.js';
 import { createSubscriptionLimits } from './plugins/validation/subscription-limits.js';
 import { createTrustedDocuments, type TrustedDocuments } from './plugins/request/trusted-documents.js';
-import { useUnexpectedErrorLogging } from './plugins/observability/use-unexpected-error-logging.js';
-import { useVariableCoercion } from './plugins/request/use-variable-coercion.js';
-import { useVaryOrigin } from './plugins/request/use-vary-origin.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { buildSchema, schema } from './schema/index.js';
-import { schemaForRelease, useReleaseValidation } from './schema/releases.js';
+import { schemaForRelease } from './schema/releases.js';
 import { declaredTouches, touchedBy, type TouchedRecords } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
 import type { LiveInvalidation } from './live/invalidation.js';
@@ -292,74 +274,26 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
       maxRequestBodySize: false,
       cors: corsOptions(config.corsOrigins),
-      // Cross-cutting features, one `useX` from src/plugins/ each.
-      plugins: [
-        // The gateway's own routes first: they answer before admission, parsing or any limit.
-        ...routes,
-        // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
-        admission.plugin,
-        // Before the parameters are checked: a request naming a trusted document by id has no query
-        // until it is resolved here, and any other document is refused before anything reads it.
-        ...(trusted ? [trusted.plugin] : []),
-        // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
-        useRequestValidation(),
-        // Before the limits and the cost: a refused operation is traced too.
-        ...(operationTracing ? [operationTracing.plugin] : []),
-        ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
-        // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
-        useSseSingleConnection({ endpoint: path, maxBodyBytes: config.maxBodyBytes }),
-        // Hardening: browsers' simple requests need a header; operation shape and cost limits are
-        // enforced before execution, so a rejected operation never reaches the upstream.
-        useCsrfPrevention(),
-        useCloseAfterRefusedBody(),
-        ...(config.graphiql ? [] : [useDisableIntrospection()]),
-        useOperationLimits({
-          maxDepth: config.maxDepth,
-          maxAliases: config.maxAliases,
-          maxTokens: config.maxTokens,
-          maxDirectives: config.maxDirectives,
-          maxIntrospectionSchemas: config.maxIntrospectionSchemas,
-          blockFieldSuggestions: !config.graphiql,
-        }),
-        useMutationLimit(config.maxMutations),
-        ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: state.schema, upstreamVersion: config.upstreamVersion })]),
-        useUnexpectedErrorLogging({ logger }),
-        operationMetrics.plugin,
-        // Before the response cache, which wraps whatever executor is in place when it runs.
-        ...(config.graphqlJit ? [useJit()] : []),
-        useReleaseLoadedRecords(),
-        ...(config.decodeSelectedFields ? [useRecordDemand()] : []),
-        // Before the response cache: a hash-only request must have its query text by the time the
-        // cache computes its key. Not with trusted documents: nothing registers, the manifest decides.
-        ...(trusted ? [] : [usePersistedQueries()]),
-        // Before the response cache and the cost: an operation whose variables do not coerce is
-        // answered BAD_USER_INPUT before either looks at it.
-        useVariableCoercion(),
-        // After graphql-jit and before the cost gate: each caller is admitted, charged and reported
-        // on its own, only the execution is shared (by callers the response cache did not answer).
-        ...(state.coalescing ? [state.coalescing.plugin] : []),
-        // Between coalescing and the cost gate: each run of a live query is charged, and may share an
-        // execution in flight of its own credential woken by the same change (see use-live-query.ts).
-        useLiveQuery({ live, collections: liveCollections, runCharged: queryCost.runCharged, admit: (signal) => admission.control.acquire(signal) }),
-        // Around the response cache: an answer served from the cache is neither charged nor refused,
-        // and the cost of the execution that filled it is not kept with it.
-        queryCost.gate,
-        subscriptionLimits.plugin,
-        useResponseCache({
-          cache: state.responseCache,
-          responseCacheTtlMs: config.responseCacheTtlMs,
-          onLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-        }),
-        queryCost.report,
-        useDeferStream(),
-        // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
-        useMultipartSubscriptions(),
-        useCompression({ compressionMinBytes: config.compressionMinBytes }),
-        // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
-        sharedSubscriptions.plugin,
-        // After every request parser has registered (as yoga places its own), so it limits the chosen one.
-        useRequestBodyLimit(config.maxBodyBytes),
-      ],
+      // Cross-cutting features from src/plugins/, in the order `endpointPlugins` gives and explains.
+      plugins: endpointPlugins({
+        config,
+        logger,
+        path,
+        routes,
+        fullSchema: state.schema,
+        admission,
+        trusted,
+        operationTracing,
+        operationMetrics,
+        coalescing: state.coalescing,
+        live,
+        liveCollections,
+        queryCost,
+        subscriptionLimits,
+        responseCache: state.responseCache,
+        onResponseCacheLookup: (hit) => metrics.responseCacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+        sharedSubscriptions,
+      }),
       context: (initial) => {
         const { request, connectionParams, req } = initial;
         // A WebSocket operation's `req` is the socket's upgrade request (graphql-ws-yoga.ts).
