@@ -178,7 +178,7 @@ describe('admission over HTTP', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     const body = (await refused.json()) as Omit<GraphQLResponse, 'status'>;
-    expect(errorCodes({ status: 503, ...body })).toEqual(['OVERLOADED']);
+    expect(errorCodes(body)).toEqual(['OVERLOADED']);
 
     // Both earlier operations are answered in full, the waiting one after the running one.
     for (const response of await Promise.all([running, waiting])) {

@@ -90,8 +90,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /** The error codes of a response, in order. */
-export function errorCodes(response: GraphQLResponse<unknown>): unknown[] {
-  return (response.errors ?? []).map((error) => error.extensions?.code);
+export function errorCodes(response: { errors?: readonly unknown[] | undefined }): unknown[] {
+  return (response.errors ?? []).map((error) => (error as { extensions?: { code?: unknown } }).extensions?.code);
 }
 
 /**

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type CredentialHeaders, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 const HOSTS = /* GraphQL */ `
   query Hosts {
@@ -12,16 +11,7 @@ interface HostsData {
   hosts: { totalCount: number; nodes: { id: string; uuid: string; name: string; nqn: string | null; status: string }[] };
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** A hash-only (or hash + text) APQ request over GET, as Apollo's persisted-query link sends it. */
-function apqUrl(base: string, hash: string, query?: string): string {
-  const params = new URLSearchParams({ extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }) });
-  if (query) params.set('query', query);
-  return `${base}/graphql?${params}`;
-}
-
-describe('performance features', () => {
+describe('useResponseCache', () => {
   let harness: Harness;
 
   beforeAll(async () => {
@@ -136,6 +126,7 @@ describe('performance features', () => {
     });
   });
 
+
   describe('ETag', () => {
     it('answers 304 without a body when If-None-Match names the cached answer', async () => {
       const query = '{ hosts(first: 3) { nodes { uuid name } } }';
@@ -181,111 +172,6 @@ describe('performance features', () => {
     });
   });
 
-  describe('automatic persisted queries', () => {
-    it('round-trips: hash-only GET → PersistedQueryNotFound → register → hash-only GET runs it', async () => {
-      const query = `query Apq${Date.now()} { hosts(first: 2) { nodes { uuid } } }`;
-      const hash = sha256(query);
-      const missing = await get(apqUrl(harness.url, hash), harness.headers);
-      const missingBody = (await missing.json()) as { errors: { message: string; extensions: { code: string } }[] };
-      expect(missingBody.errors[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
-      expect(missing.headers.get('cache-control')).toBe('no-store');
-
-      const registered = await fetch(`${harness.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...harness.headers },
-        body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
-      });
-      const registeredBody = (await registered.json()) as { data: { hosts: { nodes: unknown[] } } };
-      expect(registeredBody.data.hosts.nodes).toHaveLength(2);
-
-      const byHash = await get(apqUrl(harness.url, hash), harness.headers);
-      expect(byHash.status).toBe(200);
-      expect(((await byHash.json()) as typeof registeredBody).data).toEqual(registeredBody.data);
-    });
-
-    it('rejects a hash that does not match the query sent with it', async () => {
-      const response = await get(apqUrl(harness.url, sha256('something else'), '{ hosts(first: 1) { totalCount } }'), harness.headers);
-      expect(response.status).toBe(400);
-      const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
-      expect(body.errors[0]?.extensions.code).toBe('BAD_REQUEST');
-    });
-  });
-
-  describe('compression', () => {
-    it('serves a cached answer compressed, and the changed answer once a mutation changed it', async () => {
-      const query = '{ hosts(first: 6) { nodes { uuid name nqn status description managementIp cpuStatus memoryStatus } } }';
-      const read = async () => {
-        const response = await post(harness, query, { 'accept-encoding': 'br' });
-        expect(response.headers.get('content-encoding')).toBe('br');
-        const body = (await response.json()) as { data: { hosts: { nodes: { uuid: string; nqn: string | null; status: string }[] } } };
-        return { etag: response.headers.get('etag'), nodes: body.data.hosts.nodes };
-      };
-      const first = await read();
-      const hit = await read();
-      expect(hit).toEqual(first);
-      const host = first.nodes.find((candidate) => candidate.status === 'Connected')!;
-      const nqn = `nqn.2014-08.org.example:br-${Date.now()}`;
-      const mutation = await harness.gql('mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { error { code } } }', {
-        input: { uuid: host.uuid, nqn },
-      });
-      expect(mutation.errors).toBeUndefined();
-      const changed = await read();
-      expect(changed.etag).not.toBe(first.etag);
-      expect(changed.nodes.find((candidate) => candidate.uuid === host.uuid)?.nqn).toBe(nqn);
-    });
-
-    it('compresses a large answer for a client that accepts gzip, and not a small one', async () => {
-      const large = await fetch(`${harness.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'gzip', ...harness.headers },
-        body: JSON.stringify({ query: '{ vmInstances(first: 50) { nodes { uuid name state nics { uuid ip mac } volumes { uuid size } } } }' }),
-      });
-      expect(large.headers.get('content-encoding')).toBe('gzip');
-      expect(large.headers.get('vary')).toMatch(/Accept-Encoding/i);
-      const body = (await large.json()) as { data: { vmInstances: { nodes: unknown[] } } };
-      expect(body.data.vmInstances.nodes).toHaveLength(50);
-
-      const small = await fetch(`${harness.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'br, gzip', ...harness.headers },
-        body: JSON.stringify({ query: '{ hosts(first: 1) { totalCount } }' }),
-      });
-      expect(small.headers.get('content-encoding')).toBeNull();
-    });
-
-    it('prefers brotli when the client accepts it', async () => {
-      const response = await fetch(`${harness.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'gzip, br', ...harness.headers },
-        body: JSON.stringify({ query: '{ vmInstances(first: 40) { nodes { uuid name nics { uuid ip mac } } } }' }),
-      });
-      expect(response.headers.get('content-encoding')).toBe('br');
-      expect(((await response.json()) as { data: { vmInstances: { nodes: unknown[] } } }).data.vmInstances.nodes).toHaveLength(40);
-    });
-  });
-
-  describe('@defer', () => {
-    it('delivers the slow host fields as an incremental payload after the first one', async () => {
-      const response = await fetch(`${harness.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...harness.headers },
-        body: JSON.stringify({
-          query: '{ hosts(first: 1) { nodes { uuid name ... @defer(label: "slow") { sensors blockDevices } } } }',
-        }),
-      });
-      expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
-      const parts = parseMultipart(await response.text());
-      expect(parts.length).toBeGreaterThanOrEqual(2);
-      const [initial, ...rest] = parts as [Record<string, unknown>, ...Record<string, unknown>[]];
-      expect(initial).toMatchObject({ hasNext: true });
-      const host = (initial.data as { hosts: { nodes: Record<string, unknown>[] } }).hosts.nodes[0]!;
-      expect(host.name).toEqual(expect.any(String));
-      expect(host).not.toHaveProperty('sensors');
-      const incremental = rest.flatMap((part) => (part.incremental as { label?: string; data: Record<string, unknown> }[] | undefined) ?? []);
-      expect(incremental[0]).toMatchObject({ label: 'slow', data: { sensors: expect.any(Array), blockDevices: expect.any(Array) } });
-      expect(rest.at(-1)).toMatchObject({ hasNext: false });
-    });
-  });
 });
 
 async function post(harness: Harness, query: string, extra: Record<string, string> = {}): Promise<Response> {
@@ -296,10 +182,6 @@ async function post(harness: Harness, query: string, extra: Record<string, strin
   });
 }
 
-async function get(url: string, headers: CredentialHeaders): Promise<Response> {
-  return fetch(url, { headers: { accept: 'application/json', ...headers } });
-}
-
 async function waitForJob(harness: Harness, id: string): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {
     const response = await harness.gql<{ job: { status: string } }>('query ($id: ID!) { job(id: $id) { status } }', { id });
@@ -307,13 +189,4 @@ async function waitForJob(harness: Harness, id: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`job ${id} still running`);
-}
-
-/** The JSON parts of a `multipart/mixed` answer. */
-function parseMultipart(text: string): unknown[] {
-  return text
-    .split(/\r?\n---/)
-    .map((part) => part.slice(part.indexOf('{')).trim())
-    .filter((part) => part.startsWith('{'))
-    .map((part) => JSON.parse(part.slice(0, part.lastIndexOf('}') + 1)) as unknown);
 }
