@@ -473,7 +473,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
     });
 
     it('rejects a malformed Uuid with BAD_USER_INPUT and no upstream request', async () => {
-      const response = await expectRejected('mutation($input: RecoverVmInstanceInput!) { recoverVmInstance(input: $input) { job { id } } }', {
+      await expectRejected('mutation($input: RecoverVmInstanceInput!) { recoverVmInstance(input: $input) { job { id } } }', {
         input: { uuid: 'not-a-uuid' },
       });
       await expectRejected('mutation($input: PrimaryStorageMigrateVmInput!) { primaryStorageMigrateVm(input: $input) { job { id } } }', {
