@@ -72,163 +72,57 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const gauge = (name: string, help: string) => new Gauge({ name, help, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers });
+  /** A gauge read at every scrape. */
+  const collected = (name: string, help: string, read: () => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  };
 
-  const operations = new Counter({
-    name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations executed (subscriptions: started), by type, name (METRICS_OPERATION_NAMES, else other), root field and whether the result carried errors.',
-    labelNames: ['operation_type', 'operation_name', 'root_field', 'result'] as const,
-    registers,
-  });
-  const operationDuration = new Histogram({
-    name: 'gateway_graphql_operation_duration_seconds',
-    help: 'Time to execute a GraphQL query or mutation.',
-    labelNames: ['operation_type', 'operation_name', 'root_field'] as const,
-    buckets: SECONDS_BUCKETS,
-    registers,
-  });
-  const upstreamRequests = new Counter({
-    name: 'gateway_upstream_requests_total',
-    help: 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).',
-    labelNames: ['operation', 'method', 'status'] as const,
-    registers,
-  });
-  const upstreamRequestsShared = new Counter({
-    name: 'gateway_upstream_requests_shared_total',
-    help: 'Upstream GETs that joined an identical one in flight (same credential, URL and query) instead of making their own request: upstream calls saved, by spec operation.',
-    labelNames: ['operation'] as const,
-    registers,
-  });
-  const upstreamDuration = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Latency of upstream requests (retries included) by spec operation and HTTP status.',
-    labelNames: ['operation', 'status'] as const,
-    buckets: SECONDS_BUCKETS,
-    registers,
-  });
-  const loaderBatchSize = new Histogram({
-    name: 'gateway_dataloader_batch_size',
-    help: 'Keys per DataLoader batch, by the record type loaded.',
-    labelNames: ['loader'] as const,
-    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-    registers,
-  });
+  const operations = counter('gateway_graphql_operations_total', 'GraphQL operations executed (subscriptions: started), by type, name (METRICS_OPERATION_NAMES, else other), root field and whether the result carried errors.', ['operation_type', 'operation_name', 'root_field', 'result']);
+  const operationDuration = histogram('gateway_graphql_operation_duration_seconds', 'Time to execute a GraphQL query or mutation.', ['operation_type', 'operation_name', 'root_field'], SECONDS_BUCKETS);
+  const upstreamRequests = counter('gateway_upstream_requests_total', 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).', ['operation', 'method', 'status']);
+  const upstreamRequestsShared = counter('gateway_upstream_requests_shared_total', 'Upstream GETs that joined an identical one in flight (same credential, URL and query) instead of making their own request: upstream calls saved, by spec operation.', ['operation']);
+  const upstreamDuration = histogram('gateway_upstream_request_duration_seconds', 'Latency of upstream requests (retries included) by spec operation and HTTP status.', ['operation', 'status'], SECONDS_BUCKETS);
+  const loaderBatchSize = histogram('gateway_dataloader_batch_size', 'Keys per DataLoader batch, by the record type loaded.', ['loader'], [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]);
 
   let utilizationSince = performance.eventLoopUtilization();
-  new Gauge({
-    name: 'gateway_event_loop_utilization',
-    help: 'Share of the time since the last scrape the event loop ran code (0 to 1): the admission limit shrinks while it is at ADMISSION_TARGET_UTILIZATION or more.',
-    registers,
-    collect() {
-      const now = performance.eventLoopUtilization();
-      this.set(performance.eventLoopUtilization(now, utilizationSince).utilization);
-      utilizationSince = now;
-    },
+  collected('gateway_event_loop_utilization', 'Share of the time since the last scrape the event loop ran code (0 to 1): the admission limit shrinks while it is at ADMISSION_TARGET_UTILIZATION or more.', () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, utilizationSince);
+    utilizationSince = now;
+    return utilization;
   });
 
-  const openSubscriptions = new Gauge({
-    name: 'gateway_subscriptions_open',
-    help: 'GraphQL subscriptions open on this replica (graphql-ws and SSE).',
-    registers,
-  });
-  const subscriptionExecutions = new Gauge({
-    name: 'gateway_subscription_executions',
-    help: 'Shared subscription executions running on this replica: WebSocket subscribers of the same events (same document, variables and credentials) share one.',
-    registers,
-  });
-  const liveQueriesOpen = new Gauge({
-    name: 'gateway_live_queries_open',
-    help: 'Live queries (@live) open on this replica (graphql-ws, SSE and multipart).',
-    registers,
-  });
-  const liveReexecutions = new Counter({
-    name: 'gateway_live_reexecutions_total',
-    help: 'Runs of live queries after their first answer, by what invalidated them: job (a finished write), feed (the upstream change feed).',
-    labelNames: ['cause'] as const,
-    registers,
-  });
-  const liveInvalidationsCoalesced = new Counter({
-    name: 'gateway_live_invalidations_coalesced_total',
-    help: 'Invalidations of a live query folded into a run already due (LIVE_MIN_INTERVAL_MS and bursts): runs saved.',
-    registers,
-  });
-  const jobs = new Counter({
-    name: 'gateway_jobs_total',
-    help: 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.',
-    labelNames: ['status'] as const,
-    registers,
-  });
-  const webhookDeliveries = new Counter({
-    name: 'gateway_webhook_deliveries_total',
-    help: 'Webhook deliveries received, accepted or rejected, by HTTP status answered.',
-    labelNames: ['result', 'status'] as const,
-    registers,
-  });
-
-  const operationsShed = new Counter({
-    name: 'gateway_operations_shed_total',
-    help: 'GraphQL operations refused with OVERLOADED (503 over HTTP) because too many were already waiting; a live query\'s run refused so counts too (it is tried again a second later).',
-    registers,
-  });
-
-  const coalescedQueries = new Counter({
-    name: 'gateway_coalesced_queries_total',
-    help: 'Queries that could share an execution (COALESCE_QUERIES), by whether they started one or joined an identical one in flight (each joined: an execution and its upstream calls saved).',
-    labelNames: ['execution'] as const,
-    registers,
-  });
-
-  const trustedDocuments = new Gauge({
-    name: 'gateway_trusted_documents',
-    help: 'Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS); only they run.',
-    registers,
-  });
-
-  const trustedDocumentReloads = new Counter({
-    name: 'gateway_trusted_document_reloads_total',
-    help: 'Trusted-document manifest reloads (SIGHUP), by result: loaded, or refused (the manifest in force kept; the log says why).',
-    labelNames: ['result'] as const,
-    registers,
-  });
-
-  const graphqlErrors = new Counter({
-    name: 'gateway_graphql_errors_total',
-    help: 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).',
-    labelNames: ['code'] as const,
-    registers,
-  });
-
-  const costRefused = new Counter({
-    name: 'gateway_cost_refused_total',
-    help: 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).',
-    labelNames: ['code'] as const,
-    registers,
-  });
-
-  const responseCacheLookups = new Counter({
-    name: 'gateway_response_cache_lookups_total',
-    help: 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).',
-    labelNames: ['result'] as const,
-    registers,
-  });
+  const openSubscriptions = gauge('gateway_subscriptions_open', 'GraphQL subscriptions open on this replica (graphql-ws and SSE).');
+  const subscriptionExecutions = gauge('gateway_subscription_executions', 'Shared subscription executions running on this replica: WebSocket subscribers of the same events (same document, variables and credentials) share one.');
+  const liveQueriesOpen = gauge('gateway_live_queries_open', 'Live queries (@live) open on this replica (graphql-ws, SSE and multipart).');
+  const liveReexecutions = counter('gateway_live_reexecutions_total', 'Runs of live queries after their first answer, by what invalidated them: job (a finished write), feed (the upstream change feed).', ['cause']);
+  const liveInvalidationsCoalesced = counter('gateway_live_invalidations_coalesced_total', 'Invalidations of a live query folded into a run already due (LIVE_MIN_INTERVAL_MS and bursts): runs saved.');
+  const jobs = counter('gateway_jobs_total', 'Asynchronous jobs by status reached on this replica: RUNNING when started, SUCCEEDED or FAILED when finished here.', ['status']);
+  const webhookDeliveries = counter('gateway_webhook_deliveries_total', 'Webhook deliveries received, accepted or rejected, by HTTP status answered.', ['result', 'status']);
+  const operationsShed = counter('gateway_operations_shed_total', 'GraphQL operations refused with OVERLOADED (503 over HTTP) because too many were already waiting; a live query\'s run refused so counts too (it is tried again a second later).');
+  const coalescedQueries = counter('gateway_coalesced_queries_total', 'Queries that could share an execution (COALESCE_QUERIES), by whether they started one or joined an identical one in flight (each joined: an execution and its upstream calls saved).', ['execution']);
+  const trustedDocuments = gauge('gateway_trusted_documents', 'Operations of the trusted-document manifest in force (TRUSTED_DOCUMENTS); only they run.');
+  const trustedDocumentReloads = counter('gateway_trusted_document_reloads_total', 'Trusted-document manifest reloads (SIGHUP), by result: loaded, or refused (the manifest in force kept; the log says why).', ['result']);
+  const graphqlErrors = counter('gateway_graphql_errors_total', 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).', ['code']);
+  const costRefused = counter('gateway_cost_refused_total', 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).', ['code']);
+  const responseCacheLookups = counter('gateway_response_cache_lookups_total', 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).', ['result']);
 
   const jobsInFlight = new Map<string, number>();
-  new Gauge({
-    name: 'gateway_jobs_in_flight',
-    help: 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.',
-    registers,
-    collect() {
-      this.set(jobsInFlight.size);
-    },
-  });
-  new Gauge({
-    name: 'gateway_jobs_oldest_in_flight_seconds',
-    help: 'Age of the oldest job this replica follows that has not finished (0 when none): past the polling deadline (30 min) the gateway fails a job itself, so an older one is stuck.',
-    registers,
-    collect() {
-      let oldest = Infinity;
-      for (const createdAt of jobsInFlight.values()) oldest = Math.min(oldest, createdAt);
-      this.set(oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
-    },
+  collected('gateway_jobs_in_flight', 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.', () => jobsInFlight.size);
+  collected('gateway_jobs_oldest_in_flight_seconds', 'Age of the oldest job this replica follows that has not finished (0 when none): past the polling deadline (30 min) the gateway fails a job itself, so an older one is stuck.', () => {
+    let oldest = Infinity;
+    for (const createdAt of jobsInFlight.values()) oldest = Math.min(oldest, createdAt);
+    return oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
   });
 
   return {
@@ -260,16 +154,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         ['gateway_operations_running', 'GraphQL operations over HTTP running now (SSE subscriptions not counted).', 'active'],
         ['gateway_operations_waiting', 'GraphQL operations over HTTP waiting for admission.', 'queued'],
       ] as const;
-      for (const [name, help, key] of gauges) {
-        new Gauge({
-          name,
-          help,
-          registers,
-          collect() {
-            this.set(snapshot()[key]);
-          },
-        });
-      }
+      for (const [name, help, key] of gauges) collected(name, help, () => snapshot()[key]);
     },
     observeUpstream(event) {
       const status = event.status === null ? 'none' : String(event.status);
@@ -290,24 +175,10 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       });
     },
     observeRedis(isReady) {
-      new Gauge({
-        name: 'gateway_redis_connected',
-        help: 'Whether every Redis connection of this replica (commands, subscriber, stream reader) is up: 1, or 0 while any is reconnecting (Redis-backed operations then fail with REDIS_UNAVAILABLE).',
-        registers,
-        collect() {
-          this.set(isReady() ? 1 : 0);
-        },
-      });
+      collected('gateway_redis_connected', 'Whether every Redis connection of this replica (commands, subscriber, stream reader) is up: 1, or 0 while any is reconnecting (Redis-backed operations then fail with REDIS_UNAVAILABLE).', () => (isReady() ? 1 : 0));
     },
     observeReadiness(isReady) {
-      new Gauge({
-        name: 'gateway_ready',
-        help: 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.',
-        registers,
-        collect() {
-          this.set(isReady() ? 1 : 0);
-        },
-      });
+      collected('gateway_ready', 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.', () => (isReady() ? 1 : 0));
     },
     render: () => registry.metrics(),
   };
