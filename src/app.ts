@@ -131,7 +131,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   metrics.observeAdmission(() => admission.control.snapshot());
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
   const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
-  // With Redis, the caps per credential count over every replica, not each on its own.
+  // With Redis, budgets and the caps per credential count over every replica, not each on its own.
   const fleet = backend.redis && { connection: backend.redis, jobLeaseMs: config.jobLeaseMs, logger };
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
@@ -141,6 +141,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
     onRefused: (code) => metrics.costRefused.inc({ code }),
+    fleet,
   });
   // Subscribers of the same events share one execution (see shared-subscriptions.ts).
   const sharedSubscriptions = createSharedSubscriptions({
