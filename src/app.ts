@@ -129,6 +129,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     onShed: () => metrics.operationsShed.inc(),
   });
   metrics.observeAdmission(() => admission.control.snapshot());
+  // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
+  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
+  // With Redis, budgets and the caps per credential count over every replica, not each on its own.
+  const fleet = backend.redis && { connection: backend.redis, jobLeaseMs: config.jobLeaseMs, logger };
   const queryCost = createQueryCost({
     maxCost: config.maxCost,
     costBudget: config.costBudget,
@@ -137,6 +141,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     defaultPageSize: DEFAULT_PAGE_SIZE,
     maxPageSize: MAX_PAGE_SIZE,
     onRefused: (code) => metrics.costRefused.inc({ code }),
+    fleet,
   });
   // Subscribers of the same events share one execution (see shared-subscriptions.ts).
   const sharedSubscriptions = createSharedSubscriptions({
@@ -151,6 +156,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     credentialKeyOf: queryCost.budgetKeyOf,
     unverifiedSubscriptionsPerAddress: config.unverifiedSubscriptionsPerAddress,
     isVerified: ({ upstream, caller }) => upstream.hasAccepted(caller.resource, caller.cursor),
+    fleet,
   });
 
   // TRUSTED_DOCUMENTS: a manifest that cannot be used stops the gateway here, naming the operation at fault.
@@ -181,6 +187,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     liveMaxPerSocket: config.liveMaxPerSocket,
     liveMaxPerCredential: config.liveMaxPerCredential,
     liveMinIntervalMs: config.liveMinIntervalMs,
+    fleet,
     onOpen: (open) => metrics.liveQueriesOpen.set(open),
     onReexecution: (cause) => metrics.liveReexecutions.inc({ cause }),
     onCoalesced: () => metrics.liveInvalidationsCoalesced.inc(),
@@ -205,8 +212,6 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     for (const change of liveCollections.changesOf(touched)) live.invalidateOwner(job.owner, change, 'job');
   };
 
-  // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
-  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
   const jobs = createJobManager({
     store: instrumentJobStore(backend.store, metrics),
     pubsub: backend.pubsub,
@@ -393,6 +398,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // In-flight requests finish; WebSocket clients and SSE streams are told to go elsewhere.
       await http.close(config.shutdownTimeoutMs);
       await feed?.stop();
+      // Before Redis is closed: the places of the streams just ended are given back there.
+      await Promise.all([subscriptionLimits.close(), live.close()]);
       admission.close();
       drained.abort();
       cursors.close();

@@ -238,7 +238,7 @@ export const settings = Object.freeze({
     group: 'jobs',
     parser: milliseconds(100, 3_600_000),
     default: 15_000,
-    description: 'With Redis: how long a replica that stopped renewing its heartbeat keeps its running jobs before another replica claims and polls them.',
+    description: 'With Redis: how long a replica that stopped renewing its heartbeat keeps its running jobs before another replica claims and polls them, and its subscriptions and live queries counted against their credentials\' caps.',
   }),
 
   redisUrl: optional({
@@ -305,7 +305,7 @@ export const settings = Object.freeze({
     group: 'cost',
     parser: integer(0, 1_000_000_000),
     default: 200_000,
-    description: 'Cost points a credential\'s budget holds when full; `0` turns budgets off.',
+    description: 'Cost points a credential\'s budget holds when full (one budget over every replica with `REDIS_URL`); `0` turns budgets off.',
   }),
   costBudgetRefill: setting({
     variable: 'COST_BUDGET_REFILL',
@@ -401,7 +401,7 @@ export const settings = Object.freeze({
     group: 'subscriptions',
     parser: integer(1, 10_000_000),
     default: 500,
-    description: 'Subscriptions open at once under one credential, over all its WebSockets and SSE streams on this replica.',
+    description: 'Subscriptions open at once under one credential, over all its WebSockets and SSE streams: on every replica together with `REDIS_URL`, on this one without.',
   }),
   unverifiedSubscriptionsPerAddress: setting({
     variable: 'UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS',
@@ -438,7 +438,7 @@ export const settings = Object.freeze({
     group: 'live',
     parser: integer(1, 10_000_000),
     default: 1_000,
-    description: '`@live` queries open at once under one credential, over all its WebSockets and HTTP streams on this replica.',
+    description: '`@live` queries open at once under one credential, over all its WebSockets and HTTP streams: on every replica together with `REDIS_URL`, on this one without.',
   }),
 
   responseCacheTtlMs: setting({

@@ -177,7 +177,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 429,
     where: 'request',
     meaning:
-      'The credential\'s cost budget holds less than the operation\'s requested cost: retry after `extensions.retryAfter` seconds (also the `Retry-After` header); `extensions.cost.throttleStatus` shows the budget. A live query\'s run refused so is its last answer.',
+      'The credential\'s cost budget (one over every replica with `REDIS_URL`) holds less than the operation\'s requested cost: retry after `extensions.retryAfter` seconds (also the `Retry-After` header); `extensions.cost.throttleStatus` shows the budget. A live query\'s run refused so is its last answer.',
   },
   {
     code: 'RATE_LIMITED',
@@ -312,13 +312,13 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     code: 'TOO_MANY_SUBSCRIPTIONS',
     where: 'stream',
     meaning:
-      'The socket already has `WS_MAX_SUBSCRIPTIONS_PER_SOCKET` subscriptions open (`extensions.per: "socket"`), the credential `MAX_SUBSCRIPTIONS_PER_CREDENTIAL` over WebSocket and SSE (`"credential"`), or the client address `UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS` under credentials the upstream has not accepted (`"address"`); `extensions.limit` is the cap. Only that subscription is refused.',
+      'The socket already has `WS_MAX_SUBSCRIPTIONS_PER_SOCKET` subscriptions open (`extensions.per: "socket"`), the credential `MAX_SUBSCRIPTIONS_PER_CREDENTIAL` over WebSocket and SSE, on every replica together with `REDIS_URL` (`"credential"`), or the client address `UNVERIFIED_SUBSCRIPTIONS_PER_ADDRESS` under credentials the upstream has not accepted (`"address"`); `extensions.limit` is the cap. Only that subscription is refused.',
   },
   {
     code: 'TOO_MANY_LIVE_QUERIES',
     where: 'stream',
     meaning:
-      'The socket already has `LIVE_MAX_PER_SOCKET` live queries open (`extensions.per: "socket"`), or the credential `LIVE_MAX_PER_CREDENTIAL` on this replica (`"credential"`); `extensions.limit` is the cap. Only that live query is refused: it gets this one answer and completes.',
+      'The socket already has `LIVE_MAX_PER_SOCKET` live queries open (`extensions.per: "socket"`), or the credential `LIVE_MAX_PER_CREDENTIAL`, on every replica together with `REDIS_URL` (`"credential"`); `extensions.limit` is the cap. Only that live query is refused: it gets this one answer and completes.',
   },
   {
     code: 'INTERNAL_SERVER_ERROR',

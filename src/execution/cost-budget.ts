@@ -3,6 +3,9 @@
  * headers. A bucket holds up to `capacity` points and refills at `refillPerSecond`; an operation
  * may start when the bucket holds its requested cost, which is taken at once, and gets back the
  * difference once its actual cost is known (as Shopify's API does).
+ *
+ * `CostBudget` keeps the buckets in this process; with Redis they are kept there, shared by every
+ * replica (`redis-cost-budget.ts`). Both answer through `CostBudgets`.
  */
 
 export interface CostBudgetOptions {
@@ -27,6 +30,41 @@ export type Charge =
   | { granted: true; status: ThrottleStatus }
   | { granted: false; retryAfterSeconds: number; status: ThrottleStatus };
 
+/** Buckets wherever they are kept: this process, or Redis. */
+export interface CostBudgets {
+  /** Takes `cost` points from the caller's bucket when it holds them. */
+  charge(key: string, cost: number): Promise<Charge>;
+  /** Gives back points taken for work that was not done. */
+  refund(key: string, points: number): Promise<ThrottleStatus>;
+}
+
+type BucketShape = Pick<CostBudgetOptions, 'capacity' | 'refillPerSecond'>;
+
+/** The answer to a charge of `cost` from a bucket holding `tokens`: granted when it holds them. */
+export function chargeOf(tokens: number, cost: number, options: BucketShape): Charge {
+  return tokens >= cost ? { granted: true, status: statusOf(tokens - cost, options) } : refusalOf(tokens, cost, options);
+}
+
+/** A charge of `cost` refused by a bucket holding `tokens`: when to retry, and the bucket. */
+export function refusalOf(tokens: number, cost: number, options: BucketShape): Charge {
+  const missing = cost - tokens;
+  const retryAfterSeconds = options.refillPerSecond > 0 ? Math.max(1, Math.ceil(missing / options.refillPerSecond)) : Infinity;
+  return { granted: false, retryAfterSeconds, status: statusOf(tokens, options) };
+}
+
+/** A bucket holding `tokens`, as `extensions.cost.throttleStatus` shows it. */
+export function statusOf(tokens: number, options: BucketShape): ThrottleStatus {
+  return { maximumAvailable: options.capacity, currentlyAvailable: Math.floor(tokens), restoreRate: options.refillPerSecond };
+}
+
+/** The buckets of `budget`, answered as promises. */
+export function memoryCostBudgets(budget: CostBudget): CostBudgets {
+  return {
+    charge: async (key, cost) => budget.charge(key, cost),
+    refund: async (key, points) => budget.refund(key, points),
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -45,20 +83,16 @@ export class CostBudget {
   /** Takes `cost` points from the caller's bucket when it holds them. */
   charge(key: string, cost: number): Charge {
     const bucket = this.refilled(key);
-    if (bucket.tokens >= cost) {
-      bucket.tokens -= cost;
-      return { granted: true, status: this.status(bucket) };
-    }
-    const missing = cost - bucket.tokens;
-    const retryAfterSeconds = this.options.refillPerSecond > 0 ? Math.max(1, Math.ceil(missing / this.options.refillPerSecond)) : Infinity;
-    return { granted: false, retryAfterSeconds, status: this.status(bucket) };
+    const charge = chargeOf(bucket.tokens, cost, this.options);
+    if (charge.granted) bucket.tokens -= cost;
+    return charge;
   }
 
   /** Gives back points taken for work that was not done. */
   refund(key: string, points: number): ThrottleStatus {
     const bucket = this.refilled(key);
     bucket.tokens = Math.min(this.options.capacity, bucket.tokens + Math.max(0, points));
-    return this.status(bucket);
+    return statusOf(bucket.tokens, this.options);
   }
 
   private refilled(key: string): Bucket {
@@ -79,13 +113,5 @@ export class CostBudget {
     }
     this.buckets.set(key, bucket);
     return bucket;
-  }
-
-  private status(bucket: Bucket): ThrottleStatus {
-    return {
-      maximumAvailable: this.options.capacity,
-      currentlyAvailable: Math.floor(bucket.tokens),
-      restoreRate: this.options.refillPerSecond,
-    };
   }
 }

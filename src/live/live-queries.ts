@@ -1,7 +1,7 @@
 /**
  * `createLiveQueries`: the open live queries of this replica, by credential scope and by the
  * collections they read. It admits a live query under the caps (per graphql-ws socket, per
- * credential scope), tells the change feed which (scope, collection) pairs are read
+ * credential scope: over every replica with Redis, `fleet`, see `credential-places.ts`), tells the change feed which (scope, collection) pairs are read
  * (`onInterest`), and turns invalidations into re-executions: only the live queries of the
  * invalidated scope that read the invalidated collection run again, each at most once per
  * `liveMinIntervalMs`, a burst of invalidations coalesced into one run.
@@ -12,6 +12,7 @@
  * than `retryAfterMs` later.
  */
 import { GraphQLError } from 'graphql';
+import { createCredentialPlaces, type FleetOptions } from '../execution/credential-places.js';
 import type { LiveCause, LiveChange, LiveCollection, LiveInterestListener, LiveInvalidation, LiveScope } from './invalidation.js';
 
 /** Least time (ms) before a run that failed is tried again. */
@@ -20,8 +21,10 @@ const DEFAULT_RETRY_AFTER_MS = 1_000;
 export interface LiveQueriesOptions {
   /** Live queries open at once on one graphql-ws socket (`LIVE_MAX_PER_SOCKET`). */
   liveMaxPerSocket: number;
-  /** Live queries open at once under one credential scope on this replica (`LIVE_MAX_PER_CREDENTIAL`). */
+  /** Live queries open at once under one credential scope (`LIVE_MAX_PER_CREDENTIAL`). */
   liveMaxPerCredential: number;
+  /** With Redis: the credential's live queries on every replica count. Unset: this replica's. */
+  fleet?: FleetOptions | undefined;
   /** Least time (ms) between the starts of two runs of one live query (`LIVE_MIN_INTERVAL_MS`). */
   liveMinIntervalMs: number;
   /** Least time (ms) before a run that failed is tried again. @default DEFAULT_RETRY_AFTER_MS */
@@ -62,7 +65,7 @@ export interface LiveQueryHandle {
 
 export interface LiveQueries extends LiveInvalidation {
   /** Admits a live query (its first run starts now), or answers the error that refuses it. */
-  open(spec: LiveQuerySpec): LiveQueryHandle | GraphQLError;
+  open(spec: LiveQuerySpec): Promise<LiveQueryHandle | GraphQLError>;
   /**
    * A finished job of the credential whose job owner digest is `owner` changed `change`: the
    * live queries of every scope with that resource credential run again.
@@ -76,6 +79,8 @@ export interface LiveQueries extends LiveInvalidation {
   generationOf(scopeKey: string): number;
   /** Live queries open now. */
   readonly size: number;
+  /** Gives back, in Redis, the places still held (once the server has closed its streams). */
+  close(): Promise<void>;
 }
 
 /** One open live query and its run schedule. */
@@ -104,6 +109,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   /** Scope keys by the job owner digest of their resource credential. */
   const scopesByOwner = new Map<string, Set<string>>();
   const perSocket = new WeakMap<object, number>();
+  const perCredential = createCredentialPlaces({ cap: options.liveMaxPerCredential, fleet: options.fleet && { ...options.fleet, kind: 'live' } });
   const listeners = new Set<LiveInterestListener>();
   const retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
   let open = 0;
@@ -184,15 +190,17 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
   }
 
   return {
-    open(spec) {
-      const state = scopes.get(spec.scope.key);
-      const ofCredential = state?.entries.size ?? 0;
-      if (ofCredential >= options.liveMaxPerCredential) {
-        return tooMany(`Your credential already has ${ofCredential} live queries open, the most allowed; end one first.`, 'credential', options.liveMaxPerCredential);
-      }
+    async open(spec) {
       const ofSocket = spec.socket ? (perSocket.get(spec.socket) ?? 0) : 0;
       if (spec.socket && ofSocket >= options.liveMaxPerSocket) {
         return tooMany(`This connection already has ${ofSocket} live queries open, the most allowed; end one first.`, 'socket', options.liveMaxPerSocket);
+      }
+      // Counted at once: a burst on one socket must not pass its cap while Redis answers.
+      if (spec.socket) perSocket.set(spec.socket, ofSocket + 1);
+      const ofCredential = await perCredential.take(spec.scope.key);
+      if (ofCredential !== null) {
+        if (spec.socket) perSocket.set(spec.socket, (perSocket.get(spec.socket) ?? 1) - 1);
+        return tooMany(`Your credential already has ${ofCredential} live queries open, the most allowed; end one first.`, 'credential', options.liveMaxPerCredential);
       }
       const entry: Entry = {
         spec,
@@ -211,7 +219,6 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
         if (!entries) scope.byCollection.set(collection, (entries = new Set()));
         entries.add(entry);
       }
-      if (spec.socket) perSocket.set(spec.socket, ofSocket + 1);
       options.onOpen?.(++open);
       tellInterest(spec.scope, spec.collections, 1);
       return {
@@ -231,6 +238,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
           }
           if (scope.entries.size === 0) forgetScope(scope);
           if (spec.socket) perSocket.set(spec.socket, (perSocket.get(spec.socket) ?? 1) - 1);
+          perCredential.give(spec.scope.key);
           options.onOpen?.(--open);
           tellInterest(spec.scope, spec.collections, -1);
         },
@@ -251,6 +259,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     get size() {
       return open;
     },
+    close: () => perCredential.close(),
   };
 }
 

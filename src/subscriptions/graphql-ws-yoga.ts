@@ -91,7 +91,7 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
       if (errors.length > 0) return errors;
       const contextValue = await contextFactory();
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
-        const refused = subscriptionLimits.take(ctx.extra, id, contextValue);
+        const refused = await subscriptionLimits.take(ctx.extra, id, contextValue);
         if (refused !== null) {
           options.onRefused?.({ document, operationName: payload.operationName ?? null, contextValue }, refused);
           return [refused];

@@ -59,7 +59,7 @@ export interface SharedSubscriptionsOptions {
    * Runs for every subscriber before it joins (the shared execution's envelop hooks run once, not
    * per subscriber): a result refuses the subscriber with it (cost limits, budgets).
    */
-  admit?: (args: ExecutionArgs) => ExecutionResult | null;
+  admit?: (args: ExecutionArgs) => Promise<ExecutionResult | null>;
   /** Events a subscriber may fall behind before it is ended. @default DEFAULT_MAX_QUEUED */
   maxQueued?: number;
   /** Subscribers handed an event per turn of the event loop. @default DEFAULT_CHUNK_SIZE */
@@ -99,7 +99,7 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
     async subscribe(args, execute) {
       const key = sharingKey(args);
       if (key === null) return execute(args);
-      const refused = options.admit?.(args) ?? null;
+      const refused = (await options.admit?.(args)) ?? null;
       if (refused !== null) {
         options.onSubscriber?.(args, false);
         return refused;

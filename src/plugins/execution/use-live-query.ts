@@ -87,7 +87,7 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
         }
         await push({ ...result, isLive: true } as ExecutionResult);
       };
-      const handle = live.open({
+      const handle = await live.open({
         scope,
         collections: collections.readBy(args.document),
         socket: socketOf(args),
@@ -103,6 +103,11 @@ export function useLiveQuery(options: LiveQueryOptions): Plugin<GatewayContext> 
         return;
       }
       closeOnStop = () => handle.close();
+      // Ended while its place was being taken.
+      if (stopped.signal.aborted) {
+        handle.close();
+        return;
+      }
       try {
         const { result, refused } = await runOnce();
         await deliver(result, refused);

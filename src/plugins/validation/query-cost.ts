@@ -1,8 +1,9 @@
 /**
  * `createQueryCost`: computes each operation's cost before it runs (see `query-cost.ts`), rejects
  * one above `maxCost` with `MAX_COST_EXCEEDED`, charges the rest to the caller's budget (a token
- * bucket per credential, `RATE_LIMITED` with `retryAfter` when empty), refunds what the operation
- * did not use, and reports both in `extensions.cost`:
+ * bucket per credential, `RATE_LIMITED` with `retryAfter` when empty; shared by every replica
+ * with Redis, `fleet`: `redis-cost-budget.ts`), refunds what the operation did not use, and
+ * reports both in `extensions.cost`:
  *
  * ```json
  * { "requestedQueryCost": 151, "actualQueryCost": 37,
@@ -27,7 +28,9 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../context.js';
-import { CostBudget, type ThrottleStatus } from '../../execution/cost-budget.js';
+import { CostBudget, memoryCostBudgets, type CostBudgets, type ThrottleStatus } from '../../execution/cost-budget.js';
+import type { FleetOptions } from '../../execution/credential-places.js';
+import { createRedisCostBudgets } from '../../execution/redis-cost-budget.js';
 import { isLiveExecution, isSharedExecution } from '../../execution/execution-kind.js';
 import { actualCost, requestedCost, type CostInput, type CostModel } from '../../execution/cost-model.js';
 
@@ -61,6 +64,8 @@ export interface QueryCostOptions {
   now?: (() => number) | undefined;
   /** Hears every refusal, by its code (metrics). */
   onRefused?: ((code: 'MAX_COST_EXCEEDED' | 'RATE_LIMITED') => void) | undefined;
+  /** With Redis: every replica charges the same budgets, kept there (this replica's own while it is unreachable). */
+  fleet?: Pick<FleetOptions, 'connection' | 'logger'> | undefined;
 }
 
 /** What `extensions.cost` carries. */
@@ -83,7 +88,7 @@ export interface QueryCost {
    */
   report: Plugin<GatewayContext>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
-  admitSubscriber(args: ExecutionArgs): ExecutionResult | null;
+  admitSubscriber(args: ExecutionArgs): Promise<ExecutionResult | null>;
   /** The key of the caller's budget: its `caller.key`, equal for every spelling of its credentials. */
   budgetKeyOf(context: GatewayContext): string;
   /**
@@ -106,15 +111,14 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
   const mutationCost = options.mutationCost ?? DEFAULT_MUTATION_COST;
   const maxBudgets = options.maxBudgets ?? DEFAULT_MAX_BUDGETS;
   const budgetKeyOf = (context: GatewayContext): string => context.caller.key;
-  const budget =
-    costBudget > 0 ? new CostBudget({ capacity: costBudget, refillPerSecond: options.costBudgetRefill, maxBuckets: maxBudgets, now: options.now }) : null;
+  const budget = costBudget > 0 ? createBudgets(options, maxBudgets) : null;
 
   type Admitted = { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus };
   /** Operations charged and not yet reported, by their context (one operation per context). */
   const charged = new WeakMap<object, Admitted>();
 
   /** Checks and charges an operation; the result to answer instead when it may not run. */
-  function admit(args: ExecutionArgs): Admitted | ExecutionResult | null {
+  async function admit(args: ExecutionArgs): Promise<Admitted | ExecutionResult | null> {
     const input = costInput(args);
     if (input === null) return null;
     let cost = requestedCost(input, model);
@@ -128,7 +132,7 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
     }
     const key = budgetKeyOf(args.contextValue as GatewayContext);
     if (budget === null) return { input, cost, key };
-    const charge = budget.charge(key, cost);
+    const charge = await budget.charge(key, cost);
     if (!charge.granted) {
       options.onRefused?.('RATE_LIMITED');
       return rejection(
@@ -144,45 +148,45 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
     return { input, cost, key, throttle: charge.status };
   }
 
-  function admitSubscriber(args: ExecutionArgs): ExecutionResult | null {
-    const admitted = admit(args);
+  async function admitSubscriber(args: ExecutionArgs): Promise<ExecutionResult | null> {
+    const admitted = await admit(args);
     return admitted !== null && !('input' in admitted) ? admitted : null;
   }
 
   /** Refunds what an execution did not use; its `extensions.cost`. */
-  function settle(admitted: Admitted, data: ExecutionResult['data']): CostExtension {
+  async function settle(admitted: Admitted, data: ExecutionResult['data']): Promise<CostExtension> {
     let actual = actualCost(admitted.input, data, model);
     if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(data ?? {}).length;
     actual = Math.min(actual, admitted.cost);
-    const throttle = budget === null ? undefined : budget.refund(admitted.key, admitted.cost - actual);
+    const throttle = budget === null ? undefined : await budget.refund(admitted.key, admitted.cost - actual);
     const cost: CostExtension = { requestedQueryCost: admitted.cost, actualQueryCost: actual };
     if (throttle !== undefined) cost.throttleStatus = throttle;
     return cost;
   }
 
   async function runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }> {
-    const admitted = admit(args);
+    const admitted = await admit(args);
     if (admitted === null) return { result: await execute(args), refused: false };
     if (!('input' in admitted)) return { result: admitted, refused: true };
     const result = await execute(args);
-    return { result: { ...result, extensions: { ...result.extensions, cost: settle(admitted, result.data) } }, refused: false };
+    return { result: { ...result, extensions: { ...result.extensions, cost: await settle(admitted, result.data) } }, refused: false };
   }
 
   const gate: Plugin<GatewayContext> = {
     onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn((args) => {
+      setExecuteFn(async (args) => {
         if (isLiveExecution(args.contextValue)) return executeFn(args);
-        const admitted = admit(args);
+        const admitted = await admit(args);
         if (admitted === null) return executeFn(args);
         if (!('input' in admitted)) return admitted;
         charged.set(args.contextValue as object, admitted);
         return executeFn(args);
       });
     },
-    onSubscribe({ args, setResultAndStopExecution }) {
+    async onSubscribe({ args, setResultAndStopExecution }) {
       // A subscription pays its requested cost once, when it starts.
       if (isSharedExecution(args.contextValue)) return;
-      const refused = admitSubscriber(args);
+      const refused = await admitSubscriber(args);
       if (refused !== null) setResultAndStopExecution(refused);
     },
   };
@@ -190,18 +194,25 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
   const report: Plugin<GatewayContext> = {
     onExecute({ args }) {
       return {
-        onExecuteDone({ result, setResult }) {
+        async onExecuteDone({ result, setResult }) {
           const admitted = charged.get(args.contextValue as object);
           if (admitted === undefined) return;
           charged.delete(args.contextValue as object);
           // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
           if (Symbol.asyncIterator in result) return;
-          setResult({ ...result, extensions: { ...result.extensions, cost: settle(admitted, result.data) } });
+          setResult({ ...result, extensions: { ...result.extensions, cost: await settle(admitted, result.data) } });
         },
       };
     },
   };
   return { gate, report, admitSubscriber, budgetKeyOf, runCharged };
+}
+
+/** The budgets: in Redis with `fleet` (this process' own as the fallback), else in this process. */
+function createBudgets(options: QueryCostOptions, maxBudgets: number): CostBudgets {
+  const shape = { capacity: options.costBudget, refillPerSecond: options.costBudgetRefill };
+  const local = new CostBudget({ ...shape, maxBuckets: maxBudgets, now: options.now });
+  return options.fleet === undefined ? memoryCostBudgets(local) : createRedisCostBudgets({ ...shape, ...options.fleet, fallback: local });
 }
 
 function rejection(message: string, extensions: Record<string, unknown>): ExecutionResult {
