@@ -1,0 +1,51 @@
+/**
+ * The previous release, as a tree of source to run beside the current code: the commit the pin
+ * file names (`test/upgrade/previous-release.json`, moved at each release), extracted with
+ * `git archive` into a temporary directory that shares this tree's `node_modules` (a release's
+ * production dependencies are the current ones, or a subset of them).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, realpath, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const PIN_FILE = join(ROOT, 'test/upgrade/previous-release.json');
+
+/** What the pin file holds. */
+export interface ReleasePin {
+  /** The previous release's full commit id. */
+  commit: string;
+  note: string;
+}
+
+export async function readPin(): Promise<ReleasePin> {
+  const pin = JSON.parse(await readFile(PIN_FILE, 'utf8')) as Partial<ReleasePin>;
+  if (typeof pin.commit !== 'string' || !/^[0-9a-f]{40}$/.test(pin.commit)) throw new Error(`${PIN_FILE}: "commit" must be a full 40-hex commit id`);
+  return { commit: pin.commit, note: pin.note ?? '' };
+}
+
+/** A release's source, extracted. */
+export interface ReleaseTree {
+  readonly commit: string;
+  /** Where it is: the working directory to start its gateway in (`spawnGateway(env, dir)`). */
+  readonly dir: string;
+  remove(): Promise<void>;
+}
+
+/** Extracts `commit` of this repository; fails saying how to fetch it when the clone lacks it. */
+export async function extractRelease(commit: string): Promise<ReleaseTree> {
+  try {
+    execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT, stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      `The previous release ${commit} (pinned in ${PIN_FILE}) is not in this clone, so the upgrade tests cannot run it. ` +
+        `Fetch the whole history (git fetch --unshallow, or a checkout with fetch-depth: 0) or at least that commit (git fetch origin ${commit}).`,
+    );
+  }
+  const dir = await mkdtemp(join(tmpdir(), `gateway-${commit.slice(0, 7)}-`));
+  execFileSync('sh', ['-c', `git archive --format=tar ${commit} | tar -x -C "$1"`, 'extract', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  await symlink(await realpath(join(ROOT, 'node_modules')), join(dir, 'node_modules'), 'dir');
+  return { commit, dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
