@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const PIN_FILE = join(ROOT, 'test/upgrade/previous-release.json');
+/** The pin file, relative to the repository's root. */
+export const PIN_FILE = 'test/upgrade/previous-release.json';
 
 /** What the pin file holds. */
 export interface ReleasePin {
@@ -21,7 +22,7 @@ export interface ReleasePin {
 }
 
 export async function readPin(): Promise<ReleasePin> {
-  const pin = JSON.parse(await readFile(PIN_FILE, 'utf8')) as Partial<ReleasePin>;
+  const pin = JSON.parse(await readFile(join(ROOT, PIN_FILE), 'utf8')) as Partial<ReleasePin>;
   if (typeof pin.commit !== 'string' || !/^[0-9a-f]{40}$/.test(pin.commit)) throw new Error(`${PIN_FILE}: "commit" must be a full 40-hex commit id`);
   return { commit: pin.commit, note: pin.note ?? '' };
 }
