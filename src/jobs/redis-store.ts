@@ -202,6 +202,9 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
               return null;
             }
             if (replica === replicaId || (await isAlive(replica))) return null;
+            // A job this release cannot read (a newer replica wrote it) is left to one that can:
+            // claimed, it would be polled by no one.
+            if ((await read(id)) === null) return null;
             const won = await redis.eval(CLAIM_SCRIPT, 1, jobKey(id), replica, replicaId);
             return won === 1 ? id : null;
           }),
