@@ -18,9 +18,9 @@ import { Redis } from 'ioredis';
 import { createSimulator } from '../src/simulator/server.js';
 import { credentialHeaders } from '../test/support/harness.js';
 import { connectedHost, gql, nqn, UPDATE_NQN } from '../test/support/job-calls.js';
-import { extractRelease, readPin } from '../test/support/previous-release.js';
-import { eventually, spawnGateway } from '../test/support/process.js';
-import { freePort, startRedis } from '../test/support/redis.js';
+import { extractRelease, readPin, startReplica, type DumpedKey } from '../test/support/previous-release.js';
+import { eventually } from '../test/support/process.js';
+import { startRedis } from '../test/support/redis.js';
 import { subscribeWs } from '../test/support/subscriptions.js';
 
 /** Which fixture file each key goes to, by its name. */
@@ -38,37 +38,16 @@ const CHANGES_CHANNEL = 'gateway:live:changes';
 const VMS = '{ vmInstances(first: 2) { pageInfo { endCursor } } }';
 const LIVE_VMS = 'query Fixture @live { vmInstances(first: 5) { nodes { uuid state } } }';
 
-interface DumpedKey {
-  key: string;
-  type: string;
-  /** Its time to live when dumped, in ms (-1: none). */
-  ttlMs: number;
-  value: unknown;
-}
-
 const root = fileURLToPath(new URL('../', import.meta.url));
 const pin = await readPin();
 const tree = await extractRelease(pin.commit);
 const redis = await startRedis();
 const simulator = createSimulator({ asyncDelayMs: 5 });
 const upstreamUrl = await simulator.start(0, '127.0.0.1');
-const port = await freePort();
-const gateway = await spawnGateway(
-  {
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    UPSTREAM_URL: upstreamUrl,
-    REDIS_URL: redis.url,
-    LOG_LEVEL: 'warn',
-    LIVE_POLL_MS: '200',
-    LIVE_MIN_INTERVAL_MS: '0',
-  },
-  tree.dir,
-);
+const gateway = await startReplica(tree.dir, { UPSTREAM_URL: upstreamUrl, REDIS_URL: redis.url, LIVE_POLL_MS: '200', LIVE_MIN_INTERVAL_MS: '0' });
 const commands = new Redis(redis.url);
 const channel = new Redis(redis.url);
 try {
-  await eventually(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 'the previous release ready');
   const messages: string[] = [];
   channel.on('message', (_channel: string, message: string) => messages.push(message));
   await channel.subscribe(CHANGES_CHANNEL);

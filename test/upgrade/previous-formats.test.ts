@@ -21,16 +21,9 @@ import {
   encodeLiveChange,
   encodeWatermark,
 } from '../../src/redis/formats.js';
-import { PIN_FILE, readPin } from '../support/previous-release.js';
+import { PIN_FILE, readPin, type DumpedKey } from '../support/previous-release.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/redis-formats');
-
-interface DumpedKey {
-  key: string;
-  type: string;
-  ttlMs: number;
-  value: unknown;
-}
 
 /** One release's dump, file by file (`job`, `finished-jobs`, ...). */
 function readDump(release: string): { commit: string; keys(kind: string): DumpedKey[]; file<T>(kind: string): T } {

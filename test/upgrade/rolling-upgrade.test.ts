@@ -13,9 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, POLL_OPERATION, type Simulator } from '../../src/simulator/server.js';
 import { credentialHeaders, errorCodes } from '../support/harness.js';
 import { connectedHost, gql, nqn, UPDATE_NQN } from '../support/job-calls.js';
-import { extractRelease, readPin, type ReleaseTree } from '../support/previous-release.js';
-import { eventually, spawnGateway, type GatewayProcess } from '../support/process.js';
-import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { extractRelease, readPin, startReplica, type ReleaseTree } from '../support/previous-release.js';
+import { eventually, type GatewayProcess } from '../support/process.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
 import { subscribeSse, subscribeWs, type Collected } from '../support/subscriptions.js';
 
 // Two gateways under tsx on a shared 2-core machine: a deadline for a hang, not a measure of speed.
@@ -41,6 +41,7 @@ interface JobAnswer {
 type Page = { vmInstances: { nodes: { uuid: string }[]; pageInfo: { endCursor: string | null } } };
 type LiveHosts = { hosts: { nodes: { uuid: string; nqn: string }[] } };
 type LiveVms = { vmInstances: { nodes: { uuid: string; state: string }[] } };
+type Release = 'previous' | 'current';
 
 describe('replicas of the previous release and of this one on one Redis', () => {
   let tree: ReleaseTree;
@@ -72,25 +73,17 @@ describe('replicas of the previous release and of this one on one Redis', () => 
     await tree?.remove();
   });
 
-  /** Starts a replica of `release` on its own port (its webhook address), and waits until it is ready. */
-  async function start(release: 'previous' | 'current', env: Record<string, string>): Promise<GatewayProcess> {
-    const port = await freePort();
-    const replica = await spawnGateway(
-      {
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        UPSTREAM_URL: upstreamUrl,
-        REDIS_URL: redis.url,
-        LOG_LEVEL: 'warn',
-        JOB_POLL_AFTER_MS: '100',
-        JOB_LEASE_MS: '3000',
-        LIVE_MIN_INTERVAL_MS: '0',
-        ...env,
-      },
-      release === 'previous' ? tree.dir : undefined,
-    );
+  /** Starts a replica of `release`, its webhook address its own, and waits until it is ready. */
+  async function start(release: Release, env: Record<string, string>): Promise<GatewayProcess> {
+    const replica = await startReplica(release === 'previous' ? tree.dir : undefined, {
+      UPSTREAM_URL: upstreamUrl,
+      REDIS_URL: redis.url,
+      JOB_POLL_AFTER_MS: '100',
+      JOB_LEASE_MS: '3000',
+      LIVE_MIN_INTERVAL_MS: '0',
+      ...env,
+    });
     replicas.push(replica);
-    await eventually(async () => (await fetch(`${replica.url}/readyz`)).status === 200, `the ${release} release ready`);
     return replica;
   }
 
@@ -164,29 +157,34 @@ describe('replicas of the previous release and of this one on one Redis', () => 
     return { id, completed };
   }
 
-  it('rolling upgrade: the previous release first, then this one, the previous one stopped mid-job; nothing is lost', { timeout: SLOW_TEST_MS }, async () => {
-    const previous = await start('previous', { CURSOR_SECRET, LIVE_POLL_MS: '300' });
-    const firstPage = await gql<Page>(previous.url, VMS_PAGE, {}, headers());
-    // The previous release's live query came first: its replica holds the feed's lease and polls for both.
-    await subscribe<LiveVms>('ws', previous.url, LIVE_VMS).then((live) => live.waitFor(1));
+  /**
+   * What a rollout from `first` to `second` must keep, in either direction: `first` runs alone,
+   * issues a cursor and polls the change feed (its live query came first, so it holds the lease);
+   * `second` joins, and its subscribers and live queries follow what `first` writes: a job `first`
+   * finishes, a change its poller finds. Then `first` stops mid-job and `second` finishes that job.
+   * Resolves with `second` and the two jobs, once `second` has answered for everything.
+   */
+  async function rollOut(first: Release, second: Release, env: Record<string, string>, suffix: string): Promise<{ successor: GatewayProcess; jobs: string[] }> {
+    const predecessor = await start(first, { ...env, LIVE_POLL_MS: '300' });
+    const firstPage = await gql<Page>(predecessor.url, VMS_PAGE, {}, headers());
+    await subscribe<LiveVms>('ws', predecessor.url, LIVE_VMS).then((live) => live.waitFor(1));
 
-    // This release's feed does not poll within the test: its live queries move only on what the other writes.
-    const current = await start('current', { CURSOR_SECRET, LIVE_POLL_MS: '600000' });
-    const events = await subscribe<{ jobEvents: JobAnswer }>('ws', current.url, JOB_EVENTS);
-    const liveHosts = await subscribe<LiveHosts>('sse', current.url, LIVE_HOSTS);
-    const liveVms = await subscribe<LiveVms>('ws', current.url, LIVE_VMS);
+    // The successor's feed does not poll within the test: its live queries move only on what the predecessor writes.
+    const successor = await start(second, { ...env, LIVE_POLL_MS: '600000' });
+    const events = await subscribe<{ jobEvents: JobAnswer }>('ws', successor.url, JOB_EVENTS);
+    const liveHosts = await subscribe<LiveHosts>('sse', successor.url, LIVE_HOSTS);
+    const liveVms = await subscribe<LiveVms>('ws', successor.url, LIVE_VMS);
     await liveHosts.waitFor(1);
 
-    // A job the previous release starts and finishes (its webhook lands there) reaches this one's subscribers and live query.
-    const finishedByPrevious = await startJob(previous.url, '11', true);
+    // A job the predecessor starts and finishes (its webhook lands there), and a change its poller finds.
+    const finished = await startJob(predecessor.url, `${suffix}1`, true);
     await events.waitFor(1);
-    await eventually(() => showsNqn(liveHosts, '11'), 'the live query on this release shows the NQN set through the previous one');
-    // A change the previous release's poller finds, told over the change channel.
+    await eventually(() => showsNqn(liveHosts, `${suffix}1`), `the live query on the ${second} release shows the NQN set through the ${first} one`);
     await changeVmSeenBy(liveVms);
 
-    const orphan = await orphanJob(previous, current, '12');
-    expect(orphan.completed.results).toEqual([{ data: { jobCompleted: succeeded(orphan.id, '12') } }]);
-    // The webhook found nobody: this release claimed the job and polled the upstream for it.
+    const orphan = await orphanJob(predecessor, successor, `${suffix}2`);
+    expect(orphan.completed.results).toEqual([{ data: { jobCompleted: succeeded(orphan.id, `${suffix}2`) } }]);
+    // The webhook found nobody: the successor claimed the job and polled the upstream for it.
     await eventually(() => webhookAnswers(orphan.id).length > 0, 'the upstream tried the webhook');
     expect(webhookAnswers(orphan.id).every((status) => status === null)).toBe(true);
     expect(simulator.journal().some((entry) => entry.operation === POLL_OPERATION && entry.path.endsWith(orphan.id))).toBe(true);
@@ -194,49 +192,24 @@ describe('replicas of the previous release and of this one on one Redis', () => 
     await events.waitFor(2);
     // Nothing arrives twice.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(events.results).toEqual([{ data: { jobEvents: succeeded(finishedByPrevious, '11') } }, { data: { jobEvents: succeeded(orphan.id, '12') } }]);
-    for (const [id, suffix] of [[finishedByPrevious, '11'], [orphan.id, '12']] as const) {
-      await expectReadByItsOwnerOnly(current.url, id, suffix);
-    }
-    // Read on this release, the previous release's jobs are in their caller's list.
-    const listed = await gql<{ jobs: { nodes: { id: string }[] } }>(current.url, '{ jobs(first: 10) { nodes { id } } }', {}, headers());
-    expect(listed.data?.jobs.nodes.map((node) => node.id).sort()).toEqual([finishedByPrevious, orphan.id].sort());
+    expect(events.results).toEqual([{ data: { jobEvents: succeeded(finished, `${suffix}1`) } }, { data: { jobEvents: succeeded(orphan.id, `${suffix}2`) } }]);
+    await expectReadByItsOwnerOnly(successor.url, finished, `${suffix}1`);
+    await expectReadByItsOwnerOnly(successor.url, orphan.id, `${suffix}2`);
 
-    const { page, expected } = await pageAfter(current.url, firstPage.data!.vmInstances.pageInfo.endCursor!);
+    const { page, expected } = await pageAfter(successor.url, firstPage.data!.vmInstances.pageInfo.endCursor!);
     expect(page).toEqual(expected);
+    return { successor, jobs: [finished, orphan.id] };
+  }
+
+  it('rolling upgrade: the previous release first, then this one, the previous one stopped mid-job; nothing is lost', { timeout: SLOW_TEST_MS }, async () => {
+    const { successor, jobs } = await rollOut('previous', 'current', { CURSOR_SECRET }, '1');
+    // Read on this release, the previous release's jobs are in their caller's list.
+    const listed = await gql<{ jobs: { nodes: { id: string }[] } }>(successor.url, '{ jobs(first: 10) { nodes { id } } }', {}, headers());
+    expect(listed.data?.jobs.nodes.map((node) => node.id).sort()).toEqual([...jobs].sort());
   });
 
   it('rollback: this release first, then the previous one, this one stopped mid-job; the previous release reads what it wrote', { timeout: SLOW_TEST_MS }, async () => {
     // No CURSOR_SECRET: the key this release agrees through Redis is the one the previous release reads.
-    const current = await start('current', { LIVE_POLL_MS: '300' });
-    const firstPage = await gql<Page>(current.url, VMS_PAGE, {}, headers());
-    await subscribe<LiveVms>('ws', current.url, LIVE_VMS).then((live) => live.waitFor(1));
-
-    const previous = await start('previous', { LIVE_POLL_MS: '600000' });
-    const events = await subscribe<{ jobEvents: JobAnswer }>('ws', previous.url, JOB_EVENTS);
-    const liveHosts = await subscribe<LiveHosts>('sse', previous.url, LIVE_HOSTS);
-    const liveVms = await subscribe<LiveVms>('ws', previous.url, LIVE_VMS);
-    await liveHosts.waitFor(1);
-
-    const finishedByCurrent = await startJob(current.url, '21', true);
-    await events.waitFor(1);
-    await eventually(() => showsNqn(liveHosts, '21'), 'the live query on the previous release shows the NQN set through this one');
-    await changeVmSeenBy(liveVms);
-
-    const orphan = await orphanJob(current, previous, '22');
-    expect(orphan.completed.results).toEqual([{ data: { jobCompleted: succeeded(orphan.id, '22') } }]);
-    await eventually(() => webhookAnswers(orphan.id).length > 0, 'the upstream tried the webhook');
-    expect(webhookAnswers(orphan.id).every((status) => status === null)).toBe(true);
-    expect(simulator.journal().some((entry) => entry.operation === POLL_OPERATION && entry.path.endsWith(orphan.id))).toBe(true);
-
-    await events.waitFor(2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(events.results).toEqual([{ data: { jobEvents: succeeded(finishedByCurrent, '21') } }, { data: { jobEvents: succeeded(orphan.id, '22') } }]);
-    for (const [id, suffix] of [[finishedByCurrent, '21'], [orphan.id, '22']] as const) {
-      await expectReadByItsOwnerOnly(previous.url, id, suffix);
-    }
-
-    const { page, expected } = await pageAfter(previous.url, firstPage.data!.vmInstances.pageInfo.endCursor!);
-    expect(page).toEqual(expected);
+    await rollOut('current', 'previous', {}, '2');
   });
 });
