@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { guardRedis, RedisUnavailableError, type RedisConnection } from '../redis/connection.js';
+import { decodeCursorSecret, encodeCursorSecret } from '../redis/formats.js';
 import { CursorSeal } from './seal.js';
 import { createMemoryCursorStore, createRedisCursorStore, type UpstreamCursorStore } from './store.js';
 
@@ -58,11 +59,13 @@ export function createCursorKeeper(options: CursorKeeperOptions): CursorKeeper {
   async function agree(connection: RedisConnection): Promise<void> {
     try {
       const secret = await guardRedis('agree cursor key', async () => {
-        await connection.commands.set(SECRET_KEY, randomBytes(32).toString('hex'), 'NX');
+        await connection.commands.set(SECRET_KEY, encodeCursorSecret(randomBytes(32)), 'NX');
         return connection.commands.get(SECRET_KEY);
       });
       if (secret === null) throw new Error('the agreed cursor key vanished');
-      seal = new CursorSeal(Buffer.from(secret, 'hex'));
+      const key = decodeCursorSecret(secret);
+      if (key === null) throw new Error(`the agreed cursor key (${SECRET_KEY}) is not one: fewer than 16 bytes of hex`);
+      seal = new CursorSeal(key);
     } catch (error) {
       if (closed) return;
       options.logger?.warn({ err: error }, 'cursor key not agreed through redis yet; cursors fail with REDIS_UNAVAILABLE until it is');

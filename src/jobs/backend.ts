@@ -52,7 +52,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
   }
 
   const redis = createRedisConnection({ url: redisUrl, logger });
-  const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs });
+  const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs, logger });
   const pubsub = createRedisJobPubSub({ connection: redis, store, logger });
   let claimer: NodeJS.Timeout | undefined;
 

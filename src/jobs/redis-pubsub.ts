@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { Repeater } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { RedisUnavailableError, type RedisClient, type RedisConnection } from '../redis/connection.js';
+import { decodeFinishedJob, encodeFinishedJob, noticeNewerFormats } from '../redis/formats.js';
 import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
 
@@ -75,6 +76,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   const local = createJobPubSub();
   const subscribers = new Map<string, Set<Subscriber>>();
   const delivered = new Set<string>();
+  const notice = noticeNewerFormats(logger);
 
   /** The last entry handed out, and the epoch it belongs to; unknown until the first check. */
   let offset: string | undefined;
@@ -160,7 +162,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
           for (const [id, fields] of entries) {
             offset = id;
             seen += 1;
-            const job = decodeEntry(fields);
+            const job = decodeFinishedJob(fields, notice)?.value;
             if (job) deliver(job);
             else logger.warn({ entry: id }, 'an entry of the finished-jobs stream is not a job; skipped');
           }
@@ -238,12 +240,11 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
       local.publish(routingKey, key, job);
       return;
     }
-    // The webhook secret stays in the job's hash: no reader of the stream needs it.
-    append(job.id, JSON.stringify({ ...job, secret: '' }), 0);
+    append(job.id, encodeFinishedJob(job), 0);
   }
 
-  function append(id: string, entry: string, attempt: number): void {
-    connection.commands.xadd(FINISHED_STREAM_KEY, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', entry).catch((error: unknown) => {
+  function append(id: string, entry: readonly string[], attempt: number): void {
+    connection.commands.xadd(FINISHED_STREAM_KEY, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', ...entry).catch((error: unknown) => {
       const waitMs = APPEND_RETRY_MS[attempt];
       if (waitMs === undefined) {
         logger.warn({ err: error, job: id, attempts: attempt + 1 }, 'publishing a finished job on Redis failed; its subscribers miss it (job(id) still answers it)');
@@ -261,20 +262,6 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
 }
 
 type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]>;
-
-/** The job of a stream entry; null for anything else (written by something other than a gateway). */
-function decodeEntry(fields: string[]): JobRecord | null {
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    if (fields[index] !== 'job') continue;
-    try {
-      const job = JSON.parse(fields[index + 1]!) as Partial<JobRecord> | null;
-      return job && typeof job.id === 'string' && typeof job.owner === 'string' ? (job as JobRecord) : null;
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
 
 interface StreamState {
   /** The newest id the stream ever gave (`0-0` when it does not exist). */

@@ -3,14 +3,17 @@
  * finish it exactly once.
  *
  * Layout (prefix `gw:`):
- * - `gw:job:{id}`: a hash: `record` (JSON of the fields that never change, the per-job webhook
- *   secret included), `status`, `location`, `finishedAt`, `outcome` (JSON), `replica` (who polls
- *   it). Running jobs expire after `runningTtlMs`, finished ones `ttlMs` after they finished.
+ * - `gw:job:{id}`: a hash: `v` (its format, `FORMATS.job`), `record` (JSON of the fields that never
+ *   change, the per-job webhook secret included), `status`, `location`, `finishedAt`, `outcome`
+ *   (JSON), `replica` (who polls it). Running jobs expire after `runningTtlMs`, finished ones
+ *   `ttlMs` after they finished. The hash's fields are written and read in `../redis/formats.ts`.
  * - `gw:jobs:running`: the ids of running jobs.
  * - `gw:jobs:owner:{owner}`: a sorted set of the ids of the jobs one credential started, scored by
  *   creation time, trimmed to the newest `OWNED_JOBS_LISTED`, expiring once no job in it can still
  *   be kept (`runningTtlMs + ttlMs` after the last one was added). An index, like the running set:
- *   an id whose job expired is dropped when a list finds it gone.
+ *   an id whose job expired is dropped when a list finds it gone. Releases before it (format-1
+ *   jobs) did not write it: such a job is listed the first time this replica reads it (`job(id)`,
+ *   `jobCompleted`, its webhook, a claim), and marked format 2.
  * - `gw:replica:{replicaId}`: this replica's heartbeat, written before the replica takes jobs
  *   (and with each job it creates), renewed every `leaseMs / 3`, expiring after `leaseMs`.
  *
@@ -24,7 +27,9 @@
  * after the job ended (by whoever ends it, or by the next claim that finds it ended or gone).
  */
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { guardRedis, type RedisClient, type RedisConnection } from '../redis/connection.js';
+import { decodeJob, encodeHeartbeat, encodeJob, encodeOutcome, FORMATS, noticeNewerFormats, type Decoded } from '../redis/formats.js';
 import { meets, OWNED_JOBS_LISTED, type JobOutcome, type JobRecord, type JobStatus, type JobStore, type OwnedJob } from './store.js';
 
 /** How long a job may stay running before Redis forgets it: 2 hours, past the upstream's apiTimeout. */
@@ -40,6 +45,8 @@ export interface RedisJobStoreOptions {
   runningTtlMs?: number;
   /** This replica's identity in the heartbeat and the `replica` field. @default random */
   replicaId?: string;
+  /** Told once of each newer format met (a newer replica wrote it). */
+  logger?: Logger | undefined;
 }
 
 export interface RedisJobStore extends JobStore {
@@ -54,9 +61,6 @@ const RUNNING_KEY = `${PREFIX}jobs:running`;
 const jobKey = (id: string): string => `${PREFIX}job:${id}`;
 const replicaKey = (replica: string): string => `${PREFIX}replica:${replica}`;
 const ownerKey = (owner: string): string => `${PREFIX}jobs:owner:${owner}`;
-
-/** The fields of a job that never change, stored as one JSON value. */
-type FixedFields = Pick<JobRecord, 'id' | 'operation' | 'owner' | 'secret' | 'createdAt' | 'input' | 'traceParent'>;
 
 // Ends a running job once: KEYS[1] job; ARGV: status, outcome JSON, finishedAt, ttl ms. Returns
 // the hash after the change, or nil when not running.
@@ -84,66 +88,83 @@ redis.call('HSET', KEYS[1], 'replica', ARGV[2])
 return 1
 `;
 
+// Marks a job that still exists with its format: KEYS[1] job; ARGV[1] the version.
+const MARK_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1])
+return 1
+`;
+
 export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStore {
   const redis: RedisClient = options.connection.commands;
   const { ttlMs, leaseMs } = options;
   const runningTtlMs = options.runningTtlMs ?? DEFAULT_RUNNING_TTL_MS;
   const replicaId = options.replicaId ?? randomBytes(8).toString('hex');
+  const notice = noticeNewerFormats(options.logger);
   let closed = false;
 
+  const writeHeartbeat = (): Promise<unknown> => redis.set(replicaKey(replicaId), encodeHeartbeat(Date.now()), 'PX', leaseMs);
   // Needs the command connection only: waiting for the subscriber too (whichever comes up last)
   // left a fresh replica without a heartbeat until the next renewal, a third of a lease, while
   // its peers claimed its jobs.
   async function renewHeartbeat(): Promise<void> {
     if (closed || redis.status !== 'ready') return;
-    await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs).catch(() => undefined);
+    await writeHeartbeat().catch(() => undefined);
   }
   const heartbeat = setInterval(() => void renewHeartbeat(), Math.max(50, Math.floor(leaseMs / 3)));
   heartbeat.unref();
   // Renew as soon as Redis is reachable (at start, and after an outage).
   redis.on('ready', () => void renewHeartbeat());
 
+  /** Lists a job in its owner's index: after the job itself, so a listed id always finds its job. */
+  async function indexOwned(job: Pick<JobRecord, 'id' | 'owner' | 'createdAt'>): Promise<void> {
+    await redis
+      .multi()
+      .zadd(ownerKey(job.owner), job.createdAt, job.id)
+      .zremrangebyrank(ownerKey(job.owner), 0, -(OWNED_JOBS_LISTED + 1))
+      .pexpire(ownerKey(job.owner), runningTtlMs + ttlMs)
+      .exec();
+  }
+
+  /**
+   * The job of a hash read; a format-1 job (a previous release wrote it, without listing it) is
+   * listed in its owner's index and marked as this format, once. Best effort: a failure leaves it
+   * for the next read.
+   */
+  async function adopt(decoded: Decoded<JobRecord> | null): Promise<JobRecord | null> {
+    if (decoded === null) return null;
+    const job = decoded.value;
+    if (decoded.version < FORMATS.job) {
+      await indexOwned(job)
+        .then(() => redis.eval(MARK_SCRIPT, 1, jobKey(job.id), String(FORMATS.job)))
+        .catch(() => undefined);
+    }
+    return job;
+  }
+
   async function read(id: string): Promise<JobRecord | null> {
-    return decodeJob(await redis.hgetall(jobKey(id)));
+    return adopt(decodeJob(await redis.hgetall(jobKey(id)), notice));
   }
 
   return {
     replicaId,
     heartbeat: () =>
       guardRedis('write heartbeat', async () => {
-        await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs);
+        await writeHeartbeat();
       }),
     create: (job) =>
       guardRedis('create job', async () => {
-        const fixed: FixedFields = {
-          id: job.id,
-          operation: job.operation,
-          owner: job.owner,
-          secret: job.secret,
-          createdAt: job.createdAt,
-          input: job.input,
-          traceParent: job.traceParent,
-        };
-        const fields: Record<string, string> = { record: JSON.stringify(fixed), status: job.status, replica: replicaId };
-        if (job.location !== null) fields.location = job.location;
-        if (job.finishedAt !== null) fields.finishedAt = String(job.finishedAt);
-        if (job.outcome !== null) fields.outcome = JSON.stringify(job.outcome);
+        const fields = encodeJob(job, replicaId);
         // The heartbeat first: no job of this replica is ever in Redis without it. Then the job,
         // then its id in the running set, so a claim never finds an id without its job.
-        await redis.set(replicaKey(replicaId), String(Date.now()), 'PX', leaseMs);
+        await writeHeartbeat();
         await redis
           .multi()
           .hset(jobKey(job.id), fields)
           .pexpire(jobKey(job.id), job.status === 'RUNNING' ? runningTtlMs : ttlMs)
           .exec();
         if (job.status === 'RUNNING') await redis.sadd(RUNNING_KEY, job.id);
-        // The caller's list: after the job itself, so a listed id always finds its job.
-        await redis
-          .multi()
-          .zadd(ownerKey(job.owner), job.createdAt, job.id)
-          .zremrangebyrank(ownerKey(job.owner), 0, -(OWNED_JOBS_LISTED + 1))
-          .pexpire(ownerKey(job.owner), runningTtlMs + ttlMs)
-          .exec();
+        await indexOwned(job);
       }),
     get: (id) => guardRedis('read job', () => read(id)),
     setLocation: (id, location) =>
@@ -153,11 +174,11 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
     finish: (id, outcome: JobOutcome) =>
       guardRedis('finish job', async () => {
         const status: JobStatus = outcome.success ? 'SUCCEEDED' : 'FAILED';
-        const reply = await redis.eval(FINISH_SCRIPT, 1, jobKey(id), status, JSON.stringify(outcome), String(Date.now()), String(ttlMs));
+        const reply = await redis.eval(FINISH_SCRIPT, 1, jobKey(id), status, encodeOutcome(outcome), String(Date.now()), String(ttlMs));
         if (!Array.isArray(reply)) return null;
         // Only an index: a claim that finds the id of an ended job removes it too.
         await redis.srem(RUNNING_KEY, id).catch(() => undefined);
-        return decodeJob(pairsToObject(reply));
+        return adopt(decodeJob(pairsToObject(reply), notice));
       }),
     claimOrphaned: () =>
       guardRedis('claim orphaned jobs', async () => {
@@ -181,6 +202,9 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
               return null;
             }
             if (replica === replicaId || (await isAlive(replica))) return null;
+            // A job this release cannot read (a newer replica wrote it) is left to one that can:
+            // claimed, it would be polled by no one.
+            if ((await read(id)) === null) return null;
             const won = await redis.eval(CLAIM_SCRIPT, 1, jobKey(id), replica, replicaId);
             return won === 1 ? id : null;
           }),
@@ -198,17 +222,20 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
     listOwned: (owner, filter) =>
       guardRedis('list jobs', async () => {
         const ids = await redis.zrevrange(ownerKey(owner), 0, OWNED_JOBS_LISTED - 1);
-        const found = await Promise.all(ids.map((id) => redis.hmget(jobKey(id), 'status', 'record')));
+        const found = await Promise.all(ids.map((id) => redis.hmget(jobKey(id), 'status', 'record', 'v')));
         const gone: string[] = [];
         const jobs: OwnedJob[] = [];
         ids.forEach((id, index) => {
-          const [status, record] = found[index]!;
+          const [status, record, v] = found[index]!;
           if (!status || !record) {
             gone.push(id);
             return;
           }
-          const fixed = JSON.parse(record) as FixedFields;
-          const job: OwnedJob = { id, operation: fixed.operation, status: status as JobStatus, createdAt: fixed.createdAt };
+          // Unreadable (a newer format this release cannot list): left in the index for its writer.
+          const decoded = decodeJob({ status, record, v }, notice);
+          if (decoded === null) return;
+          const { operation, createdAt } = decoded.value;
+          const job: OwnedJob = { id, operation, status: decoded.value.status, createdAt };
           if (meets(job, filter)) jobs.push(job);
         });
         if (gone.length > 0) await redis.zrem(ownerKey(owner), ...gone);
@@ -227,16 +254,4 @@ function pairsToObject(reply: unknown[]): Record<string, string> {
   const result: Record<string, string> = {};
   for (let index = 0; index + 1 < reply.length; index += 2) result[String(reply[index])] = String(reply[index + 1]);
   return result;
-}
-
-function decodeJob(hash: Record<string, string>): JobRecord | null {
-  if (hash.record === undefined || hash.status === undefined) return null;
-  const fixed = JSON.parse(hash.record) as FixedFields;
-  return {
-    ...fixed,
-    location: hash.location ?? null,
-    status: hash.status as JobStatus,
-    finishedAt: hash.finishedAt === undefined ? null : Number(hash.finishedAt),
-    outcome: hash.outcome === undefined ? null : (JSON.parse(hash.outcome) as JobOutcome),
-  };
 }

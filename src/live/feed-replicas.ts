@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../redis/connection.js';
+import { decodeLiveChange, decodeWatermark, encodeLiveChange, encodeWatermark, noticeNewerFormats } from '../redis/formats.js';
 import type { LiveChange } from './invalidation.js';
 import type { WatermarkState } from './feed-watermark.js';
 
@@ -109,15 +110,10 @@ const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-interface ChangeMessage {
-  from: string;
-  scopeKey: string;
-  changes: { collection: string; uuids?: readonly string[] | undefined }[];
-}
-
 export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): FeedReplicas {
   const { connection, leaseMs, stateTtlMs, logger } = options;
   const replica = randomUUID();
+  const notice = noticeNewerFormats(logger);
   const listeners = new Set<(remote: RemoteChange) => void>();
   const missedListeners = new Set<() => void>();
   let subscribed: Promise<unknown> | null = null;
@@ -136,7 +132,7 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
 
   const onMessage = (channel: string, text: string): void => {
     if (channel !== CHANNEL) return;
-    const message = readMessage(text);
+    const message = decodeLiveChange(text, notice)?.value ?? null;
     if (message === null || message.from === replica) return;
     for (const listener of listeners) listener({ scopeKey: message.scopeKey, changes: message.changes });
   };
@@ -171,21 +167,20 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
     async loadState(scopeKey, collection) {
       try {
         const text = await connection.commands.get(stateKey(scopeKey, collection));
-        return text === null ? null : readState(text);
+        return text === null ? null : (decodeWatermark(text, notice)?.value ?? null);
       } catch {
         return null;
       }
     },
     async saveState(scopeKey, collection, state) {
       try {
-        await connection.commands.set(stateKey(scopeKey, collection), JSON.stringify(state), 'PX', stateTtlMs);
+        await connection.commands.set(stateKey(scopeKey, collection), encodeWatermark(state), 'PX', stateTtlMs);
       } catch (error) {
         logger.debug({ err: error, collection }, 'saving a change feed watermark failed');
       }
     },
     publish(scopeKey, changes) {
-      const message: ChangeMessage = { from: replica, scopeKey, changes: changes.map(({ collection, uuids }) => ({ collection, uuids })) };
-      connection.commands.publish(CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
+      connection.commands.publish(CHANNEL, encodeLiveChange({ from: replica, scopeKey, changes })).catch((error: unknown) => {
         logger.warn({ err: error }, 'publishing changes on Redis failed; live queries on other replicas miss them');
       });
     },
@@ -210,32 +205,4 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
       if (connection.isReady()) await connection.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
     },
   };
-}
-
-function readMessage(text: string): ChangeMessage | null {
-  try {
-    const value = JSON.parse(text) as Partial<ChangeMessage>;
-    if (typeof value.from !== 'string' || typeof value.scopeKey !== 'string' || !Array.isArray(value.changes)) return null;
-    const changes: ChangeMessage['changes'] = [];
-    for (const change of value.changes as unknown[]) {
-      if (typeof change !== 'object' || change === null) return null;
-      const { collection, uuids } = change as { collection?: unknown; uuids?: unknown };
-      if (typeof collection !== 'string') return null;
-      if (uuids === undefined) changes.push({ collection });
-      else if (Array.isArray(uuids) && uuids.every((uuid) => typeof uuid === 'string')) changes.push({ collection, uuids: uuids as string[] });
-      else return null;
-    }
-    return { from: value.from, scopeKey: value.scopeKey, changes };
-  } catch {
-    return null;
-  }
-}
-
-function readState(text: string): WatermarkState | null {
-  try {
-    const value = JSON.parse(text) as Partial<WatermarkState>;
-    return typeof value.newest === 'number' && typeof value.total === 'number' ? { newest: value.newest, total: value.total } : null;
-  } catch {
-    return null;
-  }
 }

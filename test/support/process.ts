@@ -14,8 +14,14 @@ export interface GatewayProcess {
   kill(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals>;
 }
 
-export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+/**
+ * Starts the gateway of the source tree at `cwd` (this one by default; another release's, extracted
+ * by `test/support/previous-release.ts`) with `env` over this process's, and resolves once it
+ * printed where it listens.
+ */
+export async function spawnGateway(env: Record<string, string>, cwd?: string): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd,
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
