@@ -4,7 +4,6 @@
  * attached to.
  */
 import { builder } from '../builder.js';
-import type { VolumeRecord } from '../upstream/records.js';
 import { recordEnum } from './kit/enums.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
@@ -30,21 +29,13 @@ VolumeRef.implement({
   extensions: backedBy('volume'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volume', 'uuid', 'name', 'description', 'primaryStorageUuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VolumeRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'diskOfferingUuid', 'rootImageUuid', 'installPath'),
     ...exposeRecordEnums(t, 'volume', VolumeType, 'type'),
     ...exposeRecordFields(t, 'volume',
       'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid',
     ),
-    lastVmInstance: t.field({
-      ...follows<VolumeRecord>('lastVmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    lastVmInstance: follows(t, 'lastVmInstanceUuid', VmInstanceRef, 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'size', 'actualSize', 'deviceId', 'isShareable', 'encrypted', 'lastDetachDate', 'createDate', 'lastOpDate'),
   }),
 });

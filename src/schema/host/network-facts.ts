@@ -3,7 +3,7 @@
  * their own, found by their `<hostUuid>.<uuid>` global ids through their host's facts.
  */
 import { builder } from '../../builder.js';
-import { hostNetworkFacts, hostBonding, hostNic, type HostBondingRecord, type HostNetworkFactsRecord } from '../../upstream/records.js';
+import { hostNetworkFacts, hostBonding, hostNic, type HostNetworkFactsRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
@@ -67,11 +67,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
   load: loadBondings,
   fields: (t) => ({
     ...exposeRecordFields(t, 'hostBonding', 'uuid', 'hostUuid'),
-    host: t.field({
-      ...follows<HostBondingRecord>('hostUuid'),
-      type: HostRef,
-      description: 'Host the bond is on. Null when it cannot be read (with an error).',
-    }),
+    host: follows(t, 'hostUuid', HostRef, 'Host the bond is on. Null when it cannot be read (with an error).'),
     ...exposeRecordFields(t, 'hostBonding', 'bondingName'),
     ...exposeRecordEnums(t, 'hostBonding', BondingType, 'bondingType'),
     ...exposeRecordFields(t, 'hostBonding',

@@ -32,11 +32,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'uuid', 'name', 'description'),
     ...exposeRecordEnums(t, 'snsApplicationEndpoint', SnsEndpointType, 'type'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'platformUuid'),
-    platform: t.field({
-      ...follows<SnsApplicationEndpointRecord>('platformUuid'),
-      type: SnsApplicationPlatformRef,
-      description: 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.',
-    }),
+    platform: follows(t, 'platformUuid', SnsApplicationPlatformRef, 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'state', 'createDate', 'lastOpDate', 'url', 'username'),
     receivers: t.field({
       type: [SnsSmsReceiverRef],

@@ -20,11 +20,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   extensions: backedBy('hbaDevice'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'hbaDevice', 'uuid', 'name', 'hostUuid'),
-    host: t.field({
-      ...follows<HbaDeviceRecord>('hostUuid'),
-      type: HostRef,
-      description: 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
-    }),
+    host: follows(t, 'hostUuid', HostRef, 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.'),
     ...exposeRecordFields(t, 'hbaDevice',
       'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate',
     ),

@@ -4,10 +4,10 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
+import type { VmInstanceRecord } from '../../upstream/records.js';
 import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
-import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
 export const NicDriverType = recordEnum('NicDriverType', {
@@ -42,21 +42,11 @@ export const VmNicRef = builder.loadableNode('VmNic', {
   load: loadVmNics,
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmNic', 'uuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VmNicRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.'),
     ...exposeRecordFields(t, 'vmNic', 'l3NetworkUuid', 'ip', 'mac', 'hypervisorType', 'netmask', 'gateway', 'metaData'),
     ...exposeRecordEnums(t, 'vmNic', NicDriverType, 'driverType'),
     ...exposeRecordFields(t, 'vmNic', 'internalName', 'type', 'state', 'ipVersion', 'deviceId', 'usedIpUuid', 'createDate', 'lastOpDate'),
-    usedIps: t.field({
-      type: [UsedIpRef],
-      nullable: false,
-      description: 'IP addresses allocated to the NIC. Since 4.10.0.',
-      extensions: reads<VmNicRecord>('usedIps'),
-      resolve: (nic) => nic.usedIps,
-    }),
+    usedIps: embeddedList(t, 'usedIps', UsedIpRef, 'IP addresses allocated to the NIC. Since 4.10.0.'),
   }),
 });
 
@@ -80,11 +70,7 @@ export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   load: loadVmCdRoms,
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmCdRom', 'uuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VmCdRomRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'vmCdRom', 'isoUuid', 'isoInstallPath', 'name', 'description', 'deviceId', 'createDate', 'lastOpDate'),
   }),
 });

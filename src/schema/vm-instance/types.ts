@@ -10,7 +10,7 @@ import { childConnection } from '../kit/list-query.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
-import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
+import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { HostRef, prefetchHostRelations } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
@@ -85,27 +85,9 @@ VmInstanceRef.implement({
       extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
       resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
-    nics: t.field({
-      type: [VmNicRef],
-      nullable: false,
-      description: 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('vmNics'),
-      resolve: (vm) => vm.vmNics,
-    }),
-    volumes: t.field({
-      type: [VolumeRef],
-      nullable: false,
-      description: 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('allVolumes'),
-      resolve: (vm) => vm.allVolumes,
-    }),
-    cdRoms: t.field({
-      type: [VmCdRomRef],
-      nullable: false,
-      description: 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('vmCdRoms'),
-      resolve: (vm) => vm.vmCdRoms,
-    }),
+    nics: embeddedList(t, 'vmNics', VmNicRef, 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.'),
+    volumes: embeddedList(t, 'allVolumes', VolumeRef, 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.'),
+    cdRoms: embeddedList(t, 'vmCdRoms', VmCdRomRef, 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.'),
     snapshotGroups: t.field({
       type: VolumeSnapshotGroupConnection,
       nullable: true,

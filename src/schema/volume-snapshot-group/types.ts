@@ -23,11 +23,7 @@ VolumeSnapshotGroupRef.implement({
   extensions: backedBy('volumeSnapshotGroup'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'uuid', 'name', 'description', 'snapshotCount', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.'),
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'createDate', 'lastOpDate'),
     volumeSnapshotRefs: t.field({
       type: [VolumeSnapshotRefType],
@@ -46,11 +42,7 @@ VolumeSnapshotRefType.implement({
   extensions: backedBy('volumeSnapshotRef'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volumeSnapshotRef', 'volumeSnapshotUuid', 'volumeSnapshotGroupUuid', 'volumeUuid'),
-    volume: t.field({
-      ...follows<VolumeSnapshotRefRecord>('volumeUuid'),
-      type: VolumeRef,
-      description: 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.',
-    }),
+    volume: follows(t, 'volumeUuid', VolumeRef, 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.'),
     ...exposeRecordFields(t, 'volumeSnapshotRef', 'volumeName'),
     ...exposeRecordEnums(t, 'volumeSnapshotRef', VolumeType, 'volumeType'),
     ...exposeRecordFields(t, 'volumeSnapshotRef',
