@@ -12,7 +12,7 @@ import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
 import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
-import { HostRef, prefetchHostRelations } from '../host/index.js';
+import { followsHost } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
 import { snapshotGroupListArgs, VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
@@ -58,26 +58,8 @@ VmInstanceRef.implement({
     ...exposeRecordFields(t, 'vmInstance',
       'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed', 'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
     ),
-    host: t.field({
-      type: HostRef,
-      nullable: true,
-      description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.',
-      extensions: reads<VmInstanceRecord>('hostUuid'),
-      resolve: (vm, _args, context, info) => {
-        prefetchHostRelations(context, info, vm.hostUuid);
-        return vm.hostUuid;
-      },
-    }),
-    lastHost: t.field({
-      type: HostRef,
-      nullable: true,
-      description: 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.',
-      extensions: reads<VmInstanceRecord>('lastHostUuid'),
-      resolve: (vm, _args, context, info) => {
-        prefetchHostRelations(context, info, vm.lastHostUuid);
-        return vm.lastHostUuid;
-      },
-    }),
+    host: followsHost(t, 'hostUuid', 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.'),
+    lastHost: followsHost(t, 'lastHostUuid', 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.'),
     rootVolume: t.field({
       type: VolumeRef,
       nullable: true,
