@@ -14,7 +14,7 @@ export function embeddedId(parentUuid: string | null, uuid: string): string {
  * Type `extensions` of a record type whose ids are `embeddedId`s, so that `node(id:)` can tell a
  * well-formed id of that type from garbage before any upstream call.
  */
-export const EMBEDDED_GLOBAL_ID = { embeddedGlobalId: true } as const;
+const EMBEDDED_GLOBAL_ID = { embeddedGlobalId: true } as const;
 
 export function hasEmbeddedGlobalId(extensions: Readonly<Record<string, unknown>> | null | undefined): boolean {
   return extensions?.embeddedGlobalId === true;
@@ -48,5 +48,26 @@ export function loadEmbedded<P, T extends { uuid: string }>(
       if (parent instanceof Error) return embeddedLoadError(parent, typeName, id.uuid);
       return (parent && pick(parent).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
     });
+  };
+}
+
+/** The fields of `T` that hold its parent's uuid (or null). */
+type ParentUuidFields<T> = { [K in keyof T & string]: T[K] extends string | null ? K : never }[keyof T & string];
+
+/**
+ * An embedded node's identity and loader, as `nodeByUuid` gives a top-level one's: its global id
+ * is `embeddedId(<parentField>, uuid)`, `load` finds such ids (`loadEmbedded`), and its type's
+ * `extensions` (with the type's own) say that its ids have that form:
+ * `...embeddedNode(loadVmNics, 'vmInstanceUuid', backedBy('vmNic'))`.
+ */
+export function embeddedNode<T extends { uuid: string }>(
+  load: (ids: string[], context: GatewayContext) => Promise<(T | Error)[]>,
+  parentField: ParentUuidFields<T>,
+  extensions: Readonly<Record<string, unknown>>,
+) {
+  return {
+    id: { resolve: (record: T) => embeddedId(record[parentField] as string | null, record.uuid) },
+    extensions: { ...extensions, ...EMBEDDED_GLOBAL_ID },
+    load,
   };
 }
