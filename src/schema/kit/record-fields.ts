@@ -204,14 +204,8 @@ type NodeLoadedByUuid = OutputRef & { getDataloader(context: never): { load(uuid
  * with every other); null when the record holds none, or when the node cannot be read (with an
  * error). It reads that one field of its record.
  */
-export function follows<Types extends SchemaTypes, R>(
-  t: ObjectFieldBuilder<Types, R>,
-  field: UuidFields<R>,
-  type: NodeLoadedByUuid,
-  description: string,
-): FieldRef<Types, unknown, 'Object'> {
-  const builder = t as unknown as KitFieldBuilder<Types, R>;
-  return builder.field({ type, nullable: true, description, extensions: reads<R>(field), resolve: (record) => record[field] });
+export function follows<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Types, R>, field: UuidFields<R>, type: NodeLoadedByUuid, description: string) {
+  return recordFieldValue(t, field, { type, nullable: true, description });
 }
 
 /**
@@ -219,14 +213,18 @@ export function follows<Types extends SchemaTypes, R>(
  * of this record, as they came with it; never null (an absent list is `[]`). It reads that one
  * field of its record.
  */
-export function embeddedList<Types extends SchemaTypes, R>(
+export function embeddedList<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Types, R>, field: ListFields<R>, itemType: OutputRef, description: string) {
+  return recordFieldValue(t, field, { type: [itemType], nullable: false, description });
+}
+
+/** A field answering the value of one field of its record, which it declares it reads. */
+function recordFieldValue<Types extends SchemaTypes, R>(
   t: ObjectFieldBuilder<Types, R>,
-  field: ListFields<R>,
-  itemType: OutputRef,
-  description: string,
+  field: keyof R & string,
+  options: { type: unknown; nullable: boolean; description: string },
 ): FieldRef<Types, unknown, 'Object'> {
   const builder = t as unknown as KitFieldBuilder<Types, R>;
-  return builder.field({ type: [itemType], nullable: false, description, extensions: reads<R>(field), resolve: (record) => record[field] });
+  return builder.field({ ...options, extensions: reads<R>(field), resolve: (record) => record[field] });
 }
 
 /**
