@@ -98,6 +98,8 @@ export const NAME_AND_DATE_ORDER_FIELDS = {
  * `orderBy` arguments (the resource's own input types) and what a field's arguments ask for.
  */
 export interface ListArguments {
+  /** The resource's connection type, which its nested connections answer too. */
+  readonly connection: OutputRef<unknown>;
   /** `filter` and `orderBy`, to spread into a nested connection field's `args` beside `pageArgs`. */
   readonly args: ReturnType<typeof listArgsOf>;
   /** The conditions and the order a field's arguments ask for (its `filter` and `orderBy`, as GraphQL coerced them). */
@@ -283,17 +285,20 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
       }),
     }),
   }));
-  return { args, queryOf };
+  return { connection: query.connection, args, queryOf };
 }
 
 /**
  * What a connection of each parent's children (`Host.vmInstances`) spreads into its field: the
- * paging arguments with the children's `filter` and `orderBy`, and the resolver that reads the
- * parent's children meeting them through `children` (a `childrenLoader`: one upstream read for
- * every parent of the batch asking the same), the page's cursors bound to `field`.
+ * children's connection type (null when they cannot be read), the paging arguments with their
+ * `filter` and `orderBy`, and the resolver that reads the parent's children meeting them through
+ * `children` (a `childrenLoader`: one upstream read for every parent of the batch asking the
+ * same), the page's cursors bound to `field`.
  */
 export function childConnection<T>(listArgs: ListArguments, children: (context: GatewayContext) => { load(key: string): Promise<readonly T[]> }, field: string) {
   return {
+    type: listArgs.connection,
+    nullable: true as const,
     args: { ...pageArgs, ...listArgs.args },
     resolve: (parent: { uuid: string }, args: PageArgs & { filter?: unknown; orderBy?: unknown }, context: GatewayContext) =>
       loadListConnection(context, children(context), parent.uuid, listArgs.queryOf(args), args, field),

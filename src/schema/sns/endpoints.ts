@@ -94,8 +94,6 @@ const endpointsOfPlatform = childrenLoader(loadEndpointsOfPlatforms);
 
 builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
   t.field({
-    type: SnsApplicationEndpointConnection,
-    nullable: true,
     description:
       'The endpoints of this platform that meet `filter`, in `orderBy`\'s order (one upstream query for all platforms of a page asking the same). Null when they cannot be read (with an error). Since 5.0.0.',
     // A connection outlives its records' type: it is as old as the endpoints.

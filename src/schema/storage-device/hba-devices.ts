@@ -89,8 +89,6 @@ const EVERY_CHILD: ChildQuery = { where: [] };
 
 builder.objectField(HostRef, 'hbaDevices', (t) =>
   t.field({
-    type: HbaDeviceConnection,
-    nullable: true,
     description:
       'Fibre-channel HBA ports of this host that meet `filter`, in `orderBy`\'s order (QueryHBADevice; one upstream query for all hosts of a page asking the same). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
     // The ports are grouped by their host's uuid.

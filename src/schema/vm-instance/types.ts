@@ -14,7 +14,7 @@ import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordField
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { followsHost } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
-import { snapshotGroupListArgs, VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
+import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
 import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
 
@@ -71,8 +71,6 @@ VmInstanceRef.implement({
     volumes: embeddedList(t, 'allVolumes', VolumeRef, 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.'),
     cdRoms: embeddedList(t, 'vmCdRoms', VmCdRomRef, 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.'),
     snapshotGroups: t.field({
-      type: VolumeSnapshotGroupConnection,
-      nullable: true,
       description:
         'Volume snapshot groups taken of this VM that meet `filter`, in `orderBy`\'s order (QueryVolumeSnapshotGroup by `vmInstanceUuid` and the conditions given; one request for all VMs of a page asking the same). Null when they cannot be read (with an error). Since 3.6.0.',
       // The groups are grouped by their VM's uuid.
