@@ -46,7 +46,6 @@ entityByUuid(VolumeRef, 'Volume');
 export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name: 'VolumeConnection' });
 
 defineListQuery({
-  typeName: 'Volume',
   record: 'volume',
   family: volumes,
   connection: VolumeConnection,

@@ -107,8 +107,6 @@ export interface ListArguments {
 }
 
 export interface ListQuery<R> {
-  /** Prefix of the generated types: `<typeName>Filter`, `<typeName>OrderField`, `<typeName>Order`. */
-  readonly typeName: string;
   /** The record listed: a filter field's record field and GraphQL type default from its definition. */
   readonly record: keyof typeof RECORDS;
   readonly family: RecordFamily<R>;
@@ -127,8 +125,12 @@ export interface ListQuery<R> {
    */
   readonly list: { readonly name: string; readonly description: string };
   /** The by-uuid query field, e.g. `volume(uuid:)`, resolved by the type's loader. */
-  readonly one?: {
+  readonly one: {
     readonly name: string;
+    /**
+     * The node type listed, whose name prefixes the generated types: `<Type>Filter`,
+     * `<Type>OrderField`, `<Type>Order`.
+     */
     readonly type: OutputRef<unknown>;
     /** What one record is called in its description: `One <noun> by uuid; ...`. */
     readonly noun: string;
@@ -225,7 +227,8 @@ function listArgsOf(Filter: InputRef<unknown>, Order: InputRef<unknown>, filterD
  * nested connections take.
  */
 export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
-  const { typeName, order } = query;
+  const { order } = query;
+  const typeName = query.one.type.name;
   const filter = { ...query.filter, fields: filterFieldsOf(query.record, query.filter.fields) };
   const { a, plural } = query.naming;
   const since = releaseOf(query as ListQuery<unknown>);
@@ -274,15 +277,13 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
         return query.family.page(context, { first: listArgs.first, after: listArgs.after, ...queryOf(listArgs) });
       },
     }),
-    ...(query.one && {
-      [query.one.name]: t.field({
-        type: query.one.type,
-        nullable: true,
-        description: oneDescription(query, query.one.noun),
-        extensions: { since },
-        args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
-        resolve: (_root, uuidArgs) => uuidArgs.uuid,
-      }),
+    [query.one.name]: t.field({
+      type: query.one.type,
+      nullable: true,
+      description: oneDescription(query, query.one.noun),
+      extensions: { since },
+      args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
+      resolve: (_root, uuidArgs) => uuidArgs.uuid,
     }),
   }));
   return { connection: query.connection, args, queryOf };

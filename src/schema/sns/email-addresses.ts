@@ -31,7 +31,6 @@ export const SnsEmailAddressConnection = builder.connectionObject({
 });
 
 defineListQuery({
-  typeName: 'SnsEmailAddress',
   record: 'snsEmailAddress',
   family: emailAddresses,
   connection: SnsEmailAddressConnection,

@@ -51,7 +51,6 @@ export const SnsApplicationEndpointConnection = builder.connectionObject({
 
 /** `filter` and `orderBy` of every endpoint connection: `snsApplicationEndpoints` and `SnsApplicationPlatform.endpoints`. */
 const endpointListArgs = defineListQuery({
-  typeName: 'SnsApplicationEndpoint',
   record: 'snsApplicationEndpoint',
   family: endpoints,
   connection: SnsApplicationEndpointConnection,

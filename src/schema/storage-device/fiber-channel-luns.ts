@@ -102,7 +102,6 @@ export const FiberChannelLunConnection = builder.connectionObject({
 });
 
 defineListQuery({
-  typeName: 'FiberChannelLun',
   record: 'fiberChannelLun',
   family: fiberChannelLuns,
   connection: FiberChannelLunConnection,

@@ -38,7 +38,6 @@ export const HbaDeviceConnection = builder.connectionObject({
 
 /** `filter` and `orderBy` of every HBA connection: `hbaDevices` and `Host.hbaDevices`. */
 const hbaListArgs = defineListQuery({
-  typeName: 'HbaDevice',
   record: 'hbaDevice',
   family: hbaDevices,
   connection: HbaDeviceConnection,

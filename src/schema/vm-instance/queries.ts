@@ -12,7 +12,6 @@ import { CpuArchitecture, VmInstanceConnection, VmInstanceRef, VmInstanceType, V
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
 const vmListArgs = defineListQuery({
-  typeName: 'VmInstance',
   record: 'vmInstance',
   family: vmInstances,
   connection: VmInstanceConnection,
