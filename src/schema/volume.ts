@@ -20,9 +20,7 @@ export const VolumeType = recordEnum('VolumeType', {
   values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
 });
 
-export const VolumeRef = builder.loadableNodeRef('Volume', {
-  ...nodeByUuid(volumes, 'Volume'),
-});
+export const VolumeRef = builder.loadableNodeRef('Volume', nodeByUuid(volumes, 'Volume'));
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',

@@ -14,9 +14,7 @@ import { VolumeRef, VolumeType } from '../volume.js';
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
 export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
 
-export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', {
-  ...nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'),
-});
+export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'));
 
 VolumeSnapshotGroupRef.implement({
   description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
