@@ -5,7 +5,7 @@
 import { GraphQLObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import type { GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import { reads } from '../kit/record-fields.js';
+import { reads, type UuidFields } from '../kit/record-fields.js';
 import { HostRef } from './types.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
@@ -34,14 +34,11 @@ export function prefetchHostRelations(context: GatewayContext, info: GraphQLReso
   for (const prefetch of selectedHostPrefetches(info)) prefetch(context, hostUuid);
 }
 
-/** The fields of `R` that hold a host's uuid (or null). */
-type HostUuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
-
 /**
  * `host: followsHost(t, 'hostUuid', description)`: the host a uuid of the record names, as
  * `follows` gives it, with the relations selected under it started at once (`prefetchHostRelations`).
  */
-export function followsHost<R>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, R>, field: HostUuidFields<R>, description: string) {
+export function followsHost<R>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, R>, field: UuidFields<R>, description: string) {
   return t.field({
     type: HostRef,
     nullable: true,

@@ -4,6 +4,7 @@
  */
 import type { GatewayContext } from '../../context.js';
 import { embeddedLoadError, notFound } from './loading.js';
+import type { UuidFields } from './record-fields.js';
 
 /** The global id of an embedded record carries its parent's uuid: `<parentUuid>.<uuid>`. */
 export function embeddedId(parentUuid: string | null, uuid: string): string {
@@ -51,9 +52,6 @@ export function loadEmbedded<P, T extends { uuid: string }>(
   };
 }
 
-/** The fields of `T` that hold its parent's uuid (or null). */
-type ParentUuidFields<T> = { [K in keyof T & string]: T[K] extends string | null ? K : never }[keyof T & string];
-
 /**
  * An embedded node's identity and loader, as `nodeByUuid` gives a top-level one's: its global id
  * is `embeddedId(<parentField>, uuid)`, `load` finds such ids (`loadEmbedded`), and its type's
@@ -62,7 +60,7 @@ type ParentUuidFields<T> = { [K in keyof T & string]: T[K] extends string | null
  */
 export function embeddedNode<T extends { uuid: string }>(
   load: (ids: string[], context: GatewayContext) => Promise<(T | Error)[]>,
-  parentField: ParentUuidFields<T>,
+  parentField: UuidFields<T>,
   extensions: Readonly<Record<string, unknown>>,
 ) {
   return {

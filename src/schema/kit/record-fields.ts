@@ -190,7 +190,7 @@ export function alsoReads<T extends DemandedRecord>(
 }
 
 /** The fields of `R` that hold a uuid (or null). */
-type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
+export type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
 
 /** The fields of `R` that hold a list. */
 type ListFields<R> = { [K in keyof R & string]: R[K] extends readonly unknown[] ? K : never }[keyof R & string];
