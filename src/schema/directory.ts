@@ -7,7 +7,7 @@
 import { builder } from '../builder.js';
 import { DeleteDirectory } from '../upstream/operations/index.js';
 import { directory } from '../upstream/records.js';
-import { DeleteMode } from './kit/delete-mode.js';
+import { deleteModeField } from './kit/delete-mode.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { deletedRecordFields, defineWriteMutation, removedByInput } from './kit/mutation-kit.js';
 import { exposeRecordFields } from './kit/record-fields.js';
@@ -29,7 +29,7 @@ defineWriteMutation({
   description:
     'Deletes a directory (DeleteDirectory: `DELETE delete/directory`); one with sub-directories needs `deleteMode: ENFORCING`, which deletes the whole subtree. Since 4.6.0.',
   inputFields: (t) => ({
-    deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.6.0.' }),
+    deleteMode: deleteModeField(t, DeleteDirectory),
   }),
   // The upstream answers `{}`: the input names the directory.
   payloadFields: (t) => deletedRecordFields(t, 'Directory', 'directory', removedByInput('uuid')),

@@ -4,7 +4,6 @@
  * attached to.
  */
 import { builder } from '../builder.js';
-import type { VolumeRecord } from '../upstream/records.js';
 import { recordEnum } from './kit/enums.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
@@ -21,30 +20,20 @@ export const VolumeType = recordEnum('VolumeType', {
   values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
 });
 
-export const VolumeRef = builder.loadableNodeRef('Volume', {
-  ...nodeByUuid(volumes, 'Volume'),
-});
+export const VolumeRef = builder.loadableNodeRef('Volume', nodeByUuid(volumes, 'Volume'));
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',
   extensions: backedBy('volume'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volume', 'uuid', 'name', 'description', 'primaryStorageUuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VolumeRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'diskOfferingUuid', 'rootImageUuid', 'installPath'),
     ...exposeRecordEnums(t, 'volume', VolumeType, 'type'),
     ...exposeRecordFields(t, 'volume',
       'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid',
     ),
-    lastVmInstance: t.field({
-      ...follows<VolumeRecord>('lastVmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    lastVmInstance: follows(t, 'lastVmInstanceUuid', VmInstanceRef, 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'size', 'actualSize', 'deviceId', 'isShareable', 'encrypted', 'lastDetachDate', 'createDate', 'lastOpDate'),
   }),
 });
@@ -55,7 +44,6 @@ entityByUuid(VolumeRef, 'Volume');
 export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name: 'VolumeConnection' });
 
 defineListQuery({
-  typeName: 'Volume',
   record: 'volume',
   family: volumes,
   connection: VolumeConnection,

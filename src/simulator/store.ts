@@ -5,31 +5,7 @@
  */
 import type { Tenant } from './contracts.js';
 import { WireFormat } from './wire.js';
-import type {
-  BlockDevice,
-  CbtTask,
-  Cluster,
-  Directory,
-  FiberChannelLun,
-  HbaDevice,
-  Host,
-  HostBonding,
-  HostNic,
-  L3Network,
-  Owned,
-  PrimaryStorage,
-  RecordKind,
-  RecordKinds,
-  Sensor,
-  SnsApplicationEndpoint,
-  SnsApplicationPlatform,
-  SnsEmailAddress,
-  VmInstance,
-  VmNic,
-  Volume,
-  VolumeSnapshotGroup,
-  Zone,
-} from './model.js';
+import type { Host, HostNic, Owned, RecordKind, RecordKinds, VmInstance, VmNic, Volume } from './model.js';
 import { NEWEST_RELEASE } from '../upstream/releases.js';
 
 /** Records of one kind, by uuid and by tenant, with equality indexes on chosen fields. */
@@ -156,55 +132,55 @@ export class SimulatorStore {
   /** Serializers to the wire records (timestamps in `timeZone`). */
   readonly wire: WireFormat = new WireFormat(this);
 
-  readonly zones = new Table<Zone>();
-  readonly clusters = new Table<Cluster>(['zoneUuid']);
-  readonly primaryStorages = new Table<PrimaryStorage>(['zoneUuid']);
-  readonly l3Networks = new Table<L3Network>(['zoneUuid']);
-  readonly hosts = new Table<Host>(['clusterUuid', 'zoneUuid']);
-  readonly bondings = new Table<HostBonding>(['hostUuid']);
-  readonly hostNics = new Table<HostNic>(['hostUuid', 'bondingUuid']);
-  readonly blockDevices = new Table<BlockDevice>(['hostUuid']);
-  readonly sensors = new Table<Sensor>(['hostUuid']);
-  readonly hbas = new Table<HbaDevice>(['hostUuid']);
-  readonly luns = new Table<FiberChannelLun>();
-  readonly vms = new Table<VmInstance>(['hostUuid', 'clusterUuid']);
-  readonly volumes = new Table<Volume>(['vmInstanceUuid', 'primaryStorageUuid']);
-  readonly snapshotGroups = new Table<VolumeSnapshotGroup>(['vmInstanceUuid']);
-  readonly cbtTasks = new Table<CbtTask>(['vmInstanceUuid']);
-  readonly snsPlatforms = new Table<SnsApplicationPlatform>();
-  readonly snsEndpoints = new Table<SnsApplicationEndpoint>(['platformUuid']);
-  readonly snsEmails = new Table<SnsEmailAddress>(['endpointUuid']);
-  readonly directories = new Table<Directory>(['parentUuid']);
+  /** Every table, by record kind, with the fields it keeps an equality index on. */
+  private readonly tables: { readonly [K in RecordKind]: Table<RecordKinds[K]> } = {
+    zone: new Table(),
+    cluster: new Table(['zoneUuid']),
+    primaryStorage: new Table(['zoneUuid']),
+    l3Network: new Table(['zoneUuid']),
+    host: new Table(['clusterUuid', 'zoneUuid']),
+    bonding: new Table(['hostUuid']),
+    hostNic: new Table(['hostUuid', 'bondingUuid']),
+    blockDevice: new Table(['hostUuid']),
+    sensor: new Table(['hostUuid']),
+    hba: new Table(['hostUuid']),
+    lun: new Table(),
+    vm: new Table(['hostUuid', 'clusterUuid']),
+    volume: new Table(['vmInstanceUuid', 'primaryStorageUuid']),
+    snapshotGroup: new Table(['vmInstanceUuid']),
+    cbtTask: new Table(['vmInstanceUuid']),
+    snsPlatform: new Table(),
+    snsEndpoint: new Table(['platformUuid']),
+    snsEmail: new Table(['endpointUuid']),
+    directory: new Table(['parentUuid']),
+  };
+
+  readonly zones = this.tables.zone;
+  readonly clusters = this.tables.cluster;
+  readonly primaryStorages = this.tables.primaryStorage;
+  readonly l3Networks = this.tables.l3Network;
+  readonly hosts = this.tables.host;
+  readonly bondings = this.tables.bonding;
+  readonly hostNics = this.tables.hostNic;
+  readonly blockDevices = this.tables.blockDevice;
+  readonly sensors = this.tables.sensor;
+  readonly hbas = this.tables.hba;
+  readonly luns = this.tables.lun;
+  readonly vms = this.tables.vm;
+  readonly volumes = this.tables.volume;
+  readonly snapshotGroups = this.tables.snapshotGroup;
+  readonly cbtTasks = this.tables.cbtTask;
+  readonly snsPlatforms = this.tables.snsPlatform;
+  readonly snsEndpoints = this.tables.snsEndpoint;
+  readonly snsEmails = this.tables.snsEmail;
+  readonly directories = this.tables.directory;
 
   /** VM NIC uuid → VM uuid; rebuilt when stale, so writers may edit `vm.vmNics` directly. */
   private nicOwners = new Map<string, string>();
 
-  private tablesByKind: { [P in RecordKind]: Table<RecordKinds[P]> } | null = null;
-
   /** The table of a record kind. */
   table<K extends RecordKind>(kind: K): Table<RecordKinds[K]> {
-    this.tablesByKind ??= {
-      zone: this.zones,
-      cluster: this.clusters,
-      primaryStorage: this.primaryStorages,
-      l3Network: this.l3Networks,
-      host: this.hosts,
-      bonding: this.bondings,
-      hostNic: this.hostNics,
-      blockDevice: this.blockDevices,
-      sensor: this.sensors,
-      hba: this.hbas,
-      lun: this.luns,
-      vm: this.vms,
-      volume: this.volumes,
-      snapshotGroup: this.snapshotGroups,
-      cbtTask: this.cbtTasks,
-      snsPlatform: this.snsPlatforms,
-      snsEndpoint: this.snsEndpoints,
-      snsEmail: this.snsEmails,
-      directory: this.directories,
-    };
-    return this.tablesByKind[kind];
+    return this.tables[kind];
   }
 
   /** Further sessions and bearer tokens of the tenants (`POST /__sim/sessions`): several logins of one account. */
@@ -258,32 +234,10 @@ export class SimulatorStore {
 
   /** Empties every table (tenants stay). */
   clear(): void {
-    for (const kind of RECORD_KINDS) this.table(kind).clear();
+    for (const table of Object.values(this.tables)) table.clear();
     this.nicOwners.clear();
   }
 }
-
-export const RECORD_KINDS: readonly RecordKind[] = [
-  'zone',
-  'cluster',
-  'primaryStorage',
-  'l3Network',
-  'host',
-  'bonding',
-  'hostNic',
-  'blockDevice',
-  'sensor',
-  'hba',
-  'lun',
-  'vm',
-  'volume',
-  'snapshotGroup',
-  'cbtTask',
-  'snsPlatform',
-  'snsEndpoint',
-  'snsEmail',
-  'directory',
-];
 
 function compareByDevice(a: Volume, b: Volume): number {
   const da = a.deviceId ?? Number.MAX_SAFE_INTEGER;

@@ -6,7 +6,7 @@
  */
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { HostConnection } from '../../src/schema/host/types.js';
+import { HostConnection, HostRef } from '../../src/schema/host/types.js';
 import { hosts } from '../../src/schema/host/loaders.js';
 import { schema } from '../../src/schema/index.js';
 import { defineListQuery, equals, type ListQuery } from '../../src/schema/kit/list-query.js';
@@ -14,12 +14,12 @@ import type { HostRecord } from '../../src/upstream/records.js';
 
 function hostListWith(fields: ListQuery<HostRecord>['filter']['fields']): ListQuery<HostRecord> {
   return {
-    typeName: 'ProbeHost',
     record: 'host',
     family: hosts,
     connection: HostConnection,
     naming: { a: 'a host', plural: 'hosts' },
     list: { name: 'probeHosts', description: 'Hosts.' },
+    one: { name: 'probeHost', type: HostRef, noun: 'host', argDescription: 'The host\'s uuid.' },
     filter: { argDescription: 'Conditions.', fields },
     order: { fields: {} },
   };

@@ -11,7 +11,7 @@ import {
   ExportNbdVolumes,
   type NbdVolumeInfoRecord,
 } from '../../upstream/operations/index.js';
-import { DeleteMode } from '../kit/delete-mode.js';
+import { deleteModeField } from '../kit/delete-mode.js';
 import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory, succeeded } from '../kit/mutation-kit.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
@@ -39,7 +39,7 @@ defineWriteMutation({
   description:
     'Deletes a CBT task (DeleteCbtTask: `DELETE cbt-task/{uuid}`); a running task needs `force` or `deleteMode: ENFORCING`. Since 4.10.10.',
   inputFields: (t) => ({
-    deleteMode: t.field({ type: DeleteMode, description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Since 4.10.10.' }),
+    deleteMode: deleteModeField(t, DeleteCbtTask),
   }),
   // The upstream answers `{}`: the input names the task.
   payloadFields: (t) => deletedRecordFields(t, 'CbtTask', 'task', removedByInput('uuid')),

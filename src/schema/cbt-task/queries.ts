@@ -5,7 +5,6 @@ import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAI
 import { CbtTaskConnection, CbtTaskRef, CbtTaskStatus, cbtTasks } from './types.js';
 
 defineListQuery({
-  typeName: 'CbtTask',
   record: 'cbtTask',
   family: cbtTasks,
   connection: CbtTaskConnection,

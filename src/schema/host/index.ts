@@ -7,5 +7,5 @@ import './queries.js';
 import './mutations.js';
 
 export { HostNetworkBondingRef, HostNetworkFactsRef, HostNicRef, InterfaceType } from './network-facts.js';
-export { prefetchFromHostUuid, prefetchHostRelations } from './prefetch.js';
+export { followsHost, prefetchFromHostUuid } from './prefetch.js';
 export { HostConnection, HostRef, HwMonitorStatus } from './types.js';

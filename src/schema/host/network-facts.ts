@@ -3,8 +3,8 @@
  * their own, found by their `<hostUuid>.<uuid>` global ids through their host's facts.
  */
 import { builder } from '../../builder.js';
-import { hostNetworkFacts, hostBonding, hostNic, type HostBondingRecord, type HostNetworkFactsRecord } from '../../upstream/records.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
+import { hostNetworkFacts, hostBonding, hostNic, type HostNetworkFactsRecord } from '../../upstream/records.js';
+import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { loadNetworkFacts } from './loaders.js';
@@ -62,16 +62,10 @@ const loadHostNics = loadEmbedded('HostNic', loadNetworkFacts, (facts: HostNetwo
 
 export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', {
   description: 'A bond of host NICs (HostNetworkBondingInventory). Since 4.7.0; network facts carry bonds since 3.5.0.',
-  id: { resolve: (bond) => embeddedId(bond.hostUuid, bond.uuid) },
-  extensions: { ...EMBEDDED_GLOBAL_ID, since: hostBonding.since },
-  load: loadBondings,
+  ...embeddedNode(loadBondings, 'hostUuid', { since: hostBonding.since }),
   fields: (t) => ({
     ...exposeRecordFields(t, 'hostBonding', 'uuid', 'hostUuid'),
-    host: t.field({
-      ...follows<HostBondingRecord>('hostUuid'),
-      type: HostRef,
-      description: 'Host the bond is on. Null when it cannot be read (with an error).',
-    }),
+    host: follows(t, 'hostUuid', HostRef, 'Host the bond is on. Null when it cannot be read (with an error).'),
     ...exposeRecordFields(t, 'hostBonding', 'bondingName'),
     ...exposeRecordEnums(t, 'hostBonding', BondingType, 'bondingType'),
     ...exposeRecordFields(t, 'hostBonding',
@@ -89,9 +83,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
 
 export const HostNicRef = builder.loadableNode('HostNic', {
   description: 'A physical NIC of a host: a plain NIC or a bond slave (network facts record; slave record of the bond inventory). Since 3.5.0.',
-  id: { resolve: (nic) => embeddedId(nic.hostUuid, nic.uuid) },
-  extensions: { ...EMBEDDED_GLOBAL_ID, since: hostNic.since },
-  load: loadHostNics,
+  ...embeddedNode(loadHostNics, 'hostUuid', { since: hostNic.since }),
   fields: (t) => ({
     ...exposeRecordFields(t, 'hostNic', 'uuid', 'hostUuid'),
     host: t.field({ type: HostRef, nullable: true, description: 'Host the NIC is in. Null when it cannot be read (with an error).', resolve: (nic) => nic.hostUuid }),

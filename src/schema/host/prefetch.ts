@@ -3,7 +3,12 @@
  * from a uuid it already holds starts the relations selected under it at once.
  */
 import { GraphQLObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
+import type { GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
+import { reads, type UuidFields } from '../kit/record-fields.js';
+import { HostRef } from './types.js';
+
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
 /** Starts loading one relation of the host `hostUuid` (the loader caches it for the field). */
 type HostPrefetch = (context: GatewayContext, hostUuid: string) => void;
@@ -27,6 +32,24 @@ export function prefetchFromHostUuid(prefetch: HostPrefetch): { [HOST_PREFETCH_E
 export function prefetchHostRelations(context: GatewayContext, info: GraphQLResolveInfo, hostUuid: string | null): void {
   if (hostUuid === null) return;
   for (const prefetch of selectedHostPrefetches(info)) prefetch(context, hostUuid);
+}
+
+/**
+ * `host: followsHost(t, 'hostUuid', description)`: the host a uuid of the record names, as
+ * `follows` gives it, with the relations selected under it started at once (`prefetchHostRelations`).
+ */
+export function followsHost<R>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, R>, field: UuidFields<R>, description: string) {
+  return t.field({
+    type: HostRef,
+    nullable: true,
+    description,
+    extensions: reads<R>(field),
+    resolve: (record, _args, context, info) => {
+      const hostUuid = record[field] as string | null;
+      prefetchHostRelations(context, info, hostUuid);
+      return hostUuid;
+    },
+  });
 }
 
 /**

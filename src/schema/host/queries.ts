@@ -6,7 +6,6 @@ import { hosts } from './loaders.js';
 import { HostConnection, HostRef } from './types.js';
 
 defineListQuery({
-  typeName: 'Host',
   record: 'host',
   family: hosts,
   connection: HostConnection,

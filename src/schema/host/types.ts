@@ -3,9 +3,10 @@
  * with the hardware monitor statuses, NQN and hostname, and the resource family's per-host GETs as
  * fields (network facts, block devices, sensors).
  */
-import { builder } from '../../builder.js';
+import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../upstream/operations/index.js';
 import type { HostRecord } from '../../upstream/records.js';
+import { describeSince } from '../../upstream/releases.js';
 import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
@@ -14,12 +15,39 @@ import { callsPerParent } from '../kit/upstream-calls.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
 import { HostNetworkFactsRef } from './network-facts.js';
 
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
+
 export const HwMonitorStatus = recordEnum('HwMonitorStatus', {
   record: 'host',
   field: 'cpuStatus',
   description: 'State reported by a host hardware monitor. Since 4.10.0.',
   values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
 });
+
+/**
+ * A field of a per-host GET whose answer the spec leaves unshown (one upstream request per host):
+ * the list under `key` as JSON, or the whole answer when it has no such list.
+ */
+function unshownPerHostRead(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, HostRecord>,
+  operation: typeof GetHostBlockDevices | typeof GetHostSensors,
+  key: string,
+  what: string,
+) {
+  return t.field({
+    type: 'JSON',
+    nullable: true,
+    description: describeSince(
+      `${what} of the host (${operation.name}). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error).`,
+      operation.since,
+    ),
+    extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: operation.since },
+    resolve: async (host, _args, context) => {
+      const body = await context.session.read(operation, { uuid: host.uuid });
+      return body[key] ?? body;
+    },
+  });
+}
 
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',
@@ -43,26 +71,8 @@ export const HostRef = builder.loadableNode('Host', {
       load: loadNetworkFacts,
       resolve: (host) => host.uuid,
     }),
-    blockDevices: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'Block devices of the host (GetHostBlockDevices). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
-      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: GetHostBlockDevices.since },
-      resolve: async (host, _args, context) => {
-        const body = await context.session.read(GetHostBlockDevices, { uuid: host.uuid });
-        return body.blockDevices ?? body;
-      },
-    }),
-    sensors: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'Hardware sensors of the host (GetHostSensors). The item fields are unshown in the spec, hence JSON. Null when they cannot be read (with an error). Since 4.10.0.',
-      extensions: { ...reads<HostRecord>('uuid'), ...callsPerParent(), since: GetHostSensors.since },
-      resolve: async (host, _args, context) => {
-        const body = await context.session.read(GetHostSensors, { uuid: host.uuid });
-        return body.sensors ?? body;
-      },
-    }),
+    blockDevices: unshownPerHostRead(t, GetHostBlockDevices, 'blockDevices', 'Block devices'),
+    sensors: unshownPerHostRead(t, GetHostSensors, 'sensors', 'Hardware sensors'),
   }),
 });
 

@@ -4,6 +4,7 @@
  */
 import type { GatewayContext } from '../../context.js';
 import { embeddedLoadError, notFound } from './loading.js';
+import type { UuidFields } from './record-fields.js';
 
 /** The global id of an embedded record carries its parent's uuid: `<parentUuid>.<uuid>`. */
 export function embeddedId(parentUuid: string | null, uuid: string): string {
@@ -14,7 +15,7 @@ export function embeddedId(parentUuid: string | null, uuid: string): string {
  * Type `extensions` of a record type whose ids are `embeddedId`s, so that `node(id:)` can tell a
  * well-formed id of that type from garbage before any upstream call.
  */
-export const EMBEDDED_GLOBAL_ID = { embeddedGlobalId: true } as const;
+const EMBEDDED_GLOBAL_ID = { embeddedGlobalId: true } as const;
 
 export function hasEmbeddedGlobalId(extensions: Readonly<Record<string, unknown>> | null | undefined): boolean {
   return extensions?.embeddedGlobalId === true;
@@ -48,5 +49,23 @@ export function loadEmbedded<P, T extends { uuid: string }>(
       if (parent instanceof Error) return embeddedLoadError(parent, typeName, id.uuid);
       return (parent && pick(parent).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
     });
+  };
+}
+
+/**
+ * An embedded node's identity and loader, as `nodeByUuid` gives a top-level one's: its global id
+ * is `embeddedId(<parentField>, uuid)`, `load` finds such ids (`loadEmbedded`), and its type's
+ * `extensions` (with the type's own) say that its ids have that form:
+ * `...embeddedNode(loadVmNics, 'vmInstanceUuid', backedBy('vmNic'))`.
+ */
+export function embeddedNode<T extends { uuid: string }>(
+  load: (ids: string[], context: GatewayContext) => Promise<(T | Error)[]>,
+  parentField: UuidFields<T>,
+  extensions: Readonly<Record<string, unknown>>,
+) {
+  return {
+    id: { resolve: (record: T) => embeddedId(record[parentField] as string | null, record.uuid) },
+    extensions: { ...extensions, ...EMBEDDED_GLOBAL_ID },
+    load,
   };
 }

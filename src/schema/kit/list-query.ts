@@ -98,6 +98,8 @@ export const NAME_AND_DATE_ORDER_FIELDS = {
  * `orderBy` arguments (the resource's own input types) and what a field's arguments ask for.
  */
 export interface ListArguments {
+  /** The resource's connection type, which its nested connections answer too. */
+  readonly connection: OutputRef<unknown>;
   /** `filter` and `orderBy`, to spread into a nested connection field's `args` beside `pageArgs`. */
   readonly args: ReturnType<typeof listArgsOf>;
   /** The conditions and the order a field's arguments ask for (its `filter` and `orderBy`, as GraphQL coerced them). */
@@ -105,8 +107,6 @@ export interface ListArguments {
 }
 
 export interface ListQuery<R> {
-  /** Prefix of the generated types: `<typeName>Filter`, `<typeName>OrderField`, `<typeName>Order`. */
-  readonly typeName: string;
   /** The record listed: a filter field's record field and GraphQL type default from its definition. */
   readonly record: keyof typeof RECORDS;
   readonly family: RecordFamily<R>;
@@ -125,8 +125,12 @@ export interface ListQuery<R> {
    */
   readonly list: { readonly name: string; readonly description: string };
   /** The by-uuid query field, e.g. `volume(uuid:)`, resolved by the type's loader. */
-  readonly one?: {
+  readonly one: {
     readonly name: string;
+    /**
+     * The node type listed, whose name prefixes the generated types: `<Type>Filter`,
+     * `<Type>OrderField`, `<Type>Order`.
+     */
     readonly type: OutputRef<unknown>;
     /** What one record is called in its description: `One <noun> by uuid; ...`. */
     readonly noun: string;
@@ -223,7 +227,8 @@ function listArgsOf(Filter: InputRef<unknown>, Order: InputRef<unknown>, filterD
  * nested connections take.
  */
 export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
-  const { typeName, order } = query;
+  const { order } = query;
+  const typeName = query.one.type.name;
   const filter = { ...query.filter, fields: filterFieldsOf(query.record, query.filter.fields) };
   const { a, plural } = query.naming;
   const since = releaseOf(query as ListQuery<unknown>);
@@ -272,28 +277,29 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
         return query.family.page(context, { first: listArgs.first, after: listArgs.after, ...queryOf(listArgs) });
       },
     }),
-    ...(query.one && {
-      [query.one.name]: t.field({
-        type: query.one.type,
-        nullable: true,
-        description: oneDescription(query, query.one.noun),
-        extensions: { since },
-        args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
-        resolve: (_root, uuidArgs) => uuidArgs.uuid,
-      }),
+    [query.one.name]: t.field({
+      type: query.one.type,
+      nullable: true,
+      description: oneDescription(query, query.one.noun),
+      extensions: { since },
+      args: { uuid: t.arg({ type: 'Uuid', required: true, description: query.one.argDescription }) },
+      resolve: (_root, uuidArgs) => uuidArgs.uuid,
     }),
   }));
-  return { args, queryOf };
+  return { connection: query.connection, args, queryOf };
 }
 
 /**
  * What a connection of each parent's children (`Host.vmInstances`) spreads into its field: the
- * paging arguments with the children's `filter` and `orderBy`, and the resolver that reads the
- * parent's children meeting them through `children` (a `childrenLoader`: one upstream read for
- * every parent of the batch asking the same), the page's cursors bound to `field`.
+ * children's connection type (null when they cannot be read), the paging arguments with their
+ * `filter` and `orderBy`, and the resolver that reads the parent's children meeting them through
+ * `children` (a `childrenLoader`: one upstream read for every parent of the batch asking the
+ * same), the page's cursors bound to `field`.
  */
 export function childConnection<T>(listArgs: ListArguments, children: (context: GatewayContext) => { load(key: string): Promise<readonly T[]> }, field: string) {
   return {
+    type: listArgs.connection,
+    nullable: true as const,
     args: { ...pageArgs, ...listArgs.args },
     resolve: (parent: { uuid: string }, args: PageArgs & { filter?: unknown; orderBy?: unknown }, context: GatewayContext) =>
       loadListConnection(context, children(context), parent.uuid, listArgs.queryOf(args), args, field),

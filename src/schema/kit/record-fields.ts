@@ -5,7 +5,7 @@
  * resolver of a record-backed type that declares nothing makes its query decode the whole record.
  * A record's `uuid` is always decoded.
  */
-import type { EnumRef, FieldRef, ObjectFieldBuilder, SchemaTypes } from '@pothos/core';
+import type { EnumRef, FieldRef, ObjectFieldBuilder, OutputRef, SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { fieldRelease, UnrecognizedValue, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
@@ -116,7 +116,7 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
   enumType: EnumRef<Types, V>,
   ...names: K[]
 ): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
-  const builder = t as unknown as EnumFieldBuilder<Types>;
+  const builder = t as unknown as KitFieldBuilder<Types, Record<string, unknown>>;
   return exposeEach(record, names, (name, { spec, description, since }) =>
     builder.field({
       type: enumType,
@@ -128,14 +128,17 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
   );
 }
 
-/** `t.field` as `exposeRecordEnums` calls it, for a parent read by key. */
-interface EnumFieldBuilder<Types extends SchemaTypes> {
+/**
+ * `t.field` as the kit calls it: the type is chosen at run time (an enum, a node) and the field
+ * named by a parameter, which Pothos' signature (checking both against the parent's shape) cannot follow.
+ */
+interface KitFieldBuilder<Types extends SchemaTypes, Parent> {
   field(options: {
     type: unknown;
     nullable: boolean;
     description: string;
     extensions: Record<string, unknown>;
-    resolve: (parent: Record<string, unknown>, args: unknown, context: unknown, info: GraphQLResolveInfo) => unknown;
+    resolve: (parent: Parent, args: unknown, context: unknown, info: GraphQLResolveInfo) => unknown;
   }): FieldRef<Types, unknown, 'Object'>;
 }
 
@@ -187,16 +190,41 @@ export function alsoReads<T extends DemandedRecord>(
 }
 
 /** The fields of `R` that hold a uuid (or null). */
-type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
+export type UuidFields<R> = { [K in keyof R & string]: R[K] extends string | null ? K : never }[keyof R & string];
+
+/** The fields of `R` that hold a list. */
+type ListFields<R> = { [K in keyof R & string]: R[K] extends readonly unknown[] ? K : never }[keyof R & string];
+
+/** A node type whose per-request loader takes a uuid (`builder.loadableNode`, `loadableNodeRef`). */
+type NodeLoadedByUuid = OutputRef & { getDataloader(context: never): { load(uuid: string): Promise<unknown> } };
 
 /**
- * `t.field({ ...follows<VolumeRecord>('vmInstanceUuid'), type: VmInstanceRef, description })`: a
- * field that follows a uuid its record holds to the node it names, loaded by that node's
- * per-request loader (batched with every other); null when the record holds none, or when the
- * node cannot be read (with an error). It reads that one field of its record.
+ * `vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, description)`: a field that follows a
+ * uuid its record holds to the node it names, loaded by that node's per-request loader (batched
+ * with every other); null when the record holds none, or when the node cannot be read (with an
+ * error). It reads that one field of its record.
  */
-export function follows<R>(field: UuidFields<R>) {
-  return { nullable: true as const, extensions: reads<R>(field), resolve: (record: R) => record[field] as string | null };
+export function follows<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Types, R>, field: UuidFields<R>, type: NodeLoadedByUuid, description: string) {
+  return recordFieldValue(t, field, { type, nullable: true, description });
+}
+
+/**
+ * `nics: embeddedList(t, 'vmNics', VmNicRef, description)`: the records embedded in a list field
+ * of this record, as they came with it; never null (an absent list is `[]`). It reads that one
+ * field of its record.
+ */
+export function embeddedList<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Types, R>, field: ListFields<R>, itemType: OutputRef, description: string) {
+  return recordFieldValue(t, field, { type: [itemType], nullable: false, description });
+}
+
+/** A field answering the value of one field of its record, which it declares it reads. */
+function recordFieldValue<Types extends SchemaTypes, R>(
+  t: ObjectFieldBuilder<Types, R>,
+  field: keyof R & string,
+  options: { type: unknown; nullable: boolean; description: string },
+): FieldRef<Types, unknown, 'Object'> {
+  const builder = t as unknown as KitFieldBuilder<Types, R>;
+  return builder.field({ ...options, extensions: reads<R>(field), resolve: (record) => record[field] });
 }
 
 /**

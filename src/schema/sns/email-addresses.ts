@@ -19,11 +19,7 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   ...nodeByUuid(emailAddresses, 'SnsEmailAddress'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsEmailAddress', 'uuid', 'emailAddress', 'endpointUuid'),
-    endpoint: t.field({
-      ...follows<SnsEmailAddressRecord>('endpointUuid'),
-      type: SnsApplicationEndpointRef,
-      description: 'The Email endpoint the address belongs to (read through the cursor family). Null when it cannot be read (with an error). Since 3.7.0.',
-    }),
+    endpoint: follows(t, 'endpointUuid', SnsApplicationEndpointRef, 'The Email endpoint the address belongs to (read through the cursor family). Null when it cannot be read (with an error). Since 3.7.0.'),
     ...exposeRecordFields(t, 'snsEmailAddress', 'createDate', 'lastOpDate'),
   }),
 });
@@ -35,7 +31,6 @@ export const SnsEmailAddressConnection = builder.connectionObject({
 });
 
 defineListQuery({
-  typeName: 'SnsEmailAddress',
   record: 'snsEmailAddress',
   family: emailAddresses,
   connection: SnsEmailAddressConnection,

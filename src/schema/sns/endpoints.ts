@@ -32,11 +32,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'uuid', 'name', 'description'),
     ...exposeRecordEnums(t, 'snsApplicationEndpoint', SnsEndpointType, 'type'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'platformUuid'),
-    platform: t.field({
-      ...follows<SnsApplicationEndpointRecord>('platformUuid'),
-      type: SnsApplicationPlatformRef,
-      description: 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.',
-    }),
+    platform: follows(t, 'platformUuid', SnsApplicationPlatformRef, 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'state', 'createDate', 'lastOpDate', 'url', 'username'),
     receivers: t.field({
       type: [SnsSmsReceiverRef],
@@ -55,7 +51,6 @@ export const SnsApplicationEndpointConnection = builder.connectionObject({
 
 /** `filter` and `orderBy` of every endpoint connection: `snsApplicationEndpoints` and `SnsApplicationPlatform.endpoints`. */
 const endpointListArgs = defineListQuery({
-  typeName: 'SnsApplicationEndpoint',
   record: 'snsApplicationEndpoint',
   family: endpoints,
   connection: SnsApplicationEndpointConnection,
@@ -98,8 +93,6 @@ const endpointsOfPlatform = childrenLoader(loadEndpointsOfPlatforms);
 
 builder.objectField(SnsApplicationPlatformRef, 'endpoints', (t) =>
   t.field({
-    type: SnsApplicationEndpointConnection,
-    nullable: true,
     description:
       'The endpoints of this platform that meet `filter`, in `orderBy`\'s order (one upstream query for all platforms of a page asking the same). Null when they cannot be read (with an error). Since 5.0.0.',
     // A connection outlives its records' type: it is as old as the endpoints.

@@ -2,7 +2,7 @@
  * The spec's SNS writes as mutations: platform state, HTTP endpoint update, SMS receiver removal.
  */
 import { ChangeSNSApplicationPlatformState, RemoveSNSSmsReceiver, UpdateSNSHttpEndpoint } from '../../upstream/operations/index.js';
-import { DeleteMode } from '../kit/delete-mode.js';
+import { deleteModeField } from '../kit/delete-mode.js';
 import { closedSetEnum } from '../kit/enums.js';
 import { defineWriteMutation, resultInventory } from '../kit/mutation-kit.js';
 import { InputRefusal } from '../kit/user-errors.js';
@@ -71,10 +71,7 @@ defineWriteMutation({
   description:
     'Removes a receiver (phone number) from an SMS SNS endpoint (RemoveSNSSmsReceiver: `DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}`). Since 3.7.0.',
   inputFields: (t) => ({
-    deleteMode: t.field({
-      type: DeleteMode,
-      description: 'How strictly to delete; the upstream default is `PERMISSIVE`. Sent in the body and on the query string, as the spec does. Since 3.7.0.',
-    }),
+    deleteMode: deleteModeField(t, RemoveSNSSmsReceiver, ' Sent in the body and on the query string, as the spec does.'),
   }),
   params: (input) => ({ phoneNumber: checkedPhoneNumber(input.phoneNumber) }),
   payloadFields: (t, result) => ({

@@ -41,7 +41,6 @@ export const SnsApplicationPlatformConnection = builder.connectionObject({
 });
 
 defineListQuery({
-  typeName: 'SnsApplicationPlatform',
   record: 'snsApplicationPlatform',
   family: platforms,
   connection: SnsApplicationPlatformConnection,

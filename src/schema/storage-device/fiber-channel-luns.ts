@@ -35,11 +35,7 @@ ScsiLunHostRefType.implement({
   description: 'A mapping of a fibre-channel LUN to a host that sees it (scsiLunHostRefs item). Since 3.1.0.',
   fields: (t) => ({
     ...exposeRecordFields(t, 'scsiLunHostRef', 'scsiLunUuid', 'hostUuid'),
-    host: t.field({
-      ...follows<ScsiLunHostRefRecord>('hostUuid'),
-      type: HostRef,
-      description: 'The host that sees the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
-    }),
+    host: follows(t, 'hostUuid', HostRef, 'The host that sees the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.'),
     ...exposeRecordFields(t, 'scsiLunHostRef', 'createDate', 'lastOpDate'),
   }),
 });
@@ -51,11 +47,7 @@ ScsiLunVmInstanceRefType.implement({
   description: 'A mapping of a fibre-channel LUN to a VM that uses it directly (scsiLunVmInstanceRefs item). Since 3.1.0.',
   fields: (t) => ({
     ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'scsiLunUuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<ScsiLunVmInstanceRefRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'The VM using the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'The VM using the LUN (read through the cursor family). Null when it cannot be read (with an error). Since 3.1.0.'),
     ...exposeRecordFields(t, 'scsiLunVmInstanceRef', 'createDate'),
   }),
 });
@@ -110,7 +102,6 @@ export const FiberChannelLunConnection = builder.connectionObject({
 });
 
 defineListQuery({
-  typeName: 'FiberChannelLun',
   record: 'fiberChannelLun',
   family: fiberChannelLuns,
   connection: FiberChannelLunConnection,

@@ -20,11 +20,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   extensions: backedBy('hbaDevice'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'hbaDevice', 'uuid', 'name', 'hostUuid'),
-    host: t.field({
-      ...follows<HbaDeviceRecord>('hostUuid'),
-      type: HostRef,
-      description: 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.',
-    }),
+    host: follows(t, 'hostUuid', HostRef, 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.'),
     ...exposeRecordFields(t, 'hbaDevice',
       'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate',
     ),
@@ -42,7 +38,6 @@ export const HbaDeviceConnection = builder.connectionObject({
 
 /** `filter` and `orderBy` of every HBA connection: `hbaDevices` and `Host.hbaDevices`. */
 const hbaListArgs = defineListQuery({
-  typeName: 'HbaDevice',
   record: 'hbaDevice',
   family: hbaDevices,
   connection: HbaDeviceConnection,
@@ -93,8 +88,6 @@ const EVERY_CHILD: ChildQuery = { where: [] };
 
 builder.objectField(HostRef, 'hbaDevices', (t) =>
   t.field({
-    type: HbaDeviceConnection,
-    nullable: true,
     description:
       'Fibre-channel HBA ports of this host that meet `filter`, in `orderBy`\'s order (QueryHBADevice; one upstream query for all hosts of a page asking the same). Needs the resource-family credential. Null when they cannot be read (with an error), e.g. without `Authorization` (`UNAUTHENTICATED`). Since 5.3.0.',
     // The ports are grouped by their host's uuid.

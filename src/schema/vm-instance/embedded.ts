@@ -4,10 +4,10 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { VmCdRomRecord, VmInstanceRecord, VmNicRecord } from '../../upstream/records.js';
-import { EMBEDDED_GLOBAL_ID, embeddedId, loadEmbedded } from '../kit/embedded-ids.js';
+import type { VmInstanceRecord } from '../../upstream/records.js';
+import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
-import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { VmInstanceRef } from './types.js';
 
 export const NicDriverType = recordEnum('NicDriverType', {
@@ -37,34 +37,20 @@ const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => vm
 
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (VmNicInventory; a `vmNics` item of the VM record since 3.17.13). Since 3.9.0.',
-  id: { resolve: (nic) => embeddedId(nic.vmInstanceUuid, nic.uuid) },
-  extensions: backedBy('vmNic', EMBEDDED_GLOBAL_ID),
-  load: loadVmNics,
+  ...embeddedNode(loadVmNics, 'vmInstanceUuid', backedBy('vmNic')),
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmNic', 'uuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VmNicRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.'),
     ...exposeRecordFields(t, 'vmNic', 'l3NetworkUuid', 'ip', 'mac', 'hypervisorType', 'netmask', 'gateway', 'metaData'),
     ...exposeRecordEnums(t, 'vmNic', NicDriverType, 'driverType'),
     ...exposeRecordFields(t, 'vmNic', 'internalName', 'type', 'state', 'ipVersion', 'deviceId', 'usedIpUuid', 'createDate', 'lastOpDate'),
-    usedIps: t.field({
-      type: [UsedIpRef],
-      nullable: false,
-      description: 'IP addresses allocated to the NIC. Since 4.10.0.',
-      extensions: reads<VmNicRecord>('usedIps'),
-      resolve: (nic) => nic.usedIps,
-    }),
+    usedIps: embeddedList(t, 'usedIps', UsedIpRef, 'IP addresses allocated to the NIC. Since 4.10.0.'),
   }),
 });
 
 export const UsedIpRef = builder.loadableNode('UsedIp', {
   description: 'An IP address allocated to a VM NIC (usedIps item). Since 4.10.0.',
-  id: { resolve: (usedIp) => embeddedId(usedIp.vmInstanceUuid, usedIp.uuid) },
-  extensions: backedBy('usedIp', EMBEDDED_GLOBAL_ID),
-  load: loadUsedIps,
+  ...embeddedNode(loadUsedIps, 'vmInstanceUuid', backedBy('usedIp')),
   fields: (t) => ({
     ...exposeRecordFields(t, 'usedIp',
       'uuid', 'ipRangeUuid', 'l3NetworkUuid', 'ip', 'netmask', 'gateway', 'usedFor', 'vmNicUuid', 'ipVersion', 'ipInLong', 'createDate',
@@ -75,16 +61,10 @@ export const UsedIpRef = builder.loadableNode('UsedIp', {
 
 export const VmCdRomRef = builder.loadableNode('VmCdRom', {
   description: 'A CD-ROM drive of a VM (vmCdRoms item). Since 3.17.13.',
-  id: { resolve: (cdRom) => embeddedId(cdRom.vmInstanceUuid, cdRom.uuid) },
-  extensions: backedBy('vmCdRom', EMBEDDED_GLOBAL_ID),
-  load: loadVmCdRoms,
+  ...embeddedNode(loadVmCdRoms, 'vmInstanceUuid', backedBy('vmCdRom')),
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmCdRom', 'uuid', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VmCdRomRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the drive belongs to. Null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'vmCdRom', 'isoUuid', 'isoInstallPath', 'name', 'description', 'deviceId', 'createDate', 'lastOpDate'),
   }),
 });

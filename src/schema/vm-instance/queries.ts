@@ -12,7 +12,6 @@ import { CpuArchitecture, VmInstanceConnection, VmInstanceRef, VmInstanceType, V
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
 const vmListArgs = defineListQuery({
-  typeName: 'VmInstance',
   record: 'vmInstance',
   family: vmInstances,
   connection: VmInstanceConnection,
@@ -61,8 +60,6 @@ const vmListArgs = defineListQuery({
 
 builder.objectField(HostRef, 'vmInstances', (t) =>
   t.field({
-    type: VmInstanceConnection,
-    nullable: true,
     description:
       'VMs running on this host that meet `filter`, in `orderBy`\'s order (CursorQuery, resourceType `vm`, by `hostUuid` and the conditions given; one query for all hosts of a page asking the same). Null when they cannot be read (with an error); as old as the cursor family\'s CursorQuery. Since 1.0.0.',
     // The host's VMs are grouped by their `hostUuid`.

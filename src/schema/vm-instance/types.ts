@@ -10,11 +10,11 @@ import { childConnection } from '../kit/list-query.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
-import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
+import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
-import { HostRef, prefetchHostRelations } from '../host/index.js';
+import { followsHost } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
-import { snapshotGroupListArgs, VolumeSnapshotGroupConnection } from '../volume-snapshot-group/index.js';
+import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
 import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
 
@@ -58,26 +58,8 @@ VmInstanceRef.implement({
     ...exposeRecordFields(t, 'vmInstance',
       'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed', 'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
     ),
-    host: t.field({
-      type: HostRef,
-      nullable: true,
-      description: 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.',
-      extensions: reads<VmInstanceRecord>('hostUuid'),
-      resolve: (vm, _args, context, info) => {
-        prefetchHostRelations(context, info, vm.hostUuid);
-        return vm.hostUuid;
-      },
-    }),
-    lastHost: t.field({
-      type: HostRef,
-      nullable: true,
-      description: 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.',
-      extensions: reads<VmInstanceRecord>('lastHostUuid'),
-      resolve: (vm, _args, context, info) => {
-        prefetchHostRelations(context, info, vm.lastHostUuid);
-        return vm.lastHostUuid;
-      },
-    }),
+    host: followsHost(t, 'hostUuid', 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.'),
+    lastHost: followsHost(t, 'lastHostUuid', 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.'),
     rootVolume: t.field({
       type: VolumeRef,
       nullable: true,
@@ -85,30 +67,10 @@ VmInstanceRef.implement({
       extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
       resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
-    nics: t.field({
-      type: [VmNicRef],
-      nullable: false,
-      description: 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('vmNics'),
-      resolve: (vm) => vm.vmNics,
-    }),
-    volumes: t.field({
-      type: [VolumeRef],
-      nullable: false,
-      description: 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('allVolumes'),
-      resolve: (vm) => vm.allVolumes,
-    }),
-    cdRoms: t.field({
-      type: [VmCdRomRef],
-      nullable: false,
-      description: 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.',
-      extensions: reads<VmInstanceRecord>('vmCdRoms'),
-      resolve: (vm) => vm.vmCdRoms,
-    }),
+    nics: embeddedList(t, 'vmNics', VmNicRef, 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.'),
+    volumes: embeddedList(t, 'allVolumes', VolumeRef, 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.'),
+    cdRoms: embeddedList(t, 'vmCdRoms', VmCdRomRef, 'CD-ROM drives of the VM (`vmCdRoms`: its items are described since 3.17.13). Since 3.17.13.'),
     snapshotGroups: t.field({
-      type: VolumeSnapshotGroupConnection,
-      nullable: true,
       description:
         'Volume snapshot groups taken of this VM that meet `filter`, in `orderBy`\'s order (QueryVolumeSnapshotGroup by `vmInstanceUuid` and the conditions given; one request for all VMs of a page asking the same). Null when they cannot be read (with an error). Since 3.6.0.',
       // The groups are grouped by their VM's uuid.

@@ -7,7 +7,6 @@ import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGr
 
 /** `filter` and `orderBy` of every snapshot group connection: `volumeSnapshotGroups` and `VmInstance.snapshotGroups`. */
 export const snapshotGroupListArgs = defineListQuery({
-  typeName: 'VolumeSnapshotGroup',
   record: 'volumeSnapshotGroup',
   family: volumeSnapshotGroups,
   connection: VolumeSnapshotGroupConnection,

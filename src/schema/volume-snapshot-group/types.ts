@@ -14,20 +14,14 @@ import { VolumeRef, VolumeType } from '../volume.js';
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
 export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
 
-export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', {
-  ...nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'),
-});
+export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'));
 
 VolumeSnapshotGroupRef.implement({
   description: 'Snapshots of all volumes of one VM taken together (VolumeSnapshotGroupInventory). Since 3.6.0.',
   extensions: backedBy('volumeSnapshotGroup'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'uuid', 'name', 'description', 'snapshotCount', 'vmInstanceUuid'),
-    vmInstance: t.field({
-      ...follows<VolumeSnapshotGroupRecord>('vmInstanceUuid'),
-      type: VmInstanceRef,
-      description: 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.',
-    }),
+    vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.'),
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'createDate', 'lastOpDate'),
     volumeSnapshotRefs: t.field({
       type: [VolumeSnapshotRefType],
@@ -46,11 +40,7 @@ VolumeSnapshotRefType.implement({
   extensions: backedBy('volumeSnapshotRef'),
   fields: (t) => ({
     ...exposeRecordFields(t, 'volumeSnapshotRef', 'volumeSnapshotUuid', 'volumeSnapshotGroupUuid', 'volumeUuid'),
-    volume: t.field({
-      ...follows<VolumeSnapshotRefRecord>('volumeUuid'),
-      type: VolumeRef,
-      description: 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.',
-    }),
+    volume: follows(t, 'volumeUuid', VolumeRef, 'Volume the snapshot was taken of (`volumeUuid`); null when it no longer exists or cannot be read (with an error). Since 3.6.0.'),
     ...exposeRecordFields(t, 'volumeSnapshotRef', 'volumeName'),
     ...exposeRecordEnums(t, 'volumeSnapshotRef', VolumeType, 'volumeType'),
     ...exposeRecordFields(t, 'volumeSnapshotRef',
