@@ -13,6 +13,8 @@
  * Env: `SOAK_SECONDS` (default 180), `SOAK_ABUSE_SECONDS` (60; 0 skips the phase),
  * `SOAK_CONCURRENCY` (8), `SOAK_FAULT_RATE` (0.02), `SOAK_LATENCY_MS` (2),
  * `SOAK_ABUSE_STALLED` (100 stalled connections at once). Not part of `npm test`.
+ *
+ * `SOAK_MODE=fleet` runs the memory soak of two replicas on Redis instead (`soak/fleet.ts`).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,7 @@ import {
   type GraphQLAnswer,
   type JobView,
 } from './soak/client.js';
+import { runFleetSoak } from './soak/fleet.js';
 import { megabytes, quantile } from './soak/statistics.js';
 
 const READS = [
@@ -240,7 +243,9 @@ async function main(): Promise<void> {
   process.exitCode = lost.length === 0 && broken.length === 0 && attackHeld ? 0 : 1;
 }
 
-main().catch((error: unknown) => {
+const mode = process.env.SOAK_MODE?.trim() || 'single';
+if (mode !== 'single' && mode !== 'fleet') throw new Error(`SOAK_MODE must be single or fleet, got "${mode}"`);
+(mode === 'fleet' ? runFleetSoak() : main()).catch((error: unknown) => {
   process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
