@@ -49,8 +49,9 @@ import {
   type WriteAnswer,
   type WsSubscription,
 } from './client.js';
-import { createMemorySampler, type MemorySample, type SampledReplica } from './memory-samples.js';
-import { megabytes, quantile, type Growth } from './statistics.js';
+import { createJobLedger, createLiveLedger, type JobLedger, type LiveLedger } from './ledgers.js';
+import { createMemorySampler, type MemorySample, type MemorySampler, type SampledReplica } from './memory-samples.js';
+import { megabytes, type Growth } from './statistics.js';
 
 const LIVE_HOSTS = 'query FleetHosts @live { hosts(first: 50) { nodes { uuid nqn } } }';
 const JOB_EVENTS = 'subscription { jobEvents { id status } }';
@@ -80,25 +81,20 @@ interface Replica extends SampledReplica {
   readonly url: string;
 }
 
-/** A job a write started, and what its `jobCompleted` delivered. */
-interface StartedJob {
-  host: string;
+/** What one run holds: its replicas and clients, its ledgers and the failures it met. */
+interface Run {
+  readonly settings: FleetSettings;
+  readonly replicas: readonly Replica[];
+  readonly simulator: Simulator;
+  readonly headers: Record<string, string>;
+  readonly jobs: JobLedger;
+  readonly live: LiveLedger;
+  readonly failures: Map<string, number>;
+  /** Every subscription opened, closed when the run ends. */
+  readonly subscriptions: WsSubscription[];
+  /** Set once the run's counts are taken: a subscription ending after that is no failure. */
+  stopping: boolean;
   sequence: number;
-  deliveries: number;
-  status: string | null;
-}
-
-/** A long-lived live host list: the sequence it last showed for each host, and the writes it has yet to show. */
-interface LiveList {
-  replica: string;
-  answers: number;
-  shown: Map<string, number>;
-  awaited: { host: string; sequence: number; at: number }[];
-}
-
-interface EventsSubscriber {
-  replica: string;
-  seen: Map<string, number>;
 }
 
 function readSettings(): FleetSettings {
@@ -123,6 +119,14 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+function fail(run: Run, what: string): void {
+  run.failures.set(what, (run.failures.get(what) ?? 0) + 1);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export async function runFleetSoak(): Promise<void> {
   const settings = readSettings();
   const redis = await startRedis();
@@ -143,8 +147,19 @@ export async function runFleetSoak(): Promise<void> {
   try {
     for (const name of ['a', 'b']) replicas.push(await startReplica(name, upstreamUrl, redis.url, heapDir));
     await admin.connect();
-    const outcome = await soak(settings, { replicas, admin, simulator, subscriptions });
-    process.exitCode = outcome ? 0 : 1;
+    const run: Run = {
+      settings,
+      replicas,
+      simulator,
+      headers: credentialHeaders(simulator),
+      jobs: createJobLedger(),
+      live: createLiveLedger(settings.liveBoundMs),
+      failures: new Map(),
+      subscriptions,
+      stopping: false,
+      sequence: 0,
+    };
+    process.exitCode = (await soak(run, admin)) ? 0 : 1;
   } finally {
     await Promise.all(subscriptions.map((subscription) => subscription.close()));
     await Promise.all(replicas.map((replica) => replica.gateway.stop()));
@@ -176,234 +191,188 @@ async function startReplica(name: string, upstreamUrl: string, redisUrl: string,
   return { name, url: gateway.url, gateway, heapFile };
 }
 
-async function soak(
-  settings: FleetSettings,
-  fleet: { replicas: Replica[]; admin: Redis; simulator: Simulator; subscriptions: WsSubscription[] },
-): Promise<boolean> {
-  const { replicas, admin, simulator, subscriptions } = fleet;
-  const headers = credentialHeaders(simulator);
-  const failures = new Map<string, number>();
-  const fail = (what: string): void => void failures.set(what, (failures.get(what) ?? 0) + 1);
-  let stopping = false;
-
-  /** Opens a long-lived subscription; its end before the soak's counts as a failure. */
-  function keepOpen<T>(replica: Replica, kind: string, query: string, onResult: (result: GraphQLAnswer<T>) => void): void {
-    const subscription = subscribeOverWs<T>(replica.url, headers, query, {}, onResult);
-    subscriptions.push(subscription);
-    subscription.done.then(
-      () => stopping || fail(`${kind} on replica ${replica.name} completed early`),
-      (error: unknown) => stopping || fail(`${kind} on replica ${replica.name}: ${error instanceof Error ? error.message : String(error)}`),
-    );
-  }
-
-  const lists: LiveList[] = [];
-  const lags: number[] = [];
-  let liveMet = 0;
-  let liveLost = 0;
-  /** Settles what `list` awaited: shown (with its lag from the write's `jobCompleted`), or lost once past the bound. */
-  function settleList(list: LiveList, now: number): void {
-    list.awaited = list.awaited.filter((write) => {
-      if ((list.shown.get(write.host) ?? 0) >= write.sequence) {
-        liveMet += 1;
-        lags.push(Math.max(0, now - write.at));
-        return false;
-      }
-      if (now - write.at <= settings.liveBoundMs) return true;
-      liveLost += 1;
-      return false;
-    });
-  }
-  for (const replica of replicas) {
-    for (let index = 0; index < LIVE_PER_REPLICA; index++) {
-      const list: LiveList = { replica: replica.name, answers: 0, shown: new Map(), awaited: [] };
-      lists.push(list);
-      keepOpen<{ hosts: { nodes: { uuid: string; nqn: string | null }[] } }>(replica, 'live host list', LIVE_HOSTS, (result) => {
-        list.answers += 1;
-        if (result.errors) fail(`live host list: ${errorCodes(result).join(',')}`);
-        for (const host of result.data?.hosts.nodes ?? []) list.shown.set(host.uuid, sequenceOfNqn(host.nqn));
-        settleList(list, Date.now());
-      });
-    }
-  }
-
-  const subscribers: EventsSubscriber[] = [];
-  for (const replica of replicas) {
-    for (let index = 0; index < EVENTS_PER_REPLICA; index++) {
-      const subscriber: EventsSubscriber = { replica: replica.name, seen: new Map() };
-      subscribers.push(subscriber);
-      keepOpen<{ jobEvents: JobView }>(replica, 'jobEvents', JOB_EVENTS, (result) => {
-        const id = result.data?.jobEvents.id;
-        if (id === undefined) fail(`jobEvents: ${JSON.stringify(result.errors ?? result).slice(0, 200)}`);
-        else subscriber.seen.set(id, (subscriber.seen.get(id) ?? 0) + 1);
-      });
-    }
-  }
-  await eventually(() => lists.every((list) => list.answers > 0), 'the first answer of every live host list', 300, 100);
-
-  const jobs = new Map<string, StartedJob>();
-  let sequence = 0;
-  /** Starts a write through `via`, awaits its `jobCompleted` on `other`, and expects every live list to show it. */
-  async function write(via: Replica, other: Replica, host: string): Promise<void> {
-    sequence += 1;
-    const written = sequence;
-    const answer = await writeNqn(via.url, headers, host, written, true).catch((error: unknown): WriteAnswer => ({ errors: [{ message: String(error) }] }));
-    const job = answer.data?.updateHostNqn?.job;
-    if (!job || answer.errors || answer.data?.updateHostNqn?.error) {
-      fail(`write: ${JSON.stringify(answer.errors ?? answer.data).slice(0, 200)}`);
-      return;
-    }
-    const started: StartedJob = { host, sequence: written, deliveries: 0, status: null };
-    jobs.set(job.id, started);
-    const completed = subscribeOverWs<{ jobCompleted: JobView }>(other.url, headers, JOB_COMPLETED, { id: job.id }, (result) => {
-      if (!result.data?.jobCompleted) return fail(`jobCompleted: ${errorCodes(result).join(',')}`);
-      started.deliveries += 1;
-      started.status = result.data.jobCompleted.status;
-    });
-    try {
-      await withDeadline(completed.done, OPERATION_TIMEOUT_MS, 'jobCompleted');
-    } catch (error) {
-      fail(`jobCompleted on replica ${other.name}: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      await completed.close();
-    }
-    if (started.status !== 'SUCCEEDED') return;
-    const at = Date.now();
-    for (const list of lists) {
-      list.awaited.push({ host, sequence: written, at });
-      settleList(list, at);
-    }
-  }
-
+/** Runs the soak on a started fleet; true when nothing was lost or broken and growth held its bounds. */
+async function soak(run: Run, admin: Redis): Promise<boolean> {
+  const { settings, replicas, jobs, live } = run;
+  await openLongLived(run);
   // One write before the clock starts proves every subscriber is listening: jobs before it would
   // not be theirs to miss.
-  const hosts = connectedHosts(simulator);
-  await write(replicas[0]!, replicas[1]!, hosts[0]!);
-  const probe = [...jobs.keys()][0];
-  if (probe === undefined) throw new Error(`the first write failed: ${JSON.stringify(Object.fromEntries(failures))}`);
-  await eventually(() => subscribers.every((subscriber) => subscriber.seen.has(probe)), 'the first job on every jobEvents subscriber', 300, 50);
+  const hosts = connectedHosts(run.simulator);
+  const probe = await write(run, replicas[0]!, replicas[1]!, hosts[0]!);
+  if (probe === null) throw new Error(`the first write failed: ${JSON.stringify(Object.fromEntries(run.failures))}`);
+  await eventually(() => jobs.everySeen(probe), 'the first job on every jobEvents subscriber', 300, 50);
 
   const startedAt = Date.now();
   const deadline = startedAt + settings.minutes * 60_000;
-  const warmupSeconds = settings.warmupMinutes * 60;
   const sampler = createMemorySampler({ replicas, redis: admin, file: settings.samplesFile, startedAt });
   log(
     `fleet soak: ${settings.minutes} min, 2 replicas (${replicas.map((replica) => replica.url).join(', ')}) on ${admin.options.host}:${admin.options.port}, ` +
-      `${settings.writesPerSecond} writes/s, ${lists.length} live lists, ${subscribers.length} jobEvents subscribers; ` +
+      `${settings.writesPerSecond} writes/s, ${live.summary().lists} live lists, ${jobs.summary().jobEvents.subscribers} jobEvents subscribers; ` +
       `growth fitted after a ${settings.warmupMinutes} min warm-up; samples every ${settings.sampleSeconds} s to ${settings.samplesFile}`,
   );
   log(`first sample: ${describeSample(await sampler.sample())}`);
+  const [, shortLived, skipped] = await Promise.all([sampleUntil(run, sampler, deadline), openShortLivedUntil(run, deadline), writeUntil(run, hosts, deadline)]);
 
-  const sampling = (async () => {
-    let lastReport = Date.now();
-    while (Date.now() < deadline) {
-      await sleep(Math.min(settings.sampleSeconds * 1000, Math.max(0, deadline - Date.now())));
-      const sample = await sampler.sample();
-      if (Date.now() - lastReport >= 60_000) {
-        lastReport = Date.now();
-        log(`${(sample.t / 60).toFixed(1)} min: ${jobs.size} jobs, live lost ${liveLost}, failures ${[...failures.values()].reduce((a, b) => a + b, 0)}; ${describeSample(sample)}`);
-      }
+  // The last jobs' deliveries, and the live lists' answers to the last writes.
+  for (const settleBy = Date.now() + SETTLE_MS; Date.now() < settleBy && !jobs.everySeen(); ) await sleep(200);
+  for (const settleBy = Date.now() + settings.liveBoundMs + 1000; Date.now() < settleBy && live.awaited > 0; ) {
+    await sleep(200);
+    live.settle();
+  }
+  const last = await sampler.sample();
+  run.stopping = true;
+  const counts = {
+    ...jobs.summary(),
+    liveLists: live.summary(),
+    shortLivedLiveQueries: shortLived,
+    writesSkippedAllHostsBusy: skipped,
+    upstreamJobPolls: run.simulator.stats().byOperation[POLL_OPERATION] ?? 0,
+  };
+  return report(run, { sampler, last, counts, minutes: Math.round((Date.now() - startedAt) / 600) / 100 });
+}
+
+/** Opens a long-lived subscription; its end before the run's counts is a failure. */
+function keepOpen<T>(run: Run, replica: Replica, kind: string, query: string, onResult: (result: GraphQLAnswer<T>) => void): void {
+  const subscription = subscribeOverWs<T>(replica.url, run.headers, query, {}, onResult);
+  run.subscriptions.push(subscription);
+  subscription.done.then(
+    () => run.stopping || fail(run, `${kind} on replica ${replica.name} completed early`),
+    (error: unknown) => run.stopping || fail(run, `${kind} on replica ${replica.name}: ${messageOf(error)}`),
+  );
+}
+
+/** The live host lists and `jobEvents` subscribers of every replica, once each list has answered. */
+async function openLongLived(run: Run): Promise<void> {
+  for (const replica of run.replicas) {
+    for (let index = 0; index < LIVE_PER_REPLICA; index++) {
+      const answered = run.live.list();
+      keepOpen<{ hosts: { nodes: { uuid: string; nqn: string | null }[] } }>(run, replica, 'live host list', LIVE_HOSTS, (result) => {
+        if (result.errors) fail(run, `live host list: ${errorCodes(result).join(',')}`);
+        answered((result.data?.hosts.nodes ?? []).map((host) => ({ uuid: host.uuid, sequence: sequenceOfNqn(host.nqn) })));
+      });
     }
-  })();
-
-  const shortLived = { opened: 0, answered: 0 };
-  const churning = (async () => {
-    while (Date.now() + SHORT_LIVE_EVERY_MS < deadline) {
-      await sleep(SHORT_LIVE_EVERY_MS);
-      await Promise.all(
-        replicas.map(async (replica) => {
-          shortLived.opened += 1;
-          let answered!: () => void;
-          const first = new Promise<void>((resolve) => (answered = resolve));
-          const live = subscribeOverWs(replica.url, headers, LIVE_HOSTS, {}, () => answered());
-          try {
-            await withDeadline(Promise.race([first, live.done]), OPERATION_TIMEOUT_MS, 'first answer of a short-lived live query');
-            shortLived.answered += 1;
-          } catch (error) {
-            fail(`short-lived live query on replica ${replica.name}: ${error instanceof Error ? error.message : String(error)}`);
-          } finally {
-            await live.close();
-          }
-        }),
-      );
+    for (let index = 0; index < EVENTS_PER_REPLICA; index++) {
+      const received = run.jobs.subscriber();
+      keepOpen<{ jobEvents: JobView }>(run, replica, 'jobEvents', JOB_EVENTS, (result) => {
+        const id = result.data?.jobEvents.id;
+        if (id === undefined) fail(run, `jobEvents: ${JSON.stringify(result.errors ?? result).slice(0, 200)}`);
+        else received(id);
+      });
     }
-  })();
+  }
+  await eventually(() => run.live.everyAnswered(), 'the first answer of every live host list', 300, 100);
+}
 
-  // Writes, in turn through each replica, one at a time per host: a host's NQN then only ever
-  // moves to a higher sequence, which is what a live list is checked against.
+/**
+ * Starts a write through `via`, awaits its `jobCompleted` on `other`, and once it succeeded
+ * expects every live list to show it; answers the job's id, null when no job started.
+ */
+async function write(run: Run, via: Replica, other: Replica, host: string): Promise<string | null> {
+  run.sequence += 1;
+  const sequence = run.sequence;
+  const answer = await writeNqn(via.url, run.headers, host, sequence, true).catch((error: unknown): WriteAnswer => ({ errors: [{ message: messageOf(error) }] }));
+  const id = answer.data?.updateHostNqn?.job?.id;
+  if (id === undefined || answer.errors || answer.data?.updateHostNqn?.error) {
+    fail(run, `write: ${JSON.stringify(answer.errors ?? answer.data).slice(0, 200)}`);
+    return null;
+  }
+  const job = run.jobs.start(id, host, sequence);
+  const completed = subscribeOverWs<{ jobCompleted: JobView }>(other.url, run.headers, JOB_COMPLETED, { id }, (result) => {
+    if (!result.data?.jobCompleted) return fail(run, `jobCompleted: ${errorCodes(result).join(',')}`);
+    job.deliveries += 1;
+    job.status = result.data.jobCompleted.status;
+  });
+  try {
+    await withDeadline(completed.done, OPERATION_TIMEOUT_MS, 'jobCompleted');
+  } catch (error) {
+    fail(run, `jobCompleted on replica ${other.name}: ${messageOf(error)}`);
+  } finally {
+    await completed.close();
+  }
+  if (job.status === 'SUCCEEDED') run.live.expect(host, sequence);
+  return id;
+}
+
+/**
+ * Writes until `deadline`, in turn through each replica, one at a time per host: a host's NQN
+ * then only ever moves to a higher sequence, which is what a live list is checked against.
+ * Answers the writes skipped because every host was busy.
+ */
+async function writeUntil(run: Run, hosts: readonly string[], deadline: number): Promise<number> {
   const idle = [...hosts];
-  const writing = new Set<Promise<void>>();
+  const writing = new Set<Promise<unknown>>();
   let skipped = 0;
   for (let turn = 0; Date.now() < deadline; turn++) {
     const host = idle.shift();
     if (host === undefined) skipped += 1;
     else {
-      const running: Promise<void> = write(replicas[turn % 2]!, replicas[(turn + 1) % 2]!, host).finally(() => {
+      const running: Promise<unknown> = write(run, run.replicas[turn % 2]!, run.replicas[(turn + 1) % 2]!, host).finally(() => {
         writing.delete(running);
         idle.push(host);
       });
       writing.add(running);
     }
-    await sleep(1000 / settings.writesPerSecond);
+    await sleep(1000 / run.settings.writesPerSecond);
   }
   await Promise.all(writing);
-  await Promise.all([sampling, churning]);
+  return skipped;
+}
 
-  // The last jobs' deliveries, and the live lists' answers to the last writes.
-  const everyJobSeen = () => subscribers.every((subscriber) => [...jobs.keys()].every((id) => subscriber.seen.has(id)));
-  for (const settleBy = Date.now() + SETTLE_MS; Date.now() < settleBy && !everyJobSeen(); ) await sleep(200);
-  for (const settleBy = Date.now() + settings.liveBoundMs + 1000; Date.now() < settleBy && lists.some((list) => list.awaited.length > 0); ) {
-    await sleep(200);
-    for (const list of lists) settleList(list, Date.now());
+/** Every `SHORT_LIVE_EVERY_MS` until `deadline`, a live query on each replica opened, answered once and closed. */
+async function openShortLivedUntil(run: Run, deadline: number): Promise<{ opened: number; answered: number }> {
+  const counts = { opened: 0, answered: 0 };
+  while (Date.now() + SHORT_LIVE_EVERY_MS < deadline) {
+    await sleep(SHORT_LIVE_EVERY_MS);
+    await Promise.all(
+      run.replicas.map(async (replica) => {
+        counts.opened += 1;
+        let answered!: () => void;
+        const first = new Promise<void>((resolve) => (answered = resolve));
+        const live = subscribeOverWs(replica.url, run.headers, LIVE_HOSTS, {}, () => answered());
+        try {
+          await withDeadline(Promise.race([first, live.done]), OPERATION_TIMEOUT_MS, 'first answer of a short-lived live query');
+          counts.answered += 1;
+        } catch (error) {
+          fail(run, `short-lived live query on replica ${replica.name}: ${messageOf(error)}`);
+        } finally {
+          await live.close();
+        }
+      }),
+    );
   }
-  const last = await sampler.sample();
-  stopping = true;
+  return counts;
+}
 
-  const delivered = [...jobs.values()];
-  const events = subscribers.map((subscriber) => ({
-    replica: subscriber.replica,
-    seen: [...subscriber.seen.values()].reduce((a, b) => a + b, 0),
-    missing: [...jobs.keys()].filter((id) => !subscriber.seen.has(id)).length,
-    doubled: [...subscriber.seen.values()].filter((count) => count > 1).length,
-    unexpected: [...subscriber.seen.keys()].filter((id) => !jobs.has(id)).length,
-  }));
-  const counts = {
-    jobsStarted: jobs.size,
-    jobStatuses: tallyOf(delivered.map((job) => job.status ?? 'none')),
-    jobCompleted: {
-      deliveredOnce: delivered.filter((job) => job.deliveries === 1).length,
-      missing: delivered.filter((job) => job.deliveries === 0).length,
-      doubled: delivered.filter((job) => job.deliveries > 1).length,
-    },
-    jobEvents: {
-      subscribers: events.length,
-      seen: events.reduce((sum, subscriber) => sum + subscriber.seen, 0),
-      missing: events.reduce((sum, subscriber) => sum + subscriber.missing, 0),
-      doubled: events.reduce((sum, subscriber) => sum + subscriber.doubled, 0),
-      unexpected: events.reduce((sum, subscriber) => sum + subscriber.unexpected, 0),
-    },
-    liveLists: {
-      lists: lists.length,
-      answers: lists.reduce((sum, list) => sum + list.answers, 0),
-      writesShown: liveMet,
-      lost: liveLost,
-      lagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: quantile(lags, 1) },
-      boundMs: settings.liveBoundMs,
-    },
-    shortLivedLiveQueries: shortLived,
-    writesSkippedAllHostsBusy: skipped,
-    upstreamJobPolls: simulator.stats().byOperation[POLL_OPERATION] ?? 0,
-  };
-  const growth = sampler.growth(warmupSeconds);
+/** Samples every `SOAK_SAMPLE_SECONDS` until `deadline`, with a line of progress about every minute. */
+async function sampleUntil(run: Run, sampler: MemorySampler, deadline: number): Promise<void> {
+  let reportedAt = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(Math.min(run.settings.sampleSeconds * 1000, Math.max(0, deadline - Date.now())));
+    const sample = await sampler.sample();
+    if (Date.now() - reportedAt < 60_000) continue;
+    reportedAt = Date.now();
+    const failures = [...run.failures.values()].reduce((total, count) => total + count, 0);
+    log(`${(sample.t / 60).toFixed(1)} min: ${run.jobs.size} jobs, live lost ${run.live.lost}, failures ${failures}; ${describeSample(sample)}`);
+  }
+}
+
+/** Prints the summary and the verdicts; true when nothing was lost or broken and growth held. */
+function report(
+  run: Run,
+  result: { sampler: MemorySampler; last: MemorySample; counts: ReturnType<JobLedger['summary']> & { liveLists: ReturnType<LiveLedger['summary']> }; minutes: number },
+): boolean {
+  const { settings, failures } = run;
+  const { sampler, last, counts } = result;
+  const growth = sampler.growth(settings.warmupMinutes * 60);
   const verdicts = judgeGrowth(growth, settings);
-  const stream = streamFootprint(last);
   const summary = {
-    minutes: Math.round((Date.now() - startedAt) / 600) / 100,
+    minutes: result.minutes,
     warmupMinutes: settings.warmupMinutes,
     samples: sampler.samples.length,
     samplesFile: settings.samplesFile,
     growthMbPerHour: growth,
     growthBounds: { replicaRssMbPerHour: settings.maxRssMbPerHour, redisLessStreamMbPerHour: settings.maxRedisMbPerHour, judgedFromFitMinutes: JUDGED_FIT_MINUTES },
-    resultsStream: stream,
+    resultsStream: streamFootprint(last),
     first: sampler.samples[0],
     last,
     counts,
@@ -415,9 +384,12 @@ async function soak(
     log(`  ${series}: ${fit === null ? 'too few samples' : `${fit.perHour} ± ${fit.standardError} MB/h (${fit.from} -> ${fit.to} MB over ${fit.spanMinutes} min)`}`);
   }
   for (const verdict of verdicts) log(`  ${verdict.text}`);
-  const lost =
-    counts.jobCompleted.missing + counts.jobCompleted.doubled + counts.jobEvents.missing + counts.jobEvents.doubled + counts.jobEvents.unexpected + liveLost;
-  log(`jobs ${jobs.size}; jobCompleted missing ${counts.jobCompleted.missing}, doubled ${counts.jobCompleted.doubled}; jobEvents seen ${counts.jobEvents.seen}, missing ${counts.jobEvents.missing}, doubled ${counts.jobEvents.doubled}; live writes shown ${liveMet}, lost ${liveLost}`);
+  const { jobCompleted, jobEvents, liveLists } = counts;
+  const lost = jobCompleted.missing + jobCompleted.doubled + jobEvents.missing + jobEvents.doubled + jobEvents.unexpected + liveLists.lost;
+  log(
+    `jobs ${counts.jobsStarted}; jobCompleted missing ${jobCompleted.missing}, doubled ${jobCompleted.doubled}; ` +
+      `jobEvents seen ${jobEvents.seen}, missing ${jobEvents.missing}, doubled ${jobEvents.doubled}; live writes shown ${liveLists.writesShown}, lost ${liveLists.lost}`,
+  );
   log(`lost: ${lost}; failures: ${failures.size === 0 ? 'none' : [...failures.keys()].join('; ')}`);
   return lost === 0 && failures.size === 0 && verdicts.every((verdict) => verdict.held);
 }
@@ -449,10 +421,4 @@ function streamFootprint(last: MemorySample): Record<string, number> {
 function describeSample(sample: MemorySample): string {
   const replicas = Object.entries(sample.replicas).map(([name, memory]) => `${name} RSS ${memory.rssMb} MB heap ${memory.heapMb} MB`);
   return `${replicas.join(', ')}, Redis ${sample.redis.usedMb} MB (stream ${sample.redis.streamEntries} entries, ${sample.redis.streamMb} MB)`;
-}
-
-function tallyOf(values: readonly string[]): Record<string, number> {
-  const tally: Record<string, number> = {};
-  for (const value of values) tally[value] = (tally[value] ?? 0) + 1;
-  return tally;
 }
