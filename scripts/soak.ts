@@ -13,27 +13,31 @@
  * Env: `SOAK_SECONDS` (default 180), `SOAK_ABUSE_SECONDS` (60; 0 skips the phase),
  * `SOAK_CONCURRENCY` (8), `SOAK_FAULT_RATE` (0.02), `SOAK_LATENCY_MS` (2),
  * `SOAK_ABUSE_STALLED` (100 stalled connections at once). Not part of `npm test`.
+ *
+ * `SOAK_MODE=fleet` runs the memory soak of two replicas on Redis instead (`soak/fleet.ts`).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'graphql-ws';
 import { destination, pino } from 'pino';
-import WebSocket from 'ws';
 import { createApp } from '../src/app.js';
 import { numberFromEnv } from '../bench/knobs.js';
 import { defaultConfig } from '../src/config/index.js';
 import { createSimulator } from '../src/simulator/server.js';
-
-interface GraphQLAnswer<T> {
-  data?: T | null;
-  errors?: { message: string; extensions?: { code?: unknown } }[];
-}
-
-interface JobView {
-  id: string;
-  status: string;
-  error: { code: string } | null;
-}
+import {
+  connectedHosts,
+  credentialHeaders,
+  errorCodes,
+  JOB_COMPLETED,
+  OPERATION_TIMEOUT_MS,
+  postGraphQL,
+  subscribeOverWs,
+  withDeadline,
+  writeNqn,
+  type GraphQLAnswer,
+  type JobView,
+} from './soak/client.js';
+import { runFleetSoak } from './soak/fleet.js';
+import { megabytes, quantile } from './soak/statistics.js';
 
 const READS = [
   '{ hosts(first: 10) { totalCount nodes { name status vmInstances(first: 5) { totalCount nodes { name state } } } } }',
@@ -43,24 +47,10 @@ const READS = [
   '{ hbaDevices(first: 10) { nodes { portName host { name } } } fiberChannelLuns(first: 5) { totalCount nodes { hosts { name } } } }',
 ];
 
-const WRITE = /* GraphQL */ `
-  mutation ($input: UpdateHostNqnInput!) {
-    updateHostNqn(input: $input) { error { code } job { id status error { code } } }
-  }
-`;
-
 const JOB = 'query ($id: ID!) { job(id: $id) { id status error { code } } }';
-const JOB_COMPLETED = 'subscription ($id: ID!) { jobCompleted(id: $id) { id status error { code } } }';
 
 /** The most the abuse phase may stretch the normal callers' p99. */
 const MAX_P99_RATIO = 2;
-
-/** How long one operation may take before it counts as hung. */
-const OPERATION_TIMEOUT_MS = 30_000;
-
-function megabytes(bytes: number): number {
-  return Math.round((bytes / 1024 / 1024) * 10) / 10;
-}
 
 /**
  * Memory in use, after a full collection when the script runs with `--expose-gc` (as `npm run
@@ -70,13 +60,6 @@ function memory(collect = true): { rssMb: number; heapUsedMb: number } {
   if (collect) (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
   return { rssMb: megabytes(usage.rss), heapUsedMb: megabytes(usage.heapUsed) };
-}
-
-/** The `q` quantile (0..1) of `values`, or 0 when there are none. */
-function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! * 10) / 10;
 }
 
 /** Runs the attacker process against `url` for `seconds`; resolves with what it reports. */
@@ -110,10 +93,8 @@ async function main(): Promise<void> {
     { logger: pino({ level: 'error' }, destination(2)) },
   );
   const url = await app.start();
-  const { session, token, tenantId } = simulator.credentials;
-  const headers = { authorization: `OAuth ${session}`, 'x-resources-authorization': `Bearer ${token}`, 'x-tenant-id': tenantId };
-  const hosts = [...simulator.store.hosts.list(tenantId)].filter((host) => host.status === 'Connected').map((host) => host.uuid);
-  if (hosts.length === 0) throw new Error('the simulated estate has no connected host to write to');
+  const headers = credentialHeaders(simulator);
+  const hosts = connectedHosts(simulator);
 
   const outcomes = new Map<string, number>();
   const count = (key: string): void => void outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
@@ -121,19 +102,11 @@ async function main(): Promise<void> {
   const jobs = new Map<string, JobView>();
   let sequence = 0;
 
-  async function gql<T>(query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer<T>> {
-    const response = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify({ query, variables }),
-      signal: AbortSignal.timeout(OPERATION_TIMEOUT_MS),
-    });
-    return (await response.json()) as GraphQLAnswer<T>;
-  }
+  const gql = <T>(query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer<T>> => postGraphQL<T>(url, headers, query, variables);
 
   function tally(kind: string, answer: GraphQLAnswer<unknown>): void {
-    const codes = (answer.errors ?? []).map((error) => String(error.extensions?.code ?? 'UNTYPED'));
-    count(codes.length === 0 ? `${kind}: ok` : `${kind}: ${[...new Set(codes)].sort().join(',')}`);
+    const codes = errorCodes(answer);
+    count(codes.length === 0 ? `${kind}: ok` : `${kind}: ${codes.join(',')}`);
   }
 
   /** When each normal HTTP operation (read or write) ended, and how long it took. */
@@ -152,13 +125,9 @@ async function main(): Promise<void> {
 
   /** Starts a write; answers its job id when the gateway handed one out. */
   async function write(async: boolean): Promise<string | null> {
-    const host = hosts[Math.floor(Math.random() * hosts.length)];
+    const host = hosts[Math.floor(Math.random() * hosts.length)]!;
     sequence += 1;
-    const answer = await timed(() =>
-      gql<{ updateHostNqn: { error: { code: string } | null; job: JobView | null } | null }>(WRITE, {
-        input: { uuid: host, nqn: `nqn.2014-08.org.example:soak-${sequence}`, async },
-      }),
-    );
+    const answer = await timed(() => writeNqn(url, headers, host, sequence, async));
     const kind = async ? 'write (async)' : 'write (sync)';
     const payloadError = answer.data?.updateHostNqn?.error?.code;
     if (payloadError !== undefined && answer.errors === undefined) count(`${kind}: payload error ${payloadError}`);
@@ -171,25 +140,15 @@ async function main(): Promise<void> {
   async function subscribe(): Promise<void> {
     const id = await write(true);
     if (id === null) return;
-    const client = createClient({ url: `${url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0 });
+    let result: GraphQLAnswer<{ jobCompleted: JobView }> = {};
+    const subscription = subscribeOverWs<{ jobCompleted: JobView }>(url, headers, JOB_COMPLETED, { id }, (value) => (result = value));
     try {
-      const result = await new Promise<GraphQLAnswer<{ jobCompleted: JobView }>>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no jobCompleted event in time')), OPERATION_TIMEOUT_MS);
-        let last: GraphQLAnswer<{ jobCompleted: JobView }> = {};
-        client.subscribe<{ jobCompleted: JobView }>(
-          { query: JOB_COMPLETED, variables: { id } },
-          {
-            next: (value) => void (last = value as GraphQLAnswer<{ jobCompleted: JobView }>),
-            error: (error) => (clearTimeout(timer), reject(error instanceof Error ? error : new Error(JSON.stringify(error)))),
-            complete: () => (clearTimeout(timer), resolve(last)),
-          },
-        );
-      });
+      await withDeadline(subscription.done, OPERATION_TIMEOUT_MS, 'jobCompleted event');
       tally('subscription', result);
       const job = result.data?.jobCompleted;
       if (job) jobs.set(job.id, job);
     } finally {
-      await client.dispose();
+      await subscription.close();
     }
   }
 
@@ -284,7 +243,9 @@ async function main(): Promise<void> {
   process.exitCode = lost.length === 0 && broken.length === 0 && attackHeld ? 0 : 1;
 }
 
-main().catch((error: unknown) => {
+const mode = process.env.SOAK_MODE?.trim() || 'single';
+if (mode !== 'single' && mode !== 'fleet') throw new Error(`SOAK_MODE must be single or fleet, got "${mode}"`);
+(mode === 'fleet' ? runFleetSoak() : main()).catch((error: unknown) => {
   process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
