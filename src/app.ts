@@ -206,7 +206,16 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   };
 
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
-  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
+  const backend = createJobBackend({
+    redisUrl: config.redisUrl,
+    jobTtlMs: config.jobTtlMs,
+    jobLeaseMs: config.jobLeaseMs,
+    redisResumeGraceMs: config.redisResumeGraceMs,
+    redisStreamMaxLen: config.redisStreamMaxLen,
+    redisOutboxMaxBytes: config.redisOutboxMaxBytes,
+    onOutboxDropped: (kind) => metrics.redisOutboxDropped.inc({ kind }),
+    logger,
+  });
   const jobs = createJobManager({
     store: instrumentJobStore(backend.store, metrics),
     pubsub: backend.pubsub,
@@ -320,6 +329,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   metrics.observeUpstreamHealth(() => upstream.health());
   const redis = backend.redis;
   if (redis) metrics.observeRedis(() => redis.isReady());
+  if (backend.streams) metrics.observeRedisOutbox(backend.streams.outbox);
   const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
   metrics.observeReadiness(() => readiness.readyNow());
   const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialHeaders, errorCodes, startHarness, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
-import { startRedis } from '../support/redis.js';
+import { readerIds, startRedis } from '../support/redis.js';
 import { startRedisCluster } from '../support/redis-cluster.js';
 import { subscribeSse, subscribeWs } from '../support/subscriptions.js';
 import { connectedHost, gql, nqn, replicaFleet, UPDATE_NQN } from '../support/replica-jobs.js';
@@ -27,13 +27,6 @@ const JOB_EVENTS = 'subscription { jobEvents { id status } }';
 interface JobResult {
   id: string;
   status: string;
-}
-
-function readerIds(list: unknown): string[] {
-  return String(list)
-    .split('\n')
-    .filter((line) => / name=gateway-reader /.test(line))
-    .map((line) => /\bid=(\d+)/.exec(line)![1]!);
 }
 
 /** The node holding the finished-jobs stream: the others answer MOVED. */

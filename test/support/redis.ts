@@ -71,3 +71,14 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): 
   child.kill(signal);
   await exited;
 }
+
+/**
+ * The ids of the gateways' stream-reader connections in a `CLIENT LIST` reply; `reading`: only
+ * those blocked in a read (past their first check of the streams' offsets).
+ */
+export function readerIds(list: unknown, reading = false): string[] {
+  return String(list)
+    .split('\n')
+    .filter((line) => / name=gateway-reader /.test(line) && (!reading || / cmd=xread /.test(line)))
+    .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+}
