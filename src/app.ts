@@ -389,9 +389,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           logger,
           metrics: feedMetrics,
           tracer: tracing?.tracer,
-          replicas: backend.redis
-            ? createRedisFeedReplicas({ connection: backend.redis, ...replicaTimingsOf(config.livePollMs), logger })
-            : undefined,
+          replicas:
+            backend.redis && backend.streams
+              ? createRedisFeedReplicas({ connection: backend.redis, ...backend.streams, ...replicaTimingsOf(config.livePollMs), logger })
+              : undefined,
         });
       }
       const url = await http.listen(config.port, config.host);
