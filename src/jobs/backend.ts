@@ -76,7 +76,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
   const redis = createRedisConnection({ url: redisUrl, logger });
   const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs });
   const streams = createSharedStreams(redis, options);
-  const pubsub = createRedisJobPubSub({ connection: redis, store, streams: streams.reader, outbox: streams.outbox, logger, resumeGraceMs: options.redisResumeGraceMs });
+  const pubsub = createRedisJobPubSub({ connection: redis, store, reader: streams.reader, outbox: streams.outbox, logger, resumeGraceMs: options.redisResumeGraceMs });
   let claimer: NodeJS.Timeout | undefined;
 
   return {

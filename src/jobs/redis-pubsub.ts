@@ -27,8 +27,8 @@ export interface RedisJobPubSubOptions {
   connection: RedisConnection;
   /** Read after a `job` subscription starts listening, to deliver a job that finished before. */
   store: JobStore;
-  /** The reader of the finished-jobs stream. */
-  streams: StreamReader;
+  /** The reader of the Redis streams, the finished jobs' among them. */
+  reader: StreamReader;
   /** Where finished jobs wait until Redis takes them. */
   outbox: RedisOutbox;
   logger: Logger;
@@ -48,7 +48,7 @@ interface Subscriber {
 }
 
 export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub {
-  const { connection, store, streams, outbox, logger, resumeGraceMs } = options;
+  const { connection, store, reader, outbox, logger, resumeGraceMs } = options;
   // Topics other than the three a finished job goes to stay in this process.
   const local = createJobPubSub();
   const subscribers = new Map<string, Set<Subscriber>>();
@@ -59,11 +59,11 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     for (const set of subscribers.values()) for (const subscriber of set) subscriber.fail(error);
   }
 
-  streams.onInterrupted(() => {
+  reader.onInterrupted(() => {
     if (grace !== undefined) return;
     grace = setTimeout(() => {
       grace = undefined;
-      if (streams.caughtUp()) return;
+      if (reader.caughtUp()) return;
       failAll(new RedisUnavailableError('The connection to Redis was lost: results published meanwhile cannot be delivered. Subscribe again.'));
     }, resumeGraceMs);
     grace.unref();
@@ -80,7 +80,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     }
   }
 
-  streams.follow(FINISHED_STREAM_KEY, {
+  reader.follow(FINISHED_STREAM_KEY, {
     entry(id, fields) {
       const job = decodeEntry(fields);
       if (job) deliver(job);
@@ -103,7 +103,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     const topic = `${routingKey}:${id}`;
     return new Repeater<JobRecord>(async (push, stop) => {
       // A reader that lost its connection a moment ago is given `resumeGraceMs` to come back.
-      if (!(await streams.waitCaughtUp(resumeGraceMs)) || connection.commands.status !== 'ready') {
+      if (!(await reader.waitCaughtUp(resumeGraceMs)) || connection.commands.status !== 'ready') {
         stop(new RedisUnavailableError('Redis is unavailable: subscriptions cannot be delivered until it returns.'));
         return;
       }
