@@ -130,7 +130,16 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   });
   metrics.observeAdmission(() => admission.control.snapshot());
   // REDIS_URL: job store and pub/sub in Redis, so any replica takes any webhook and serves any subscriber.
-  const backend = createJobBackend({ redisUrl: config.redisUrl, jobTtlMs: config.jobTtlMs, jobLeaseMs: config.jobLeaseMs, logger });
+  const backend = createJobBackend({
+    redisUrl: config.redisUrl,
+    jobTtlMs: config.jobTtlMs,
+    jobLeaseMs: config.jobLeaseMs,
+    redisResumeGraceMs: config.redisResumeGraceMs,
+    redisStreamMaxLen: config.redisStreamMaxLen,
+    redisOutboxMaxBytes: config.redisOutboxMaxBytes,
+    onOutboxDropped: (kind) => metrics.redisOutboxDropped.inc({ kind }),
+    logger,
+  });
   // With Redis, budgets and the caps per credential count over every replica, not each on its own.
   const fleet = backend.redis && { connection: backend.redis, jobLeaseMs: config.jobLeaseMs, logger };
   const queryCost = createQueryCost({
@@ -325,6 +334,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   metrics.observeUpstreamHealth(() => upstream.health());
   const redis = backend.redis;
   if (redis) metrics.observeRedis(() => redis.isReady());
+  if (backend.streams) metrics.observeRedisOutbox(backend.streams.outbox);
   const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
   metrics.observeReadiness(() => readiness.readyNow());
   const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [
@@ -384,9 +394,10 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           logger,
           metrics: feedMetrics,
           tracer: tracing?.tracer,
-          replicas: backend.redis
-            ? createRedisFeedReplicas({ connection: backend.redis, ...replicaTimingsOf(config.livePollMs), logger })
-            : undefined,
+          replicas:
+            backend.redis && backend.streams
+              ? createRedisFeedReplicas({ connection: backend.redis, ...backend.streams, ...replicaTimingsOf(config.livePollMs), logger })
+              : undefined,
         });
       }
       const url = await http.listen(config.port, config.host);

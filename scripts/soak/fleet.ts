@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { numberFromEnv } from '../../bench/knobs.js';
 import { startGateway } from '../../bench/processes.js';
+import { defaultConfig } from '../../src/config/index.js';
 import { createSimulator, POLL_OPERATION, type Simulator } from '../../src/simulator/server.js';
 import { eventually } from '../../test/support/process.js';
 import { freePort, startRedis } from '../../test/support/redis.js';
@@ -409,13 +410,13 @@ function judgeGrowth(growth: Record<string, Growth | null>, settings: FleetSetti
 }
 
 /**
- * The finished-jobs stream at the end, and what it would take at its cap (`STREAM_MAX_LEN` in
- * `src/jobs/redis-pubsub.ts`, about 10,000 entries): it grows by design until then.
+ * The finished-jobs stream at the end, and what it would take at its cap (`REDIS_STREAM_MAX_LEN`,
+ * which the soak leaves at its default): it grows by design until then.
  */
 function streamFootprint(last: MemorySample): Record<string, number> {
   const { streamEntries: entries, streamMb: mb } = last.redis;
   const bytesPerEntry = entries > 0 ? Math.round((mb * 1024 * 1024) / entries) : 0;
-  return { entries, mb, bytesPerEntry, mbAtCap: megabytes(bytesPerEntry * 10_000) };
+  return { entries, mb, bytesPerEntry, mbAtCap: megabytes(bytesPerEntry * defaultConfig.redisStreamMaxLen) };
 }
 
 function describeSample(sample: MemorySample): string {

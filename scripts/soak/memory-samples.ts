@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import type { Redis } from 'ioredis';
 import { sampleMemory } from '../../bench/fanout.js';
 import type { GatewayProcess } from '../../bench/processes.js';
-import { FINISHED_STREAM_KEY } from '../../src/jobs/redis-pubsub.js';
+import { FINISHED_STREAM_KEY } from '../../src/redis/streams.js';
 import { fitGrowth, megabytes, type Growth } from './statistics.js';
 
 /** A replica as the sampler reads it: its process, and the file its heap probe answers in. */

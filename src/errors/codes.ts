@@ -281,7 +281,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'With `REDIS_URL`, Redis is unreachable: mutations, `job(id)`, cursors whose key is not agreed yet and new subscriptions fail, and open subscriptions end with it. Retry later; reads that need no Redis keep working.',
+      'With `REDIS_URL`, Redis is unreachable: mutations, `job(id)` and cursors whose key is not agreed yet fail; subscriptions, open or new, end with it once Redis stays away longer than `REDIS_RESUME_GRACE_MS` or returns without the results published meanwhile. Retry later (subscribe again); reads that need no Redis keep working.',
   },
   {
     code: 'REDIS_UNAVAILABLE',

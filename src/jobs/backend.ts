@@ -1,9 +1,12 @@
 /**
  * Where jobs live and how their results travel: in-process without `REDIS_URL`, Redis (job store
- * and pub/sub) with it, so several replicas act as one.
+ * and pub/sub) with it, so several replicas act as one. With Redis it also holds what the change
+ * feed shares: the one reader of the Redis streams and the outbox that appends to them.
  */
 import type { Logger } from 'pino';
 import { createRedisConnection, type RedisConnection } from '../redis/connection.js';
+import { createRedisOutbox, type OutboxKind, type RedisOutbox } from '../redis/outbox.js';
+import { createStreamReader, type StreamReader } from '../redis/streams.js';
 import { createJobPubSub, type JobPubSub } from './events.js';
 import type { JobManager } from './manager.js';
 import { createRedisJobPubSub } from './redis-pubsub.js';
@@ -17,7 +20,23 @@ export interface JobBackendOptions {
   jobTtlMs: number;
   /** How long a silent replica keeps its running jobs before another one claims them (`JOB_LEASE_MS`). */
   jobLeaseMs: number;
+  /** How long open subscriptions wait for a lost Redis connection to come back (`REDIS_RESUME_GRACE_MS`). */
+  redisResumeGraceMs: number;
+  /** Entries each Redis stream keeps, about (`REDIS_STREAM_MAX_LEN`). */
+  redisStreamMaxLen: number;
+  /** Most bytes kept in memory while Redis does not take them (`REDIS_OUTBOX_MAX_BYTES`). */
+  redisOutboxMaxBytes: number;
+  /** Called for each entry the outbox drops at its bound (e.g. to count them). */
+  onOutboxDropped?: ((kind: OutboxKind) => void) | undefined;
   logger: Logger;
+}
+
+/** What the change feed shares with the jobs over Redis. */
+export interface SharedStreams {
+  /** The one reader of the Redis streams (finished jobs, change-feed changes). */
+  readonly reader: StreamReader;
+  /** Where finished jobs and change-feed changes wait until Redis takes them. */
+  readonly outbox: RedisOutbox;
 }
 
 export interface JobBackend {
@@ -25,6 +44,8 @@ export interface JobBackend {
   readonly pubsub: JobPubSub;
   /** The Redis connection, when `REDIS_URL` is set. */
   readonly redis: RedisConnection | undefined;
+  /** The streams' reader and outbox, when `REDIS_URL` is set. */
+  readonly streams: SharedStreams | undefined;
   /**
    * Connects (waiting at most `connectTimeoutMs`; a gateway that starts before Redis is simply
    * not ready until it comes) and, with Redis, keeps claiming the running jobs of replicas that
@@ -45,6 +66,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
       store,
       pubsub: createJobPubSub(),
       redis: undefined,
+      streams: undefined,
       async start() {},
       redisReachable: async () => undefined,
       close: () => store.close(),
@@ -53,13 +75,15 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
 
   const redis = createRedisConnection({ url: redisUrl, logger });
   const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs, logger });
-  const pubsub = createRedisJobPubSub({ connection: redis, store, logger });
+  const streams = createSharedStreams(redis, options);
+  const pubsub = createRedisJobPubSub({ connection: redis, store, reader: streams.reader, outbox: streams.outbox, logger, resumeGraceMs: options.redisResumeGraceMs });
   let claimer: NodeJS.Timeout | undefined;
 
   return {
     store,
     pubsub,
     redis,
+    streams,
     async start(jobs, connectTimeoutMs = 5000) {
       if (!(await redis.waitUntilReady(connectTimeoutMs))) {
         logger.error({ redis: redactUrl(redisUrl) }, 'redis is not reachable yet; the gateway is not ready until it is');
@@ -81,8 +105,27 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
     async close() {
       clearInterval(claimer);
       await store.close();
+      // Before disconnecting: what finished last is appended if Redis takes it.
+      await streams.outbox.close();
       await redis.close();
     },
+  };
+}
+
+/** The reader of the Redis streams on `connection`, and the outbox that appends to them. */
+export function createSharedStreams(
+  connection: RedisConnection,
+  options: Pick<JobBackendOptions, 'redisStreamMaxLen' | 'redisOutboxMaxBytes' | 'onOutboxDropped' | 'logger'>,
+): SharedStreams {
+  return {
+    reader: createStreamReader({ client: connection.reader, logger: options.logger }),
+    outbox: createRedisOutbox({
+      client: connection.commands,
+      streamMaxLen: options.redisStreamMaxLen,
+      maxBytes: options.redisOutboxMaxBytes,
+      logger: options.logger,
+      onDropped: options.onOutboxDropped,
+    }),
   };
 }
 

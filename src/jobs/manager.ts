@@ -107,27 +107,54 @@ export function createJobManager(options: JobManagerOptions): JobManager {
   // are scrubbed of. Memory only, never the store: another replica's webhook for a job started
   // here is scrubbed of anything shaped like a credential (`redact`), not of this exact one.
   const secretsOfRunning = new Map<string, string>();
+  // Jobs whose finish here failed (Redis away, or too slow to answer): they stay RUNNING in the
+  // store and are polled again. One found finished by then may have been finished by that very
+  // write, its answer lost, and so published by no one: it is published then (readers drop a job
+  // id published twice).
+  const unconfirmed = new Set<string>();
   let closed = false;
 
   /** Ends a job once and publishes it; `span`: the span of what finished it (its publication goes under it). */
   async function finish(id: string, outcome: JobOutcome, via: 'webhook' | 'poll' | 'submit', span?: Span): Promise<boolean> {
     const secret = secretsOfRunning.get(id);
-    const finished = await store.finish(id, { success: outcome.success, body: redactJson(outcome.body, secret === undefined ? [] : [secret]) });
-    if (finished) secretsOfRunning.delete(id);
-    if (!finished) return false;
+    let finished: JobRecord | null;
+    try {
+      finished = await store.finish(id, { success: outcome.success, body: redactJson(outcome.body, secret === undefined ? [] : [secret]) });
+    } catch (error) {
+      unconfirmed.add(id);
+      throw error;
+    }
+    if (!finished) {
+      // Finished already: perhaps by a finish of ours whose answer was lost.
+      if (unconfirmed.has(id)) publishUnconfirmed(id, await store.get(id));
+      return false;
+    }
+    unconfirmed.delete(id);
+    secretsOfRunning.delete(id);
     if (span !== undefined && via === 'webhook') span.addLinks(linkTo(finished.traceParent, { 'job.link': 'submit' }));
     span?.setAttribute('job.status', finished.status);
     logger.info({ job: id, operation: finished.operation, status: finished.status, via, ...traceFields(span) }, 'job finished');
+    publish(finished, span);
+    return true;
+  }
+
+  /** Publishes a job found finished (or forgets one gone) after a finish of it here went unconfirmed, once. */
+  function publishUnconfirmed(id: string, job: JobRecord | null): void {
+    if (job?.status === 'RUNNING' || !unconfirmed.delete(id) || job === null) return;
+    logger.info({ job: id, operation: job.operation, status: job.status }, 'job found finished after its finish here went unconfirmed; publishing it');
+    publish(job, undefined);
+  }
+
+  function publish(finished: JobRecord, span: Span | undefined): void {
     // Before publishing: whoever waits for the job may read its records again at once.
     options.onFinished?.(finished);
-    const publication = span === undefined || tracer === undefined ? undefined : startChildSpan(scopeOf(tracer, span), 'job.publish', { 'job.id': id, 'job.status': finished.status });
+    const publication = span === undefined || tracer === undefined ? undefined : startChildSpan(scopeOf(tracer, span), 'job.publish', { 'job.id': finished.id, 'job.status': finished.status });
     // `finished` first: a replica receives its messages in order, so it forgets the cached reads
     // the job changed before its `jobCompleted` subscribers hear of the job.
     pubsub.publish('finished', FINISHED_SCOPE, finished);
-    pubsub.publish('job', id, finished);
+    pubsub.publish('job', finished.id, finished);
     pubsub.publish('owner', finished.owner, finished);
     publication?.end();
-    return true;
   }
 
   /** A span of its own for a job's webhook or poll, linked to the span that submitted it (from the job record, written by any replica). */
@@ -175,8 +202,9 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       return;
     }
     if (!job || job.status !== 'RUNNING') {
-      // Finished elsewhere (another replica took its webhook).
+      // Finished elsewhere (another replica took its webhook), or here by a write whose answer was lost.
       secretsOfRunning.delete(id);
+      publishUnconfirmed(id, job);
       return;
     }
     const scope = startJobSpan('job.poll', id, job);
@@ -322,6 +350,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       secretsOfRunning.clear();
+      unconfirmed.clear();
     },
   };
 }

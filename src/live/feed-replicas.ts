@@ -10,10 +10,19 @@
  * - The holder leaves its watermark (newest `lastOpDate` and count, no record, no credential) next
  *   to the lease, so the replica taking over goes on from there instead of missing what changed
  *   between the two.
- * - Changes go out on one pub/sub channel, `{scopeKey, collection, uuids}`: every replica hands
- *   them to its own live queries of that scope (or ignores them when it has none). PUBLISH keeps
- *   nothing for a replica whose connection is down, so once its subscription is back the replica
- *   treats every collection its live queries read as changed (`onMissed`): each runs once more.
+ * - Changes go out as one message per tick and scope, `{scopeKey, collection, uuids}`, appended
+ *   to a Redis stream (`LIVE_CHANGES_STREAM_KEY`, through the outbox, which keeps it while Redis is
+ *   away) that every replica reads from its own offset, as finished jobs are (`streams.ts`): every
+ *   replica hands them to its own live queries of that scope (or ignores them when it has none),
+ *   and one whose connection dropped reads on from where it was. Only when the stream cannot
+ *   replay (the entries after its offset are gone) does the replica treat every collection its live
+ *   queries read as changed (`onMissed`): each runs once more.
+ * - The message is also PUBLISHed on `gateway:live:changes`, marked `inStream`, for replicas of
+ *   the release before (which listen only there) during a rolling upgrade; replicas of this one
+ *   take from the channel only the unmarked messages of those older replicas. PUBLISH keeps
+ *   nothing for a replica whose connection is down, so once it has heard an older replica, a
+ *   replica whose subscription comes back after a loss runs its live queries again (`onMissed`),
+ *   as every replica did before.
  *
  * Keys and messages name the scope by its key (a digest): credentials never reach Redis, and a
  * replica polls only with credentials its own live callers sent.
@@ -23,7 +32,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../redis/connection.js';
-import { decodeLiveChange, decodeWatermark, encodeLiveChange, encodeWatermark, noticeNewerFormats } from '../redis/formats.js';
+import { decodeLiveChange, decodeWatermark, encodeLiveChange, encodeWatermark, noticeNewerFormats, type LiveChangeMessage, type NewerFormatNotice } from '../redis/formats.js';
+import type { RedisOutbox } from '../redis/outbox.js';
+import { LIVE_CHANGES_STREAM_KEY, type StreamReader } from '../redis/streams.js';
 import type { LiveChange } from './invalidation.js';
 import type { WatermarkState } from './feed-watermark.js';
 
@@ -46,8 +57,9 @@ export interface FeedReplicas {
   /** Calls `listener` with each change another replica publishes; returns the unsubscribe function. */
   onRemoteChange(listener: (remote: RemoteChange) => void): () => void;
   /**
-   * Calls `listener` when changes other replicas published may have been missed: the subscription
-   * was down (Redis lost) and is back. Returns the unsubscribe function.
+   * Calls `listener` when changes other replicas published may have been missed: the stream lost
+   * the entries after this replica's offset, or (with replicas of an older release about) the
+   * channel's subscription was down and is back. Returns the unsubscribe function.
    */
   onMissed(listener: () => void): () => void;
   close(): Promise<void>;
@@ -80,6 +92,10 @@ const MIN_STATE_TTL_MS = 60_000;
 
 export interface RedisFeedReplicasOptions {
   connection: RedisConnection;
+  /** The reader of the Redis streams, the changes' among them (`JobBackend.streams`). */
+  reader: StreamReader;
+  /** Where changes wait until Redis takes them (`JobBackend.streams`). */
+  outbox: RedisOutbox;
   /** How long a lease lasts unrenewed: a stopped poller's pair is taken over after this. */
   leaseMs: number;
   /** How long a watermark left behind is worth going on from. */
@@ -87,7 +103,10 @@ export interface RedisFeedReplicasOptions {
   logger: Logger;
 }
 
+/** Where the release before listens for changes (and publishes its own). */
 const CHANNEL = 'gateway:live:changes';
+/** The field of a stream entry that holds the change message. */
+const ENTRY_FIELD = 'change';
 
 const leaseKey = (scopeKey: string, collection: string): string => `gateway:live:lease:${scopeKey}:${collection}`;
 const stateKey = (scopeKey: string, collection: string): string => `gateway:live:watermark:${scopeKey}:${collection}`;
@@ -111,39 +130,55 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`;
 
 export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): FeedReplicas {
-  const { connection, leaseMs, stateTtlMs, logger } = options;
+  const { connection, reader, outbox, leaseMs, stateTtlMs, logger } = options;
   const replica = randomUUID();
   const notice = noticeNewerFormats(logger);
   const listeners = new Set<(remote: RemoteChange) => void>();
   const missedListeners = new Set<() => void>();
   let subscribed: Promise<unknown> | null = null;
-  // ioredis says 'ready' at every (re)connection and resubscribes by itself; a 'ready' after a
-  // lost connection means messages published meanwhile never came.
+  let unfollow: (() => void) | undefined;
+  // A replica of the release before publishes on the channel only, which keeps nothing for a
+  // subscriber whose connection is down: once one was heard, a 'ready' after a lost connection
+  // (ioredis resubscribes by itself) means its messages published meanwhile never came.
+  let olderHeard = false;
   let lost = false;
   const onLost = (): void => {
     lost = true;
   };
+  const missed = (why: string): void => {
+    logger.info(why);
+    for (const listener of missedListeners) listener();
+  };
   const onReady = (): void => {
     if (!lost) return;
     lost = false;
-    logger.info('change feed subscription back after a lost connection to Redis: live queries run again');
-    for (const listener of missedListeners) listener();
+    if (olderHeard) missed('change feed subscription back after a lost connection to Redis, with replicas of an older release in the fleet: live queries run again');
   };
 
+  const hand = (message: LiveChangeMessage | null): void => {
+    if (message === null || message.from === replica) return;
+    for (const listener of listeners) listener({ scopeKey: message.scopeKey, changes: message.changes });
+  };
   const onMessage = (channel: string, text: string): void => {
     if (channel !== CHANNEL) return;
     const message = decodeLiveChange(text, notice)?.value ?? null;
-    if (message === null || message.from === replica) return;
-    for (const listener of listeners) listener({ scopeKey: message.scopeKey, changes: message.changes });
+    // Read from the stream, where it was appended too.
+    if (message?.inStream === true) return;
+    if (message !== null && message.from !== replica) olderHeard = true;
+    hand(message);
   };
 
   function subscribe(): void {
     if (subscribed !== null) return;
+    unfollow = reader.follow(LIVE_CHANGES_STREAM_KEY, {
+      entry: (_id, fields) => hand(readEntry(fields, notice)),
+      gap: () => missed('change feed changes published while this replica was away from Redis are gone: live queries run again'),
+    });
     connection.subscriber.on('message', onMessage);
     connection.subscriber.on('close', onLost);
     connection.subscriber.on('ready', onReady);
     subscribed = connection.subscriber.subscribe(CHANNEL).catch((error: unknown) => {
-      logger.warn({ err: error }, 'subscribing to the change feed channel failed; changes other replicas see do not reach this one');
+      logger.warn({ err: error }, 'subscribing to the change feed channel failed; changes replicas of an older release see do not reach this one');
     });
   }
 
@@ -180,8 +215,11 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
       }
     },
     publish(scopeKey, changes) {
-      connection.commands.publish(CHANNEL, encodeLiveChange({ from: replica, scopeKey, changes })).catch((error: unknown) => {
-        logger.warn({ err: error }, 'publishing changes on Redis failed; live queries on other replicas miss them');
+      const text = encodeLiveChange({ from: replica, scopeKey, changes, inStream: true });
+      outbox.append(LIVE_CHANGES_STREAM_KEY, [ENTRY_FIELD, text], 'live_change');
+      connection.commands.publish(CHANNEL, text).catch((error: unknown) => {
+        // Older replicas run their live queries again once their own subscription is back.
+        logger.debug({ err: error }, 'publishing changes on the channel of older releases failed');
       });
     },
     onRemoteChange(listener) {
@@ -197,6 +235,7 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
     async close() {
       listeners.clear();
       missedListeners.clear();
+      unfollow?.();
       if (subscribed === null) return;
       connection.subscriber.off('message', onMessage);
       connection.subscriber.off('close', onLost);
@@ -205,4 +244,10 @@ export function createRedisFeedReplicas(options: RedisFeedReplicasOptions): Feed
       if (connection.isReady()) await connection.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
     },
   };
+}
+
+/** The message of a stream entry; null for anything else. */
+function readEntry(fields: readonly string[], notice: NewerFormatNotice): LiveChangeMessage | null {
+  for (let index = 0; index + 1 < fields.length; index += 2) if (fields[index] === ENTRY_FIELD) return decodeLiveChange(fields[index + 1]!, notice)?.value ?? null;
+  return null;
 }

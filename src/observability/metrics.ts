@@ -47,6 +47,8 @@ export interface GatewayMetrics {
   readonly costRefused: Counter<'code'>;
   /** Response-cache lookups of cacheable queries: `hit` (answered from the cache) or `miss` (executed). */
   readonly responseCacheLookups: Counter<'result'>;
+  /** Entries the Redis outbox dropped at `REDIS_OUTBOX_MAX_BYTES`, by kind (`job`, `live_change`). */
+  readonly redisOutboxDropped: Counter<'kind'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -55,6 +57,8 @@ export interface GatewayMetrics {
   observeUpstreamHealth(health: () => Pick<UpstreamHealth, 'breakers'>): void;
   /** Reads whether every Redis connection is up at every scrape (`RedisConnection.isReady`); called only with `REDIS_URL`. */
   observeRedis(isReady: () => boolean): void;
+  /** Reads what waits in the Redis outbox at every scrape (`RedisOutbox`); called only with `REDIS_URL`. */
+  observeRedisOutbox(outbox: { entries(): number; bytes(): number }): void;
   /** Reads whether the replica is ready at every scrape (`createReadinessState`: no upstream or Redis call). */
   observeReadiness(isReady: () => boolean): void;
   /** Prometheus text exposition of every metric. */
@@ -116,6 +120,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const graphqlErrors = counter('gateway_graphql_errors_total', 'Errors in the GraphQL answers sent over HTTP (not the events of subscription streams, not graphql-ws), by extensions.code (other: a code that is not an UPPER_SNAKE_CASE word; none: no code).', ['code']);
   const costRefused = counter('gateway_cost_refused_total', 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).', ['code']);
   const responseCacheLookups = counter('gateway_response_cache_lookups_total', 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).', ['result']);
+  const redisOutboxDropped = counter('gateway_redis_outbox_dropped_total', 'Finished jobs (kind job) and change-feed changes (kind live_change) dropped because REDIS_OUTBOX_MAX_BYTES already waited for Redis: their subscribers and other replicas\' live queries miss them (job(id) still answers a job).', ['kind']);
 
   const jobsInFlight = new Map<string, number>();
   collected('gateway_jobs_in_flight', 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.', () => jobsInFlight.size);
@@ -148,6 +153,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     graphqlErrors,
     costRefused,
     responseCacheLookups,
+    redisOutboxDropped,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],
@@ -176,6 +182,10 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     observeRedis(isReady) {
       collected('gateway_redis_connected', 'Whether every Redis connection of this replica (commands, subscriber, stream reader) is up: 1, or 0 while any is reconnecting (Redis-backed operations then fail with REDIS_UNAVAILABLE).', () => (isReady() ? 1 : 0));
+    },
+    observeRedisOutbox(outbox) {
+      collected('gateway_redis_outbox_entries', 'Finished jobs and change-feed changes this replica keeps in memory until Redis takes them (0 while Redis takes every append at once); they are appended, in order, as soon as it does.', () => outbox.entries());
+      collected('gateway_redis_outbox_bytes', 'Bytes of those entries; past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
     },
     observeReadiness(isReady) {
       collected('gateway_ready', 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.', () => (isReady() ? 1 : 0));

@@ -31,7 +31,10 @@ export const FORMATS = {
   job: 2,
   /** Entries of `gw:{jobs-finished}`, field `v` beside `job` (the job as JSON, its secret blanked). */
   finishedJob: 2,
-  /** Messages on `gateway:live:changes`, JSON property `v`. */
+  /**
+   * Messages on `gateway:live:changes` and entries of `gw:{jobs-finished}:live-changes`, JSON
+   * property `v`. 2: `inStream` says a PUBLISHed message was appended to the stream too.
+   */
   liveChange: 2,
   /** `gateway:live:watermark:<scope>:<collection>`, JSON property `v`. */
   liveWatermark: 2,
@@ -183,6 +186,8 @@ export interface LiveChangeMessage {
   from: string;
   scopeKey: string;
   changes: readonly LiveChange[];
+  /** Appended to the stream too: readers of the stream ignore its PUBLISHed copy. Unset by format 1. */
+  inStream?: boolean;
 }
 
 export function encodeLiveChange(message: LiveChangeMessage): string {
@@ -202,7 +207,7 @@ export function decodeLiveChange(text: string, notice?: NewerFormatNotice): Deco
     else if (Array.isArray(uuids) && uuids.every((uuid) => typeof uuid === 'string')) changes.push({ collection, uuids: uuids as string[] });
     else return null;
   }
-  return { value: { from: value.from, scopeKey: value.scopeKey, changes }, version };
+  return { value: { from: value.from, scopeKey: value.scopeKey, changes, inStream: value.inStream === true }, version };
 }
 
 export function encodeWatermark(state: WatermarkState): string {

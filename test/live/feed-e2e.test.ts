@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Simulator } from '../../src/simulator/server.js';
-import { credentialHeaders, startHarness, type Harness } from '../support/harness.js';
+import { credentialHeaders, metricTotal, startHarness, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
 import { subscribeSse, subscribeWs, type Collected } from '../support/subscriptions.js';
 import { startAppReplicas, type AppReplicas } from '../support/app-replicas.js';
@@ -49,14 +49,6 @@ function last(live: Live): Dashboard['vmInstances'] {
   const data = live.results.at(-1)?.data;
   if (!data) throw new Error(`no data in the last answer: ${JSON.stringify(live.results.at(-1))}`);
   return data.vmInstances;
-}
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
 describe('live queries kept fresh by the upstream change feed', () => {
@@ -163,16 +155,16 @@ describe('the change feed across two replicas sharing Redis', () => {
     const onA = await subscribeWs<Dashboard>(replicaA.url, DASHBOARD, {}, headers);
     try {
       await onA.waitFor(1);
-      await eventually(async () => (await metric(replicaA.url, 'gateway_live_pollers')) === 1, 'A polling');
+      await eventually(async () => (await metricTotal(replicaA.url, 'gateway_live_pollers')) === 1, 'A polling');
       const onB = await subscribeSse<Dashboard>(replicaB.url, DASHBOARD, {}, headers);
       try {
         await onB.waitFor(1);
         // Both replicas read the pair; A keeps the lease, B polls nothing.
         simulator.resetStats();
         await morePolls(simulator, simulator.credentials.token, 6);
-        expect(await metric(replicaA.url, 'gateway_live_pollers')).toBe(1);
-        expect(await metric(replicaB.url, 'gateway_live_pollers')).toBe(0);
-        expect(await metric(replicaB.url, 'gateway_live_poll_requests_total')).toBe(0);
+        expect(await metricTotal(replicaA.url, 'gateway_live_pollers')).toBe(1);
+        expect(await metricTotal(replicaB.url, 'gateway_live_pollers')).toBe(0);
+        expect(await metricTotal(replicaB.url, 'gateway_live_poll_requests_total')).toBe(0);
 
         const vm = last(onB).nodes.find((node) => node.state === 'Running')!;
         await churn(simulator, { kind: 'vmState', uuid: vm.uuid });
@@ -181,7 +173,7 @@ describe('the change feed across two replicas sharing Redis', () => {
 
         // A's live query ends: B takes the pair over and keeps its dashboard fresh.
         await onA.close();
-        await eventually(async () => (await metric(replicaB.url, 'gateway_live_pollers')) === 1, 'B polling', 600, 25);
+        await eventually(async () => (await metricTotal(replicaB.url, 'gateway_live_pollers')) === 1, 'B polling', 600, 25);
         const other = last(onB).nodes.find((node) => node.state === 'Running')!;
         await churn(simulator, { kind: 'vmState', uuid: other.uuid });
         await eventually(() => last(onB).nodes.find((node) => node.uuid === other.uuid)?.state === 'Stopped', 'the later change on replica B', 600, 25);

@@ -7,6 +7,8 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/index.js';
+import { createSharedStreams } from '../../src/jobs/backend.js';
 import { createChangeFeed, type ChangeFeed } from '../../src/live/change-feed.js';
 import { createFeedMetrics, type FeedMetrics } from '../../src/live/feed-metrics.js';
 import { createRedisFeedReplicas } from '../../src/live/feed-replicas.js';
@@ -286,7 +288,11 @@ describe('the change feed across replicas (Redis)', () => {
     const scope = scopeOf(simulator.credentials);
     const replicaA = new Recorder();
     const replicaB = new Recorder();
-    const replicasOf = async () => createRedisFeedReplicas({ connection: await connect(redis!.url), leaseMs: POLL_MS * 3, stateTtlMs: 60_000, logger });
+    const replicasOf = async () => {
+      const connection = await connect(redis!.url);
+      const streams = createSharedStreams(connection, { ...defaultConfig, logger });
+      return createRedisFeedReplicas({ connection, ...streams, leaseMs: POLL_MS * 3, stateTtlMs: 60_000, logger });
+    };
     const a = startFeed(simulator, replicaA, { replicas: await replicasOf() });
     const b = startFeed(simulator, replicaB, { replicas: await replicasOf() });
     replicaA.interest(scope, 'vmInstance', 1);

@@ -208,7 +208,8 @@ describe('a Redis outage', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    harness = await startHarness({ config: { redisUrl: redis.url, jobPollAfterMs: 100, jobLeaseMs: 600 } });
+    // Redis stays away past the subscriptions' grace (and comes back empty: no persistence).
+    harness = await startHarness({ config: { redisUrl: redis.url, jobPollAfterMs: 100, jobLeaseMs: 600, redisResumeGraceMs: 1_000 } });
   });
 
   afterAll(async () => {
@@ -227,7 +228,8 @@ describe('a Redis outage', () => {
     const open = await subscribeWs<{ jobEvents: JobResult }>(harness.url, 'subscription { jobEvents { id status } }', {}, params);
 
     await redis.stop();
-    // The open subscription ends with an error saying why, rather than going silent.
+    // Past REDIS_RESUME_GRACE_MS the open subscription ends with an error saying why, rather than
+    // staying silent.
     await open.completed;
     expect(open.results.map((result) => result.errors?.[0]?.extensions?.code)).toEqual(['REDIS_UNAVAILABLE']);
     expect(await readiness()).toEqual({ status: 503, body: { status: 'unavailable', upstream: true, redis: false } });

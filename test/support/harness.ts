@@ -89,6 +89,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
+/** The sum of a metric's samples (every label set) in the `/metrics` of the gateway at `url`. */
+export async function metricTotal(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
 /** The error codes of a response, in order. */
 export function errorCodes(response: { errors?: readonly unknown[] | undefined }): unknown[] {
   return (response.errors ?? []).map((error) => (error as { extensions?: { code?: unknown } }).extensions?.code);

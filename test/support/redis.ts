@@ -1,10 +1,15 @@
 /**
- * A real redis-server for a test: started as a child process on a free port, with no
- * persistence, and able to stop and start again on the same port (an outage and a recovery).
+ * A real redis-server for a test: started as a child process on a free port, and able to stop and
+ * start again on the same port (an outage and a recovery). Without persistence it comes back
+ * empty; `persistent` keeps its data across the restart (an append-only file in a directory of
+ * its own, synced at every write), as a Redis deployed with persistence does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface RedisServer {
   readonly url: string;
@@ -24,12 +29,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** Keep the data across `stop()` and `start()`. @default false */
+  persistent?: boolean;
+}
+
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const persistence = options.persistent ? ['--dir', persistentDirectory(), '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
 
   async function start(): Promise<void> {
-    child = await spawnRedisServer(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+    child = await spawnRedisServer(['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence]);
   }
 
   async function stop(): Promise<void> {
@@ -40,6 +51,13 @@ export async function startRedis(): Promise<RedisServer> {
 
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
+
+/** A directory of its own for a server's files, removed when the test process exits. */
+function persistentDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  return directory;
 }
 
 /** Starts `redis-server <args>` and resolves once it accepts connections (its output kept drained). */
@@ -70,4 +88,15 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): 
   const exited = once(child, 'exit');
   child.kill(signal);
   await exited;
+}
+
+/**
+ * The ids of the gateways' stream-reader connections in a `CLIENT LIST` reply; `reading`: only
+ * those blocked in a read (past their first check of the streams' offsets).
+ */
+export function readerIds(list: unknown, reading = false): string[] {
+  return String(list)
+    .split('\n')
+    .filter((line) => / name=gateway-reader /.test(line) && (!reading || / cmd=xread /.test(line)))
+    .map((line) => /\bid=(\d+)/.exec(line)![1]!);
 }
