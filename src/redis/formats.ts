@@ -207,7 +207,9 @@ export function decodeLiveChange(text: string, notice?: NewerFormatNotice): Deco
     else if (Array.isArray(uuids) && uuids.every((uuid) => typeof uuid === 'string')) changes.push({ collection, uuids: uuids as string[] });
     else return null;
   }
-  return { value: { from: value.from, scopeKey: value.scopeKey, changes, inStream: value.inStream === true }, version };
+  const message: LiveChangeMessage = { from: value.from, scopeKey: value.scopeKey, changes };
+  if (value.inStream === true) message.inStream = true;
+  return { value: message, version };
 }
 
 export function encodeWatermark(state: WatermarkState): string {

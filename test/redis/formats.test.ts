@@ -49,6 +49,8 @@ describe('records this release writes', () => {
     expect(decodeFinishedJob(encodeFinishedJob(JOB))).toEqual({ value: { ...JOB, secret: '' }, version: FORMATS.finishedJob });
     const message = { from: 'r1', scopeKey: 'scope', changes: [{ collection: 'vmInstance', uuids: ['u1'] }, { collection: 'host' }] };
     expect(decodeLiveChange(encodeLiveChange(message))).toEqual({ value: message, version: FORMATS.liveChange });
+    // A PUBLISHed copy of a change also appended to the stream says so, for stream readers to skip it.
+    expect(decodeLiveChange(encodeLiveChange({ ...message, inStream: true }))?.value.inStream).toBe(true);
     expect(decodeWatermark(encodeWatermark({ newest: 5, total: 7 }))).toEqual({ value: { newest: 5, total: 7 }, version: FORMATS.liveWatermark });
     const key = Buffer.alloc(32, 7);
     expect(decodeCursorSecret(encodeCursorSecret(key))).toEqual(key);
