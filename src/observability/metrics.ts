@@ -121,6 +121,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const costRefused = counter('gateway_cost_refused_total', 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).', ['code']);
   const responseCacheLookups = counter('gateway_response_cache_lookups_total', 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).', ['result']);
   const redisOutboxDropped = counter('gateway_redis_outbox_dropped_total', 'Finished jobs (kind job) and change-feed changes (kind live_change) dropped because REDIS_OUTBOX_MAX_BYTES already waited for Redis: their subscribers and other replicas\' live queries miss them (job(id) still answers a job).', ['kind']);
+  // Both kinds from the start, so an alert on their increase sees the first drop.
+  for (const kind of ['job', 'live_change']) redisOutboxDropped.inc({ kind }, 0);
 
   const jobsInFlight = new Map<string, number>();
   collected('gateway_jobs_in_flight', 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.', () => jobsInFlight.size);
