@@ -253,7 +253,7 @@ export const settings = Object.freeze({
     variable: 'REDIS_RESUME_GRACE_MS',
     group: 'redis',
     parser: milliseconds(0, 3_600_000),
-    default: 30_000,
+    default: 60_000,
     description:
       'How long open `jobCompleted`/`jobEvents` subscriptions wait, silent, for a lost connection to Redis to come back (and the results published meanwhile to be read from the stream) before they end with `REDIS_UNAVAILABLE`; subscriptions opened meanwhile wait as long. Set it above the time a Redis restart or a Sentinel failover takes.',
   }),
