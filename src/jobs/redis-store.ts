@@ -202,15 +202,16 @@ export function createRedisJobStore(options: RedisJobStoreOptions): RedisJobStor
               return null;
             }
             if (replica === replicaId || (await isAlive(replica))) return null;
-            // A job this release cannot read (a newer replica wrote it) is left to one that can:
-            // claimed, it would be polled by no one.
-            if ((await read(id)) === null) return null;
+            // Read before the claim: a job this release cannot read (a newer replica wrote it) is
+            // left to one that can; claimed, it would be polled by no one. Its replica is gone, so
+            // nothing changes it between this read and the claim, which checks it still runs.
+            const job = await read(id);
+            if (job === null || job.status !== 'RUNNING') return null;
             const won = await redis.eval(CLAIM_SCRIPT, 1, jobKey(id), replica, replicaId);
-            return won === 1 ? id : null;
+            return won === 1 ? job : null;
           }),
         );
-        const jobs = await Promise.all(claimed.filter((id): id is string => id !== null).map((id) => read(id)));
-        return jobs.filter((job): job is JobRecord => job !== null && job.status === 'RUNNING');
+        return claimed.filter((job): job is JobRecord => job !== null);
       }),
     discard: (id) =>
       guardRedis('discard job', async () => {
