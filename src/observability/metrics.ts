@@ -70,6 +70,12 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/**
+ * The error codes of answers that failed for a server-side reason, not the caller's: the
+ * availability SLO of deploy/prometheus/alerts.yml counts these (a test holds its list equal).
+ */
+export const SERVER_ERROR_CODES = ['INTERNAL_SERVER_ERROR', 'OVERLOADED', 'REDIS_UNAVAILABLE', 'UPSTREAM_PROTOCOL_ERROR', 'UPSTREAM_TIMEOUT', 'UPSTREAM_UNAVAILABLE'] as const;
+
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
@@ -123,6 +129,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const redisOutboxDropped = counter('gateway_redis_outbox_dropped_total', 'Finished jobs (kind job) and change-feed changes (kind live_change) dropped because REDIS_OUTBOX_MAX_BYTES already waited for Redis: their subscribers and other replicas\' live queries miss them (job(id) still answers a job).', ['kind']);
   // Both kinds from the start, so an alert on their increase sees the first drop.
   for (const kind of ['job', 'live_change']) redisOutboxDropped.inc({ kind }, 0);
+  // The server-side codes from the start too: the availability SLO's rate sees the first failure
+  // of each, where a series born at 1 would hide it.
+  for (const code of SERVER_ERROR_CODES) graphqlErrors.inc({ code }, 0);
 
   const jobsInFlight = new Map<string, number>();
   collected('gateway_jobs_in_flight', 'Asynchronous jobs this replica follows that have not finished yet: started here, or claimed from a replica that stopped.', () => jobsInFlight.size);

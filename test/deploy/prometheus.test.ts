@@ -1,7 +1,7 @@
 /**
  * `deploy/grafana/gateway.json` and `deploy/prometheus/alerts.yml` against the real thing.
  *
- * promtool checks the rules and runs their unit tests (`alerts.test.yml`, Prometheus' own
+ * promtool checks the rules and runs their unit tests (`alerts.test.yml` and `alerts-slo.test.yml`, Prometheus' own
  * format). Then a real Prometheus scrapes a real gateway (against its simulator, with Redis) while
  * traffic flows: reads, writes (one failing) with a subscription following them, a live query,
  * refused requests, and a spell of upstream faults. Every dashboard query and every alert
@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SERVER_ERROR_CODES } from '../../src/observability/metrics.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { only, quantity, readKustomization } from '../support/kustomize.js';
 import { parseExposition, readQuery, requireProgram, startPrometheus, unexportedReads, type Prometheus } from '../support/prometheus.js';
@@ -23,7 +24,9 @@ import { subscribeWs, type Collected } from '../support/subscriptions.js';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 
 const RULES = new URL('../../deploy/prometheus/alerts.yml', import.meta.url).pathname;
-const RULE_TESTS = new URL('../../deploy/prometheus/alerts.test.yml', import.meta.url).pathname;
+const RULE_TESTS = ['alerts.test.yml', 'alerts-slo.test.yml'].map((file) => new URL(`../../deploy/prometheus/${file}`, import.meta.url).pathname);
+/** The scrape job the rules that read Prometheus' own `up` select (the PodMonitor's). */
+const JOB = 'infra-graphql-gateway';
 const DASHBOARD = new URL('../../deploy/grafana/gateway.json', import.meta.url).pathname;
 const DOCS = new URL('../../docs/operations/kubernetes.md', import.meta.url).pathname;
 
@@ -34,7 +37,17 @@ interface Rule {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
-const rules: Rule[] = (parse(readFileSync(RULES, 'utf8')) as { groups: { rules: Rule[] }[] }).groups.flatMap((group) => group.rules);
+interface Group {
+  name: string;
+  rules: (Rule | { record: string; expr: string })[];
+}
+const groups = (parse(readFileSync(RULES, 'utf8')) as { groups: Group[] }).groups;
+const rules: Rule[] = groups.flatMap((group) => group.rules.filter((rule): rule is Rule => 'alert' in rule));
+/** The recording rules: the series they record, and the expressions. */
+const recorded = new Map(groups.flatMap((group) => group.rules.flatMap((rule) => ('record' in rule ? [[rule.record, rule.expr] as const] : []))));
+/** The group whose rules read kube-state-metrics' series, which no gateway exports. */
+const KUBE_STATE_GROUP = 'infra-graphql-gateway-kubernetes';
+const kubeStateAlerts = new Set(groups.find((group) => group.name === KUBE_STATE_GROUP)!.rules.flatMap((rule) => ('alert' in rule ? [rule.alert] : [])));
 
 interface Target {
   refId: string;
@@ -65,31 +78,69 @@ function promtool(...args: string[]): string {
 
 describe('the alerting rules, with promtool', () => {
   it('pass promtool check rules', () => {
-    expect(promtool('check', 'rules', RULES)).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(promtool('check', 'rules', RULES)).toContain(`SUCCESS: ${rules.length + recorded.size} rules found`);
   });
 
   it('pass their unit tests (promtool test rules)', () => {
-    expect(promtool('test', 'rules', RULE_TESTS)).toContain('SUCCESS');
-  });
+    const output = promtool('test', 'rules', ...RULE_TESTS);
+    expect(output.match(/SUCCESS/g)).toHaveLength(RULE_TESTS.length);
+    // promtool evaluates every rule, the 3-day windows too, at each step of each test: about 10 s
+    // of CPU, minutes on a loaded machine.
+  }, 300_000);
 
   it('each have a unit test where they fire and one where they do not, and a runbook', () => {
-    const tests = (parse(readFileSync(RULE_TESTS, 'utf8')) as { tests: { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[] }).tests;
+    const tests = RULE_TESTS.flatMap((file) => (parse(readFileSync(file, 'utf8')) as { tests: { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[] }).tests);
+    const docs = readFileSync(DOCS, 'utf8');
     const cases = tests.flatMap((test) => test.alert_rule_test ?? []);
     for (const rule of rules) {
       const ofRule = cases.filter((test) => test.alertname === rule.alert);
       expect(ofRule.some((test) => (test.exp_alerts ?? []).length > 0), `${rule.alert} is never shown firing`).toBe(true);
       expect(ofRule.some((test) => (test.exp_alerts ?? []).length === 0), `${rule.alert} is never shown not firing`).toBe(true);
       expect(rule.annotations?.runbook, `${rule.alert} has no runbook`).toBeTruthy();
+      // Its runbook_url is the anchor of its runbook's heading in the docs.
+      expect(rule.annotations?.runbook_url).toBe(`docs/operations/kubernetes.md#${rule.alert.toLowerCase()}`);
+      expect(docs, `${rule.alert}'s runbook heading`).toMatch(new RegExp(`^#### ${rule.alert}$`, 'm'));
       expect(rule.annotations?.description, `${rule.alert} has no description`).toBeTruthy();
       expect(['critical', 'warning']).toContain(rule.labels?.severity);
     }
   });
 
-  it('put the memory alert\'s bound at the Deployment\'s memory limit', () => {
-    const deployment = only<IDeployment>(readKustomization().manifests, 'Deployment');
-    const limit = quantity(deployment.spec!.template.spec!.containers[0]!.resources!.limits!.memory!);
-    const memory = rules.find((rule) => rule.alert === 'GatewayMemoryGrowing')!;
-    expect(memory.expr).toContain(`> ${limit / 1024 ** 2} * 1024 * 1024`);
+  it('put the memory alerts\' bounds at the Deployment\'s memory limit, and the heap alert\'s at the heap cap the pods set', () => {
+    const { manifests } = readKustomization();
+    const deployment = only<IDeployment>(manifests, 'Deployment');
+    const container = deployment.spec!.template.spec!.containers[0]!;
+    const limitMiB = quantity(container.resources!.limits!.memory!) / 1024 ** 2;
+    const settings = only<{ data: Record<string, string> }>(manifests, 'ConfigMap', container.envFrom![0]!.configMapRef!.name);
+    const heapMiB = Number(/--max-old-space-size=(\d+)/.exec(settings.data.NODE_OPTIONS ?? '')?.[1]);
+    const expr = (alert: string): string => rules.find((rule) => rule.alert === alert)!.expr;
+    expect(expr('GatewayMemoryGrowing')).toContain(`> ${limitMiB} * 1024 * 1024`);
+    expect(expr('GatewayMemoryNearLimit')).toContain(`> 0.9 * ${limitMiB} * 1024 * 1024`);
+    expect(expr('GatewayHeapNearLimit')).toContain(`> 0.9 * ${heapMiB} * 1024 * 1024`);
+  });
+
+  it('page when the gateway is gone, on the job the PodMonitor names', () => {
+    const down = rules.find((rule) => rule.alert === 'GatewayDown')!;
+    expect(down.expr).toContain(`absent(up{job="${JOB}"})`);
+    expect(down.labels?.severity).toBe('critical');
+  });
+
+  it('measure availability against a target set in one recording rule, with multi-window burn-rate alerts', () => {
+    expect(recorded.get('gateway:slo_availability:target')).toMatch(/^vector\(0\.9\d*\)$/);
+    // Failures are the server-side codes the gateway names, which it exports from its start.
+    for (const window of ['5m', '30m', '1h', '6h', '3d']) {
+      const errors = recorded.get(`gateway:slo_errors:rate${window}`)!;
+      const codes = [...errors.matchAll(/gateway_graphql_errors_total\{code=~"([^"]+)"\}/g)].map((match) => match[1]);
+      expect(codes).toEqual([SERVER_ERROR_CODES.join('|'), SERVER_ERROR_CODES.join('|')]);
+    }
+    const burns = rules.filter((rule) => rule.alert.startsWith('GatewayErrorBudget')).map((rule) => {
+      const windows = [...rule.expr.matchAll(/gateway:slo_errors:ratio_rate(\w+) > ([\d.]+) \* \(1 - scalar\(gateway:slo_availability:target\)\)/g)];
+      return { severity: rule.labels?.severity, windows: windows.map((match) => match[1]), factor: [...new Set(windows.map((match) => match[2]))] };
+    });
+    expect(burns).toEqual([
+      { severity: 'critical', windows: ['1h', '5m'], factor: ['14.4'] },
+      { severity: 'critical', windows: ['6h', '30m'], factor: ['6'] },
+      { severity: 'warning', windows: ['3d', '6h'], factor: ['1'] },
+    ]);
   });
 });
 
@@ -141,8 +192,8 @@ describe('the dashboard and the alerts, against a real Prometheus scraping a gat
       config: { redisUrl: redis.url, upstreamBreakerThreshold: 2, upstreamBreakerOpenMs: 500 },
     });
     instance = new URL(harness.url).host;
-    prometheus = await startPrometheus({ targets: [instance], ruleFiles: [RULES] });
-    await eventually(async () => (await prometheus.query('up{job="gateway"} == 1')).length === 1, 'Prometheus to scrape the gateway', 100, 100);
+    prometheus = await startPrometheus({ targets: [instance], jobName: JOB, ruleFiles: [RULES] });
+    await eventually(async () => (await prometheus.query(`up{job="${JOB}"} == 1`)).length === 1, 'Prometheus to scrape the gateway', 100, 100);
 
     const { tenantId } = harness.simulator.credentials;
     const hosts = [...harness.simulator.store.hosts.list(tenantId)];
@@ -192,7 +243,7 @@ describe('the dashboard and the alerts, against a real Prometheus scraping a gat
     exposition = parseExposition(await (await fetch(`${harness.url}/metrics`)).text());
     // Two more scrapes after the last request, so each rate has a sample after it.
     const end = Date.now() / 1000;
-    await eventually(async () => Number((await prometheus.query('timestamp(up{job="gateway"})'))[0]?.value[1]) > end + 2, 'two scrapes after the traffic', 100, 100);
+    await eventually(async () => Number((await prometheus.query(`timestamp(up{job="${JOB}"})`))[0]?.value[1]) > end + 2, 'two scrapes after the traffic', 100, 100);
   }, 90_000);
 
   afterAll(async () => {
@@ -222,17 +273,55 @@ describe('the dashboard and the alerts, against a real Prometheus scraping a gat
     },
   );
 
-  it.each(rules.map((rule) => [rule.alert, rule.expr] as const))('alert %s reads metrics the gateway exports, and evaluates', async (_name, expr) => {
-    expect(unexportedReads(readQuery(expr), exposition)).toEqual([]);
+  /**
+   * What an expression reads that the gateway does not export, leaving out Prometheus' own `up`
+   * and the series recording rules make (each checked through its own expression).
+   */
+  const unexported = (expr: string): string[] => {
+    const query = readQuery(expr);
+    const selectors = query.selectors.filter((selector) => selector.metric !== 'up' && !recorded.has(selector.metric));
+    const groupings = query.groupings.map((grouping) => ({ ...grouping, over: grouping.over.filter((selector) => selector.metric !== 'up' && !recorded.has(selector.metric)) })).filter((grouping) => grouping.over.length > 0);
+    return unexportedReads({ selectors, groupings }, exposition);
+  };
+
+  it.each(rules.filter((rule) => !kubeStateAlerts.has(rule.alert)).map((rule) => [rule.alert, rule.expr] as const))('alert %s reads metrics the gateway exports, and evaluates', async (_name, expr) => {
+    expect(unexported(expr)).toEqual([]);
     await expect(prometheus.query(expr)).resolves.toBeInstanceOf(Array);
+  });
+
+  it.each([...kubeStateAlerts])('alert %s, on kube-state-metrics\' series, evaluates', async (alert) => {
+    const expr = rules.find((rule) => rule.alert === alert)!.expr;
+    expect(readQuery(expr).selectors.every((selector) => selector.metric.startsWith('kube_'))).toBe(true);
+    await expect(prometheus.query(expr)).resolves.toEqual([]);
+  });
+
+  it.each([...recorded].map(([name, expr]) => [name, expr] as const))('recording rule %s reads metrics the gateway exports', (_name, expr) => {
+    expect(unexported(expr)).toEqual([]);
+  });
+
+  it('keeps GatewayDown and GatewayTargetDown quiet while Prometheus scrapes the gateway', async () => {
+    for (const alert of ['GatewayDown', 'GatewayTargetDown']) expect(await prometheus.query(rules.find((rule) => rule.alert === alert)!.expr), alert).toEqual([]);
+  });
+
+  it('counts the spell of upstream faults as failed answers in the SLO, and not every refused request', async () => {
+    const [ratio] = await eventually(async () => {
+      const samples = await prometheus.query('gateway:slo_errors:ratio_rate5m');
+      return samples.length > 0 && samples;
+    }, 'the SLO recording rules to be evaluated', 100, 100);
+    expect(ratio!.metric).toEqual({ __name__: 'gateway:slo_errors:ratio_rate5m', job: JOB });
+    const failed = Number(ratio!.value[1]);
+    expect(failed).toBeGreaterThan(0);
+    // Answers with any error (the refused ones, a failing write's) are more than the server-side failures.
+    const [withErrors] = await prometheus.query(`sum(rate(gateway_graphql_operations_total{result="error"}[5m])) / sum(rate(gateway_graphql_operations_total[5m]))`);
+    expect(failed).toBeLessThan(Number(withErrors!.value[1]));
   });
 
   it('Prometheus loaded every rule and evaluates each without error', async () => {
     const loaded = await eventually(async () => {
       const all = (await prometheus.rules()).flatMap((group) => group.rules);
-      return all.length === rules.length && all.every((rule) => rule.health !== 'unknown') && all;
+      return all.length === rules.length + recorded.size && all.every((rule) => rule.health !== 'unknown') && all;
     }, 'every rule to be evaluated', 100, 100);
-    expect(loaded.map((rule) => rule.name).sort()).toEqual(rules.map((rule) => rule.alert).sort());
+    expect(loaded.map((rule) => rule.name).sort()).toEqual([...rules.map((rule) => rule.alert), ...recorded.keys()].sort());
     for (const rule of loaded) expect({ rule: rule.name, health: rule.health, error: rule.lastError ?? '' }).toEqual({ rule: rule.name, health: 'ok', error: '' });
   });
 });

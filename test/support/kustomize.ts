@@ -1,22 +1,23 @@
 /**
- * Reads `deploy/kubernetes` as `kubectl apply -k` would, without kubectl or kustomize: the
- * kustomization's `resources:` (plain files, each one or more YAML documents) and its `images:`
- * transform. Any other kustomize feature makes it throw, so that a generator or a patch added
- * later is not silently left out of the tests.
+ * Renders `deploy/kubernetes` (and overlays and components of it) as `kubectl apply -k` would:
+ * with kubectl's built-in kustomize (`kubectl kustomize`), so generators, hash suffixes,
+ * components and patches are the real thing. kubectl is required: where it is missing the tests
+ * fail with the install instructions rather than skip.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { parse, parseAllDocuments } from 'yaml';
 
-export const KUSTOMIZATION_DIR = new URL('../../deploy/kubernetes/', import.meta.url).pathname;
+export const DEPLOY_DIR = new URL('../../deploy/', import.meta.url).pathname;
+export const KUSTOMIZATION_DIR = join(DEPLOY_DIR, 'kubernetes');
+export const COMPONENTS_DIR = join(KUSTOMIZATION_DIR, 'components');
+export const EXAMPLE_OVERLAY_DIR = join(DEPLOY_DIR, 'overlays', 'example');
 
-/** The kustomization fields read here; any other one is an error. */
-const UNDERSTOOD_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'images']);
-
-/** A Kubernetes object as written, with the file it came from. */
+/** A Kubernetes object as rendered. */
 export interface Manifest {
-  readonly file: string;
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
@@ -30,32 +31,96 @@ interface ImageOverride {
 }
 
 export interface Kustomization {
-  /** The files `resources:` lists, in order. */
+  /** The entries of `resources:`, in order. */
   readonly resources: readonly string[];
-  /** Every YAML file of the directory besides `kustomization.yaml`. */
+  /** The env files of `configMapGenerator:`. */
+  readonly generatorFiles: readonly string[];
+  /** Every YAML and env file of the directory besides `kustomization.yaml`. */
   readonly filesInDirectory: readonly string[];
   readonly images: readonly ImageOverride[];
+  /** What `kubectl kustomize` renders. */
   readonly manifests: readonly Manifest[];
 }
 
-export function readKustomization(dir = KUSTOMIZATION_DIR): Kustomization {
-  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
-  const unknown = Object.keys(kustomization).filter((field) => !UNDERSTOOD_FIELDS.has(field));
-  if (unknown.length > 0) throw new Error(`kustomization.yaml uses ${unknown.join(', ')}, which test/support/kustomize.ts does not resolve: teach it first`);
-  const resources = (kustomization.resources ?? []) as string[];
-  const manifests: Manifest[] = [];
-  for (const file of resources) {
-    if (!/^[\w.-]+\.ya?ml$/.test(file)) throw new Error(`resource ${file}: only files of this directory are resolved here`);
-    for (const document of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      if (document.errors.length > 0) throw new Error(`${file}: ${document.errors.map((error) => error.message).join('; ')}`);
-      const object = document.toJS() as Record<string, unknown> | null;
-      if (object === null) continue;
-      const metadata = (object.metadata ?? {}) as { name?: string };
-      manifests.push({ file, apiVersion: String(object.apiVersion), kind: String(object.kind), name: String(metadata.name), object });
-    }
+/** Fails with the install instructions when kubectl is not on the PATH. */
+export function requireKubectl(): void {
+  if (spawnSync('sh', ['-c', 'command -v kubectl'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error('kubectl is not installed, and the Kubernetes manifests are rendered with its built-in kustomize. Install it: https://kubernetes.io/docs/tasks/tools/ (Debian: the kubectl package of pkgs.k8s.io)');
   }
-  const filesInDirectory = readdirSync(dir).filter((file) => /\.ya?ml$/.test(file) && file !== 'kustomization.yaml');
-  return { resources, filesInDirectory, images: (kustomization.images ?? []) as ImageOverride[], manifests };
+}
+
+/** `kubectl kustomize dir`, as objects; throws with kustomize's message when it fails. */
+export function render(dir: string): Manifest[] {
+  requireKubectl();
+  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.stderr}`);
+  const manifests: Manifest[] = [];
+  for (const document of parseAllDocuments(result.stdout)) {
+    if (document.errors.length > 0) throw new Error(`kubectl kustomize ${dir}: ${document.errors.map((error) => error.message).join('; ')}`);
+    const object = document.toJS() as Record<string, unknown> | null;
+    if (object === null) continue;
+    const metadata = (object.metadata ?? {}) as { name?: string };
+    manifests.push({ apiVersion: String(object.apiVersion), kind: String(object.kind), name: String(metadata.name), object });
+  }
+  return manifests;
+}
+
+export function readKustomization(dir = KUSTOMIZATION_DIR): Kustomization {
+  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
+    resources?: string[];
+    configMapGenerator?: { envs?: string[]; files?: string[] }[];
+    images?: ImageOverride[];
+  };
+  const generatorFiles = (kustomization.configMapGenerator ?? []).flatMap((generator) => [...(generator.envs ?? []), ...(generator.files ?? [])]);
+  const filesInDirectory = readdirSync(dir).filter((file) => /\.(ya?ml|env)$/.test(file) && file !== 'kustomization.yaml');
+  return { resources: kustomization.resources ?? [], generatorFiles, filesInDirectory, images: kustomization.images ?? [], manifests: render(dir) };
+}
+
+/** The components of `deploy/kubernetes/components`, by directory name. */
+export function componentNames(): string[] {
+  return readdirSync(COMPONENTS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The base with the given components, rendered through a throwaway overlay. */
+export function renderWithComponents(components: readonly string[]): Manifest[] {
+  const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  try {
+    const path = (target: string): string => relative(dir, target);
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'resources:',
+        `  - ${path(KUSTOMIZATION_DIR)}`,
+        'components:',
+        ...components.map((component) => `  - ${path(join(COMPONENTS_DIR, component))}`),
+      ].join('\n'),
+    );
+    return render(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The example overlay (`deploy/overlays/example`) rendered as an operator would after copying its
+ * `secret.env.example` to `secret.env` (ignored by git, so absent here): on a copy of `deploy/`.
+ */
+export function renderExampleOverlay(): { manifests: Manifest[]; secretEnv: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'deploy-'));
+  try {
+    cpSync(DEPLOY_DIR, dir, { recursive: true });
+    const overlay = join(dir, relative(DEPLOY_DIR, EXAMPLE_OVERLAY_DIR));
+    const secretEnv = readFileSync(join(overlay, 'secret.env.example'), 'utf8');
+    writeFileSync(join(overlay, 'secret.env'), secretEnv);
+    return { manifests: render(overlay), secretEnv };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The one manifest of `kind` (throws when there is none or more than one). */
@@ -101,7 +166,7 @@ export function typeErrors(manifests: readonly Manifest[]): string[] {
     if (diagnostic.file?.fileName !== fileName || diagnostic.start === undefined) return message;
     const line = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line;
     const manifest = manifests[Math.floor(line / 2)];
-    return `${manifest?.file} (${manifest?.kind} ${manifest?.name}): ${message}`;
+    return `${manifest?.kind} ${manifest?.name}: ${message}`;
   });
 }
 
