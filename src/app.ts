@@ -224,6 +224,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const jobs = createJobManager({
     store: instrumentJobStore(backend.store, metrics),
     pubsub: backend.pubsub,
+    events: backend.events,
     upstream,
     publicUrl: () => config.publicUrl ?? http.url,
     jobLocation: (id) => upstream.jobLocation(id),

@@ -263,7 +263,7 @@ export const settings = Object.freeze({
     parser: integer(100, 10_000_000),
     default: 10_000,
     description:
-      'Entries kept (about: trimmed with `MAXLEN ~`) in each Redis stream, the finished jobs\' and the change feed\'s: how many a replica whose connection was lost may fall behind and still catch up; beyond it its subscriptions end with `REDIS_UNAVAILABLE` and its live queries all run again.',
+      'Entries kept (about: trimmed with `MAXLEN ~`) in each Redis stream, the finished jobs\' and the change feed\'s: how many a replica whose connection was lost may fall behind and still catch up; beyond it its subscriptions end with `REDIS_UNAVAILABLE` and its live queries all run again. Also how far back `jobEvents(after:)` can replay (without Redis, the finished jobs kept in the process for it).',
   }),
   redisOutboxMaxBytes: setting({
     variable: 'REDIS_OUTBOX_MAX_BYTES',

@@ -167,6 +167,17 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
       '`after` stands for an upstream cursor that is gone (older than `CURSOR_TTL_MS`, pushed out of `CURSOR_STORE_MAX_BYTES`, or expired upstream): start again from the first page, without `after`.',
   },
   {
+    code: 'INVALID_CURSOR',
+    where: 'stream',
+    meaning: '`jobEvents(after:)` was given a string that is not a `Job.eventCursor`: subscribe without `after`, and list `jobs` to catch up.',
+  },
+  {
+    code: 'CURSOR_EXPIRED',
+    where: 'stream',
+    meaning:
+      '`jobEvents(after:)` names an event that is no longer kept (more than `REDIS_STREAM_MAX_LEN` jobs finished since), or one given before Redis lost its data (without Redis: before the gateway restarted): list `jobs` to catch up, then subscribe without `after`.',
+  },
+  {
     code: 'MAX_COST_EXCEEDED',
     httpStatus: 400,
     where: 'request',

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { createRedisConnection, type RedisConnection } from '../redis/connection.js';
 import { createRedisOutbox, type OutboxKind, type RedisOutbox } from '../redis/outbox.js';
 import { createStreamReader, type StreamReader } from '../redis/streams.js';
-import { createJobPubSub, type JobPubSub } from './events.js';
+import { createMemoryJobEvents, type JobEventSource } from './event-log.js';
+import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobManager } from './manager.js';
 import { createRedisJobPubSub } from './redis-pubsub.js';
 import { createRedisJobStore } from './redis-store.js';
@@ -22,7 +23,7 @@ export interface JobBackendOptions {
   jobLeaseMs: number;
   /** How long open subscriptions wait for a lost Redis connection to come back (`REDIS_RESUME_GRACE_MS`). */
   redisResumeGraceMs: number;
-  /** Entries each Redis stream keeps, about (`REDIS_STREAM_MAX_LEN`). */
+  /** Entries each Redis stream keeps, about (`REDIS_STREAM_MAX_LEN`); without Redis, the finished jobs `jobEvents(after:)` can replay. */
   redisStreamMaxLen: number;
   /** Most bytes kept in memory while Redis does not take them (`REDIS_OUTBOX_MAX_BYTES`). */
   redisOutboxMaxBytes: number;
@@ -42,6 +43,8 @@ export interface SharedStreams {
 export interface JobBackend {
   readonly store: JobStore;
   readonly pubsub: JobPubSub;
+  /** `jobEvents`: each owner's finished jobs, resumable from a cursor. */
+  readonly events: JobEventSource;
   /** The Redis connection, when `REDIS_URL` is set. */
   readonly redis: RedisConnection | undefined;
   /** The streams' reader and outbox, when `REDIS_URL` is set. */
@@ -62,9 +65,19 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
   const { logger, redisUrl } = options;
   if (redisUrl === undefined) {
     const store = createMemoryJobStore({ ttlMs: options.jobTtlMs });
+    const pubsub = createJobPubSub();
+    const events = createMemoryJobEvents(options.redisStreamMaxLen);
     return {
       store,
-      pubsub: createJobPubSub(),
+      pubsub: {
+        publish(routingKey, key, job) {
+          // The `finished` topic comes first for every job: its event is logged before anyone hears of it.
+          if (routingKey === 'finished' && key === FINISHED_SCOPE) events.append(job);
+          pubsub.publish(routingKey, key, job);
+        },
+        subscribe: pubsub.subscribe,
+      },
+      events,
       redis: undefined,
       streams: undefined,
       async start() {},
@@ -82,6 +95,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
   return {
     store,
     pubsub,
+    events: pubsub,
     redis,
     streams,
     async start(jobs, connectTimeoutMs = 5000) {

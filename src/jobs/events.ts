@@ -9,8 +9,6 @@ import type { JobRecord } from './store.js';
 export interface JobTopics {
   /** Keyed by job id: `jobCompleted(id)`. */
   job: [id: string, job: JobRecord];
-  /** Keyed by the owning credential's digest: `jobEvents`. */
-  owner: [owner: string, job: JobRecord];
   /** Every finished job, keyed by `FINISHED_SCOPE`: replicas follow it to drop cached reads it changed. */
   finished: [scope: string, job: JobRecord];
   [topic: string]: [string, JobRecord];

@@ -2,7 +2,8 @@
  * Runs upstream writes as jobs: sends the gateway's own `X-Job-UUID` and an `X-Web-Hook` URL on
  * itself carrying a per-job secret, takes the result from the webhook, and falls back to polling
  * the upstream's `location` when the webhook is late, so a lost webhook delays a result but never
- * loses it. Finished jobs are published once on the pub/sub (`job` by id, `owner` by credential).
+ * loses it. Finished jobs are published once on the pub/sub (`finished`, then `job` by id); `jobEvents`
+ * follows the `finished` topic's log (`event-log.ts`).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Span, Tracer } from '@opentelemetry/api';
@@ -11,12 +12,15 @@ import { contextFromTraceparent, inChildSpan, linkTo, recordFailure, scopeOf, st
 import { isUpstreamRequestError } from '../upstream/errors.js';
 import { redactJson, secretOf } from '../upstream/redact.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
+import type { JobEventSource } from './event-log.js';
 import { FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobOutcome, JobRecord, JobStore, OwnedJob, OwnedJobsFilter } from './store.js';
 
 export interface JobManagerOptions {
   store: JobStore;
   pubsub: JobPubSub;
+  /** `jobEvents`' source, handed on to the schema. */
+  events: JobEventSource;
   upstream: UpstreamClient;
   /**
    * The gateway's address as the upstream reaches it (`PUBLIC_URL`, or where the server listens):
@@ -60,8 +64,10 @@ export interface StartJob {
 }
 
 export interface JobManager {
-  /** Where finished jobs are published (`job` by id, `owner` by credential digest). */
+  /** Where finished jobs are published (`finished`, then `job` by id). */
   readonly pubsub: JobPubSub;
+  /** Each owner's finished jobs as resumable events: `jobEvents`. */
+  readonly events: JobEventSource;
   /** Submits the write; resolves once the upstream accepted it (or failed it at once). */
   start(job: StartJob): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
@@ -153,7 +159,6 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     // the job changed before its `jobCompleted` subscribers hear of the job.
     pubsub.publish('finished', FINISHED_SCOPE, finished);
     pubsub.publish('job', finished.id, finished);
-    pubsub.publish('owner', finished.owner, finished);
     publication?.end();
   }
 
@@ -334,6 +339,7 @@ export function createJobManager(options: JobManagerOptions): JobManager {
 
   return {
     pubsub,
+    events: options.events,
     start,
     get: (id) => store.get(id),
     listOwned: (owner, filter) => store.listOwned(owner, filter),

@@ -2,7 +2,7 @@
  * The job pub/sub over Redis: each finished job is appended once to a Redis stream (through the
  * outbox, which keeps it until Redis takes it), and every replica reads the stream from its own
  * offset (`streams.ts`) and hands each job to its own subscribers (`finished`, then `job` by id,
- * then `owner` by credential).
+ * then `jobEvents`' subscribers by credential, each event with its entry id as position).
  *
  * A stream rather than PUBLISH: a message published while a replica's connection is down is gone
  * for that replica, and its subscribers would silently miss a result while staying connected. The
@@ -20,7 +20,8 @@ import type { Logger } from 'pino';
 import { RedisUnavailableError, type RedisConnection } from '../redis/connection.js';
 import { decodeFinishedJob, encodeFinishedJob, noticeNewerFormats } from '../redis/formats.js';
 import type { RedisOutbox } from '../redis/outbox.js';
-import { FINISHED_STREAM_KEY, type StreamReader } from '../redis/streams.js';
+import { compareIds, FINISHED_STREAM_KEY, type StreamReader } from '../redis/streams.js';
+import { createJobEventHub, type JobEvent, type JobEventSource } from './event-log.js';
 import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
 
@@ -48,7 +49,10 @@ interface Subscriber {
   fail(error: Error): void;
 }
 
-export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub {
+/** Entries read per XRANGE while replaying `jobEvents(after:)`. */
+const REPLAY_CHUNK = 500;
+
+export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub & JobEventSource {
   const { connection, store, reader, outbox, logger, resumeGraceMs } = options;
   // Topics other than the three a finished job goes to stay in this process.
   const local = createJobPubSub();
@@ -57,8 +61,44 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   const notice = noticeNewerFormats(logger);
   let grace: NodeJS.Timeout | undefined;
 
+  const events = createJobEventHub({
+    beforeListening: async () => {
+      if (!(await reader.waitCaughtUp(resumeGraceMs)) || connection.commands.status !== 'ready') {
+        throw new RedisUnavailableError('Redis is unavailable: subscriptions cannot be delivered until it returns.');
+      }
+    },
+    replay: replayEvents,
+  });
+
   function failAll(error: Error): void {
     for (const set of subscribers.values()) for (const subscriber of set) subscriber.fail(error);
+    events.failAll(error);
+  }
+
+  /**
+   * The owner's finished jobs after `after`, read from the stream; null when the stream is not the
+   * one the cursor was given on, or no longer holds the entry it names (trimming takes the oldest
+   * first, so while that entry is kept, every later one is).
+   */
+  async function replayEvents(owner: string, after: { epoch: string; id: string }): Promise<JobEvent[] | null> {
+    const epoch = reader.epoch();
+    if (epoch === undefined || after.epoch !== epoch) return null;
+    const client = connection.commands;
+    const [oldest] = (await client.xrange(FINISHED_STREAM_KEY, '-', '+', 'COUNT', 1)) as Array<[string, string[]]>;
+    if (oldest === undefined || compareIds(oldest[0], after.id) > 0) return null;
+    const replayed: JobEvent[] = [];
+    const seen = new Set<string>();
+    for (let start = `(${after.id}`; ; ) {
+      const entries = (await client.xrange(FINISHED_STREAM_KEY, start, '+', 'COUNT', REPLAY_CHUNK)) as Array<[string, string[]]>;
+      for (const [id, fields] of entries) {
+        const job = decodeFinishedJob(fields, notice)?.value;
+        if (job === undefined || job.owner !== owner || seen.has(job.id)) continue;
+        seen.add(job.id);
+        replayed.push({ position: { epoch, id }, job });
+      }
+      if (entries.length < REPLAY_CHUNK) return replayed;
+      start = `(${entries.at(-1)![0]}`;
+    }
   }
 
   reader.onInterrupted(() => {
@@ -71,21 +111,23 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     grace.unref();
   });
 
-  function deliver(job: JobRecord): void {
+  function deliver(job: JobRecord, entryId: string): void {
     if (delivered.has(job.id)) return;
     delivered.add(job.id);
     if (delivered.size > DELIVERED_MEMORY) delivered.delete(delivered.values().next().value as string);
     // `finished` first: this replica forgets the cached reads the job changed before its
     // `jobCompleted` subscribers hear of it.
-    for (const topic of [`finished:${FINISHED_SCOPE}`, `job:${job.id}`, `owner:${job.owner}`]) {
+    for (const topic of [`finished:${FINISHED_SCOPE}`, `job:${job.id}`]) {
       for (const subscriber of subscribers.get(topic) ?? []) subscriber.push(job);
     }
+    const epoch = reader.epoch();
+    if (epoch !== undefined) events.publish({ position: { epoch, id: entryId }, job });
   }
 
   reader.follow(FINISHED_STREAM_KEY, {
     entry(id, fields) {
       const job = decodeFinishedJob(fields, notice)?.value;
-      if (job) deliver(job);
+      if (job) deliver(job, id);
       else logger.warn({ entry: id }, 'an entry of the finished-jobs stream is not a job; skipped');
     },
     gap() {
@@ -99,7 +141,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   });
 
   function subscribe(routingKey: string, id: string): Repeater<JobRecord> {
-    if (routingKey !== 'finished' && routingKey !== 'job' && routingKey !== 'owner') {
+    if (routingKey !== 'finished' && routingKey !== 'job') {
       return local.subscribe(routingKey, id) as Repeater<JobRecord>;
     }
     const topic = `${routingKey}:${id}`;
@@ -137,7 +179,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   }
 
   function publish(routingKey: string, key: string, job: JobRecord): void {
-    if (routingKey === 'job' || routingKey === 'owner') return; // carried by the `finished` entry
+    if (routingKey === 'job') return; // carried by the `finished` entry
     if (routingKey !== 'finished') {
       local.publish(routingKey, key, job);
       return;
@@ -148,5 +190,6 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
   return {
     publish: publish as JobPubSub['publish'],
     subscribe: subscribe as JobPubSub['subscribe'],
+    subscribeEvents: events.subscribeEvents,
   };
 }

@@ -58,6 +58,8 @@ export interface StreamReader {
   waitCaughtUp(timeoutMs: number): Promise<boolean>;
   /** Calls `listener` each time a read fails or the connection is lost; returns the unsubscribe function. */
   onInterrupted(listener: () => void): () => void;
+  /** The Redis dataset's epoch the offsets belong to; undefined before the first check. */
+  epoch(): string | undefined;
 }
 
 export interface StreamReaderOptions {
@@ -191,6 +193,7 @@ export function createStreamReader(options: StreamReaderOptions): StreamReader {
       events.on('interrupted', listener);
       return () => events.off('interrupted', listener);
     },
+    epoch: () => epoch,
   };
 }
 

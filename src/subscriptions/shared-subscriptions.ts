@@ -6,7 +6,8 @@
  *
  * Two subscriptions share when they select a root field marked `extensions: { sharedStream: true }`
  * (a stream of events that starts at subscription time and replays nothing, so joining late
- * misses nothing owed) with the same document, operation name, variables and credentials. The
+ * misses nothing owed), given no arguments (an argument such as `after` may ask for a replay),
+ * with the same document, operation name, variables and credentials. The
  * first one starts the execution; the others join it. The execution ends when its last
  * subscriber leaves, or when the stream itself ends (every subscriber completes, or sees its error).
  *
@@ -153,8 +154,10 @@ function createSharingKeys(): (args: ExecutionArgs) => string | null {
     const operation = getOperationAST(args.document, args.operationName);
     if (operation?.operation !== 'subscription') return null;
     const fields = args.schema.getSubscriptionType()?.getFields();
+    // A field given arguments (`jobEvents(after:)`) replays what it owes that subscriber first: it runs alone.
     const shareable = operation.selectionSet.selections.every(
-      (selection) => selection.kind === 'Field' && fields?.[selection.name.value]?.extensions[SHARED_STREAM_EXTENSION] === true,
+      (selection) =>
+        selection.kind === 'Field' && (selection.arguments?.length ?? 0) === 0 && fields?.[selection.name.value]?.extensions[SHARED_STREAM_EXTENSION] === true,
     );
     if (!shareable) return null;
     let text = printed.get(args.document);

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/index.js';
+import { createMemoryJobEvents } from '../../src/jobs/event-log.js';
 import { createJobPubSub } from '../../src/jobs/events.js';
 import { createJobManager, type JobManager } from '../../src/jobs/manager.js';
 import { createMemoryJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
@@ -114,7 +115,7 @@ describe('useJobWebhook', () => {
     store = createMemoryJobStore({ ttlMs: defaultConfig.jobTtlMs });
     // The manager polls nobody here: every job is put in the store as running, and finished by its webhook.
     upstream = createTestUpstreamClient({ upstreamUrl: 'http://127.0.0.1:9' });
-    jobs = createJobManager({ store, pubsub: createJobPubSub(), upstream, publicUrl: () => 'http://gateway', jobLocation: (id) => `http://127.0.0.1:9/${id}`, logger, jobPollAfterMs: defaultConfig.jobPollAfterMs });
+    jobs = createJobManager({ store, pubsub: createJobPubSub(), events: createMemoryJobEvents(100), upstream, publicUrl: () => 'http://gateway', jobLocation: (id) => `http://127.0.0.1:9/${id}`, logger, jobPollAfterMs: defaultConfig.jobPollAfterMs });
     yoga = yogaWith(useJobWebhook({ jobs, logger, maxDeliveryBytes: 1024, onAnswer: (status) => answered.push(status) }));
   });
 

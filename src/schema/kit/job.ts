@@ -2,8 +2,8 @@
  * Jobs as GraphQL reads them: the `Job` node, its status and operation, the `MutationPayload`
  * union of every mutation's payload; `job(id)`, `jobs(...)` (the caller's own, newest first) and
  * the subscriptions `jobCompleted(id)` (the finished job once, then complete) and `jobEvents`
- * (every job the caller's credential starts). A job is visible only to the credential that
- * started it.
+ * (every job the caller's credential starts, resumable from `Job.eventCursor`). A job is visible
+ * only to the credential that started it.
  */
 import type { EnumRef, ObjectRef } from '@pothos/core';
 import { brandWithType } from '@pothos/core';
@@ -12,6 +12,7 @@ import { mapAsyncIterator } from 'graphql-yoga';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
 import { decodePayload, encodePayload } from '../../cursors/payload.js';
+import { decodeEventCursor, encodeEventCursor, type JobEvent } from '../../jobs/event-log.js';
 import type { JobRecord, JobStatus, OwnedJob } from '../../jobs/store.js';
 import { SHARED_STREAM_EXTENSION } from '../../subscriptions/shared-subscriptions.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
@@ -124,6 +125,12 @@ JobRef.implement({
       nullable: true,
       description: 'When the result arrived; null while running.',
       resolve: (job) => (job.finishedAt === null ? null : new Date(job.finishedAt)),
+    }),
+    eventCursor: t.string({
+      nullable: true,
+      description:
+        'Where this job\'s finish stands among `jobEvents`: pass the last one you saw as `jobEvents(after:)` to be sent what finished since. Set on the jobs `jobEvents` delivers; null where a job is read (`job`, `jobs`, `node`).',
+      resolve: (job) => eventCursors.get(job) ?? null,
     }),
     error: t.field({
       type: UpstreamErrorRef,
@@ -274,17 +281,35 @@ builder.subscriptionFields((t) => ({
   jobEvents: t.field({
     type: JobRef,
     nullable: false,
-    description: 'Every job started with your credential, each time one finishes.',
-    // Events from now on, nothing replayed: subscribers with the same selection and credentials share one execution.
-    extensions: { [SHARED_STREAM_EXTENSION]: true },
-    subscribe: (_root, _args, context) =>
-      mapAsyncIterator(context.jobs.pubsub.subscribe('owner', context.session.jobCaller().owner), (job) => {
-        forgetLoadedRecords(context);
-        return job;
+    description:
+      'Every job started with your credential, each time one finishes, in the order they finish. Each carries `eventCursor`: after a lost connection, subscribe again with `after` set to the last one you saw, and the jobs that finished meanwhile come first, in order and once, then the live ones. A cursor whose events are no longer kept answers `CURSOR_EXPIRED`: list `jobs` instead.',
+    args: {
+      after: t.arg.string({
+        required: false,
+        description: 'The `eventCursor` of the last job you saw: the jobs that finished after it are sent first.',
       }),
+    },
+    // Without `after`: events from now on, so subscribers with the same selection and
+    // credentials share one execution (one with arguments runs alone).
+    extensions: { [SHARED_STREAM_EXTENSION]: true },
+    subscribe: (_root, args, context) => {
+      const after = args.after == null ? undefined : decodeEventCursor(args.after);
+      return mapAsyncIterator(context.jobs.events.subscribeEvents(context.session.jobCaller().owner, after), (event) => {
+        forgetLoadedRecords(context);
+        return withEventCursor(event);
+      });
+    },
     resolve: (job) => job,
   }),
 }));
+
+/** The cursor of the event each job `jobEvents` delivered came with (the same job object for every subscriber). */
+const eventCursors = new WeakMap<JobRecord, string>();
+
+function withEventCursor(event: JobEvent): JobRecord {
+  eventCursors.set(event.job, encodeEventCursor(event.position));
+  return event.job;
+}
 
 async function* jobCompleted(context: GatewayContext, id: string): AsyncGenerator<JobRecord> {
   // Subscribe before reading the store, so a result published in between is not missed.
