@@ -4,7 +4,7 @@
  * simulator. SIGHUP reads the TRUSTED_DOCUMENTS manifest again.
  */
 import { createApp } from './app.js';
-import { loadConfig } from './config/index.js';
+import { loadConfig, loadSimulatorSettings, simulatorOptionsOf } from './config/index.js';
 import { startDemoUpstream } from './server/demo-upstream.js';
 import { createLogger } from './observability/logging.js';
 import { exitOnSignals } from './server/shutdown.js';
@@ -13,7 +13,7 @@ import { ManifestError } from './trusted-documents/manifest.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const demo = config.upstreamUrl === undefined ? await startDemoUpstream(logger) : undefined;
+const demo = config.upstreamUrl === undefined ? await startDemoUpstream(logger, simulatorOptionsOf(loadSimulatorSettings(), config.upstreamTimezone)) : undefined;
 const app = composeApp();
 if (config.trustedDocuments !== undefined) process.on('SIGHUP', () => app.reloadTrustedDocuments());
 exitOnSignals(

@@ -20,6 +20,11 @@ export const SETTING_GROUPS = {
   performance: { title: 'Performance', about: 'Caching, sharing and compiling work; each can be turned off.' },
   cursors: { title: 'Cursors', about: 'The sealed connection cursors, and the upstream cursors they stand for.' },
   tracing: { title: 'Tracing', about: 'OpenTelemetry, through the SDK\'s standard variables: tracing is off unless an exporter or endpoint is set.' },
+  simulator: {
+    title: 'Simulator',
+    about:
+      'The simulator of the upstream service: `npm run simulator` reads all of these; `npm start` without `UPSTREAM_URL` reads them for its embedded demo, all but `PORT` and `SIM_HOST` (the demo listens on a free loopback port).',
+  },
 } as const satisfies Record<string, { readonly title: string; readonly about: string }>;
 
 export type SettingGroup = keyof typeof SETTING_GROUPS;

@@ -11,10 +11,12 @@
 import { ConfigError } from './parsers.js';
 import type { Setting } from './declaration.js';
 import { settings } from './settings.js';
+import { simulatorSettings, type SimulatorSettingValues } from './simulator.js';
 
 export { ConfigError } from './parsers.js';
 export { SETTING_GROUPS, type Setting, type SettingGroup } from './declaration.js';
 export { TRACES_EXPORTERS, TRACES_SAMPLERS, type TracesExporter, type TracesSampler } from './settings.js';
+export { simulatorOptionsOf, type SimulatorSettingValues } from './simulator.js';
 
 type Settings = typeof settings;
 
@@ -31,6 +33,16 @@ export function settingEntries(): [SettingName, Setting<unknown>][] {
 
 /** Every setting's default: the configuration of an empty environment. */
 export const defaultConfig: GatewayConfig = Object.freeze(Object.fromEntries(settingEntries().map(([name, { default: value }]) => [name, value])) as GatewayConfig);
+
+/** Every setting of the simulator with its name, in its table's order. */
+export function simulatorSettingEntries(): [keyof SimulatorSettingValues, Setting<unknown>][] {
+  return Object.entries(simulatorSettings) as [keyof SimulatorSettingValues, Setting<unknown>][];
+}
+
+/** The simulator's settings in an empty environment. */
+export const defaultSimulatorSettings: SimulatorSettingValues = Object.freeze(
+  Object.fromEntries(simulatorSettingEntries().map(([name, { default: value }]) => [name, value])) as SimulatorSettingValues,
+);
 
 /**
  * Under the test runner (vitest sets `VITEST`), reading a record field a query's demand left out
@@ -50,6 +62,14 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
   return config;
+}
+
+/**
+ * Reads the simulator's settings from an environment (default `process.env`): `npm run simulator`,
+ * and the embedded demo of `npm start`. Throws `ConfigError` on the first value not accepted.
+ */
+export function loadSimulatorSettings(env: Env = process.env): SimulatorSettingValues {
+  return Object.freeze(Object.fromEntries(simulatorSettingEntries().map(([name, declaration]) => [name, read(env, declaration)])) as SimulatorSettingValues);
 }
 
 /** A setting's value in `env`: its parse of the variable's text, or its default when that is unset or blank. */

@@ -3,7 +3,7 @@
  * of `config.ts`: `npm run docs:config` writes it, and a test fails when the committed page is not
  * what this renders.
  */
-import { SETTING_GROUPS, settingEntries, type Setting, type SettingGroup } from './index.js';
+import { SETTING_GROUPS, settingEntries, simulatorSettingEntries, type Setting, type SettingGroup } from './index.js';
 
 /** Where `npm run docs:config` writes the page, from the repository's root. */
 export const CONFIG_REFERENCE_PATH = 'docs/reference/configuration.md';
@@ -12,9 +12,10 @@ const INTRODUCTION = `# Configuration reference
 
 <!-- Generated from the settings table of src/config/index.ts by \`npm run docs:config\`: edit the table, not this page. -->
 
-The gateway reads its settings from environment variables once, when it starts. An unset or empty
-variable takes the default; a value the gateway does not accept stops it at once with an error that
-names the variable and what it accepts. A few more rules:
+The gateway reads its settings from environment variables once, when it starts (the simulator
+too: its settings are the last section). An unset or empty variable takes the default; a value
+that is not accepted stops the program at once with an error that names the variable and what it
+accepts. A few more rules:
 
 - Durations are in milliseconds and sizes in bytes, written as plain integers (\`30000\`, not \`30s\`).
 - Lists are comma-separated; blanks around the commas are ignored.
@@ -24,7 +25,7 @@ names the variable and what it accepts. A few more rules:
 /** The page: an introduction, then one table per group of settings. */
 export function renderConfigReference(): string {
   const byGroup = new Map<SettingGroup, Setting<unknown>[]>();
-  for (const [, declaration] of settingEntries()) byGroup.set(declaration.group, [...(byGroup.get(declaration.group) ?? []), declaration]);
+  for (const [, declaration] of [...settingEntries(), ...simulatorSettingEntries()]) byGroup.set(declaration.group, [...(byGroup.get(declaration.group) ?? []), declaration]);
   const sections = (Object.keys(SETTING_GROUPS) as SettingGroup[])
     .filter((group) => byGroup.has(group))
     .map((group) => renderGroup(group, byGroup.get(group) ?? []));

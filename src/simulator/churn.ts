@@ -65,19 +65,6 @@ export interface Churn {
 /** How often the timer wakes; each wake makes the changes owed since the last one. */
 const TICK_MS = 100;
 
-/**
- * Reads `SIM_CHURN`: `<changes per second>` (every tenant), or `<rate>@first`, `<rate>@second`,
- * `<rate>@all`. Empty or `0`: off.
- */
-export function parseChurnSpec(text: string | undefined): ChurnSpec {
-  if (text === undefined || text.trim() === '') return { rate: 0, tenants: 'all' };
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:@\s*(first|second|all))?\s*$/.exec(text);
-  if (match === null) throw new Error(`SIM_CHURN must be <changes per second>[@first|@second|@all], got "${text}"`);
-  const rate = Number(match[1]);
-  if (rate > 10_000) throw new Error(`SIM_CHURN must be at most 10000 changes per second, got "${text}"`);
-  return { rate, tenants: (match[2] as ChurnTenants | undefined) ?? 'all' };
-}
-
 export function createChurn(store: SimulatorStore, seed: number, initial: ChurnSpec): Churn {
   const random = createRandom(seed ^ 0x5eed_c4a5);
   let current: ChurnSpec = { ...initial };

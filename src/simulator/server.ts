@@ -3,6 +3,7 @@
  * origin, fault injection, per-operation request counts, a request journal and the `/__sim/*`
  * control surface.
  */
+import { defaultConfig, defaultSimulatorSettings, simulatorOptionsOf } from '../config/index.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -16,7 +17,7 @@ import {
   type Tenant,
 } from './contracts.js';
 import { createChurn, readChurnRequest, type Churn, type ChurnSpec } from './churn.js';
-import { CursorService, DEFAULT_CURSOR_TTL_MS } from './cursor.js';
+import { CursorService } from './cursor.js';
 import { deriveTenants, generateEstate, type TenantOverrides } from './estate.js';
 import { assertTimeZone, encodeJson } from './format.js';
 import { createJobRunner } from './jobs.js';
@@ -139,22 +140,11 @@ export const UNKNOWN_OPERATION = 'Unknown';
 
 /** The simulator's options when none are given: `npm run simulator`'s `SIM_*` variables default to these. */
 export const SIMULATOR_DEFAULTS: Readonly<SimulatorOptions> = {
-  seed: 42,
-  hosts: 8,
-  vms: 100,
-  asyncDelayMs: 50,
-  latencyMs: 0,
-  faultRate: 0,
-  dropWebhooks: false,
-  webhookRetryMs: 2000,
+  // The settings' defaults (`src/config/simulator.ts`), and what no setting changes.
+  ...simulatorOptionsOf(defaultSimulatorSettings, defaultConfig.upstreamTimezone),
   webhookRetries: 15,
-  timeZone: 'UTC',
-  cursorTtlMs: DEFAULT_CURSOR_TTL_MS,
-  first: {},
-  second: {},
   journalLimit: 1000,
   random: Math.random,
-  churn: { rate: 0, tenants: 'all' },
   version: NEWEST_RELEASE,
 };
 

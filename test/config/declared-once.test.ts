@@ -16,7 +16,7 @@ const settings = new Set(settingEntries().map(([name]) => name));
 /** Where the scan does not look, and why. */
 const EXEMPT: readonly { readonly prefix: string; readonly why: string }[] = [
   { prefix: 'src/config/', why: 'the declarations themselves' },
-  { prefix: 'src/simulator/', why: 'the simulator\'s own SIM_* settings (src/simulator/main.ts), not the gateway\'s' },
+  { prefix: 'src/simulator/', why: 'the simulator\'s own settings (src/config/simulator.ts), whose defaults it takes from there' },
 ];
 
 function moduleFiles(): string[] {
@@ -45,6 +45,14 @@ describe('settings declared once', () => {
       .flatMap(scan)
       .filter(({ rule }) => rule !== 'rename');
     expect(shown(findings)).toEqual([]);
+  });
+
+  it('reads the environment in src/config only: every other module takes its settings from there', () => {
+    const readers = readdirSync(new URL('src/', ROOT), { recursive: true, encoding: 'utf8' })
+      .map((path) => `src/${path.split('\\').join('/')}`)
+      .filter((path) => path.endsWith('.ts') && !path.startsWith('src/config/'))
+      .filter((path) => /\bprocess\.env\b/.test(readFileSync(new URL(path, ROOT), 'utf8')));
+    expect(readers).toEqual([]);
   });
 
   it('finds no setting app.ts passes under another name', () => {

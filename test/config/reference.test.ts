@@ -6,15 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, loadConfig, settingEntries } from '../../src/config/index.js';
+import { ConfigError, defaultConfig, defaultSimulatorSettings, loadConfig, settingEntries, simulatorSettingEntries } from '../../src/config/index.js';
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from '../../src/config/reference.js';
 
 const page = readFileSync(new URL(`../../${CONFIG_REFERENCE_PATH}`, import.meta.url), 'utf8');
 
-/** Variable -> the text of its default cell, from every `| variable | meaning | default | accepts |` table of the page. */
-function documentedDefaults(): Map<string, string[]> {
+/** The gateway's sections, and the simulator's (the last). */
+const [gatewaySections = '', simulatorSection = ''] = page.split('\n## Simulator\n');
+
+/**
+ * Variable -> the text of its default cell, from every `| variable | meaning | default | accepts |`
+ * table of `text` (the gateway's sections unless told).
+ */
+function documentedDefaults(text = gatewaySections): Map<string, string[]> {
   const defaults = new Map<string, string[]>();
-  for (const line of page.split('\n')) {
+  for (const line of text.split('\n')) {
     const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
     const variable = /^`([A-Z][A-Z0-9_]*)`$/.exec(cells[0] ?? '')?.[1];
     if (variable !== undefined) defaults.set(variable, [...(defaults.get(variable) ?? []), cells[2] ?? '']);
@@ -37,6 +43,16 @@ describe('the configuration reference', () => {
       .map(({ variable, value, cells }) => `${variable}: config.ts ${JSON.stringify(value)}, page ${JSON.stringify(cells)}`);
     expect(wrong).toEqual([]);
     expect([...documented.keys()].sort()).toEqual(entries.map(([, { variable }]) => variable).sort());
+  });
+
+  it('lists every setting of the simulator once, in its own section, with its default', () => {
+    const documented = documentedDefaults(simulatorSection);
+    const wrong = simulatorSettingEntries()
+      .map(([name, declaration]) => ({ declaration, value: defaultSimulatorSettings[name], cells: documented.get(declaration.variable) ?? [] }))
+      .filter(({ declaration, value, cells }) => cells.length !== 1 || cells[0] !== (declaration.unset === undefined ? declaration.parser.show(value) : `unset: ${declaration.unset}`))
+      .map(({ declaration, cells }) => `${declaration.variable}: page ${JSON.stringify(cells)}`);
+    expect(wrong).toEqual([]);
+    expect(documented.get('SIM_SEED')).toEqual(['`42`']);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
- * `npm start` as a newcomer runs it: with the embedded simulator it prints the demo credentials and
- * a curl command that works as pasted; with UPSTREAM_URL it prints no credential; on a taken port
+ * `npm start` as a newcomer runs it: with the embedded simulator it prints the demo credentials (the
+ * README's, unless the simulator's settings say otherwise) and a curl command that works as pasted; with UPSTREAM_URL it prints no credential; on a taken port
  * it says which port and how to choose another, and exits non-zero without a stack trace.
  */
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,14 @@ import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { eventually, spawnGateway, type GatewayProcess } from '../support/process.js';
 
 const run = promisify(execFile);
+
+/** The demo credentials the README shows (the default seed's). */
+function readmeCredentials(): string[] {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const found = [/Authorization: OAuth ([0-9a-f]{32})/, /Bearer (simtok-[0-9a-f]+)/, /X-Tenant-ID: (tenant-[0-9a-f]+)/].map((pattern) => pattern.exec(readme)?.[1]);
+  expect(found.every((credential) => credential !== undefined)).toBe(true);
+  return found as string[];
+}
 
 describe('npm start', () => {
   const started: GatewayProcess[] = [];
@@ -35,6 +44,21 @@ describe('npm start', () => {
     expect(answer.errors).toBeUndefined();
     expect(answer.data?.vmInstances.totalCount).toBeGreaterThan(0);
     expect(answer.data?.vmInstances.nodes).toHaveLength(3);
+    // The README shows the default seed's credentials: they are what a newcomer sees.
+    for (const credential of readmeCredentials()) expect(gateway.output()).toContain(credential);
+  });
+
+  it('builds its demo as the simulator\'s settings say: another seed, other credentials; a fixed session; the estate\'s size', async () => {
+    const session = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    const gateway = await spawnGateway({ PORT: '0', SIM_SEED: '4242', SIM_VMS: '7', SIM_SESSION: session });
+    started.push(gateway);
+    const curlLine = await eventually(() => /^\s*(curl .*)$/m.exec(gateway.output())?.[1], 'the curl command');
+    expect(gateway.output()).toContain(`Authorization: OAuth ${session}`);
+    for (const credential of readmeCredentials()) expect(gateway.output()).not.toContain(credential);
+
+    const { stdout } = await run('sh', ['-c', curlLine]);
+    const answer = JSON.parse(stdout) as { data?: { vmInstances: { totalCount: number } } };
+    expect(answer.data?.vmInstances.totalCount).toBe(7);
   });
 
   it('with TRUSTED_DOCUMENTS, prints how to name an operation instead of a curl command its manifest would refuse', async () => {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseChurnSpec } from '../../src/simulator/churn.js';
+import { loadSimulatorSettings } from '../../src/config/index.js';
+
+const parseChurnSpec = (text: string | undefined) => loadSimulatorSettings({ SIM_CHURN: text }).churn;
 import { parseTimestamp } from '../../src/simulator/format.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { eventually } from '../support/process.js';
