@@ -25,8 +25,8 @@ export default tseslint.config(
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       ...graphqlPlugin.configs['flat/schema-relay'].rules,
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
-      // CONTRACT section 4 keeps records embedded in a parent as plain lists (a VM's NICs, a
-      // bond's slaves); only collections the upstream pages are connections.
+      // Records embedded in a parent stay plain lists (a VM's NICs, a bond's slaves: the API's
+      // promise, docs/reference/api-promise.md); only collections the upstream pages are connections.
       '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false, withEdgeSuffix: true, shouldImplementNode: true }],
       // Records the spec gives no identity of their own (capacities, refs, results) and Relay's
       // own plumbing carry no id.

@@ -9,7 +9,7 @@
 import { Agent, request } from 'undici';
 import { ORDER_FIELDS, type DashboardResult, type DashboardVm } from './dashboard.js';
 
-/** Credentials as the caller sent them (the three headers of CONTRACT section 3). */
+/** Credentials as the caller sent them (the three headers of docs/reference/api-promise.md#credentials). */
 export interface DirectCredentials {
   authorization: string;
   resourcesAuthorization: string;

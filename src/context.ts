@@ -17,7 +17,7 @@ import { createUpstreamSession, type CredentialFamily, type UpstreamSession } fr
 import { Caller } from './upstream/credentials.js';
 import type { CursorCredential, ResourceCredential, UpstreamClient } from './upstream/types.js';
 
-/** The three credential headers of CONTRACT section 3, as the caller sent them. */
+/** The three credential headers (docs/reference/api-promise.md#credentials), as the caller sent them. */
 export interface Credentials {
   /** `Authorization: OAuth <SESSION_UUID>`, forwarded unchanged to the resource family. */
   readonly resource: ResourceCredential | undefined;

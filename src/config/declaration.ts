@@ -31,7 +31,7 @@ export type SettingGroup = keyof typeof SETTING_GROUPS;
 
 /** One setting: everything else about it derives from this declaration. */
 export interface Setting<V> {
-  /** Its environment variable: never renamed (CONTRACT.md section 2 fixes several). */
+  /** Its environment variable: never renamed (docs/reference/api-promise.md#configuration fixes several). */
   readonly variable: string;
   /** Its section of the reference page. */
   readonly group: SettingGroup;

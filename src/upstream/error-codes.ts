@@ -1,6 +1,6 @@
 /**
- * What an upstream ErrorCode means to a caller, read the way the service writes them (see
- * UPSTREAM-NOTES: `conf/errorCodes/*.xml` of the service the spec derives from):
+ * What an upstream ErrorCode means to a caller, read the way the service writes them (its codes
+ * and their wording: docs/upstream/assumptions.md#credentials-and-errors):
  *
  * - `classifyErrorCode`: the gateway's stable category of a failure (the `UserErrorCode` the
  *   schema shows), from the ErrorCode's `code` and, for the generic codes, its wording.

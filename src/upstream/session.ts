@@ -25,7 +25,7 @@ import type {
   UpstreamClient,
 } from './types.js';
 
-/** The two upstream families, each with a credential of its own (CONTRACT section 3). */
+/** The two upstream families, each with a credential of its own (docs/reference/api-promise.md#credentials). */
 export type CredentialFamily = 'resource' | 'cursor';
 
 /** What a session binds: the caller's credentials and the request's read options. */

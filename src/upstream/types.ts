@@ -66,7 +66,7 @@ export interface CallOptions {
 // ---------------------------------------------------------------------------------------------
 // Resource family queries: GET <collection>?q=...
 
-/** Query operators of the resource family (UPSTREAM-NOTES "Queries"). */
+/** Query operators of the resource family (docs/upstream/assumptions.md#resource-family-queries). */
 export type QueryOperator = '=' | '!=' | '>' | '<' | '>=' | '<=' | '?=' | '!?=' | '~=' | '!~=';
 
 /**

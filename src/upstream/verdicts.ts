@@ -29,7 +29,7 @@ export function credentialVerdictOf(status: number | null, error: unknown, autho
   // No answer, or the service away (5xx without an ErrorCode): nothing learnt.
   if (status === null || (error instanceof UpstreamRequestError && error.code === 'UPSTREAM_UNAVAILABLE')) return 'unknown';
   if (error instanceof UpstreamRequestError && error.code === 'UNAUTHENTICATED') return 'rejected';
-  // The service answers 400 to a request it reads no credential from (UPSTREAM-NOTES).
+  // The service answers 400 to a request it reads no credential from (docs/upstream/assumptions.md#credentials-and-errors).
   if (status === 400 && readableAuthorization(authorization ?? '') === null) return 'rejected';
   // Any other answer came after the service had taken the credential.
   return 'accepted';

@@ -1,6 +1,6 @@
 /**
- * Each setting is declared once, in `src/config/index.ts` (STYLE.md, "Settings declared once", "Defaults
- * once"): modules take their settings as required options named as in the config, repeat no
+ * Each setting is declared once, in `src/config/index.ts` (docs/contributing/style.md, "One home
+ * per fact"): modules take their settings as required options named as in the config, repeat no
  * default, and write their own defaults as named constants; `app.ts` passes every setting under
  * its own name. `test/support/repeated-defaults.ts` reads the syntax of every module for a default
  * stated again; the tests at the end show it finding one.

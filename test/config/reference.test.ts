@@ -1,8 +1,8 @@
 /**
  * The configuration reference, `docs/reference/configuration.md`, is generated from the settings
- * table of `src/config/index.ts`, where each setting is declared once (STYLE.md, "Settings declared
- * once"): a setting added, renamed or given a new default without the page following fails here,
- * not in an operator's deployment. So does a declaration whose own parser refuses its default.
+ * table of `src/config/index.ts`, where each setting is declared once (docs/contributing/style.md,
+ * "One home per fact"): a setting added, renamed or given a new default without the page following
+ * fails here, not in an operator's deployment. So does a declaration whose own parser refuses its default.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

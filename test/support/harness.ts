@@ -14,7 +14,7 @@ export interface GraphQLResponse<T = Record<string, unknown>> {
   extensions?: Record<string, unknown>;
 }
 
-/** The three credential headers of CONTRACT section 3. */
+/** The three credential headers (docs/reference/api-promise.md#credentials). */
 export interface CredentialHeaders extends Record<string, string> {
   authorization: string;
   'x-resources-authorization': string;

@@ -64,7 +64,7 @@ function badInput(message: string, extensions: Record<string, unknown> = {}): Gr
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...extensions } });
 }
 
-/** Validates `first` against the page bounds of CONTRACT section 4. */
+/** Validates `first` against the page bounds (default 20, at most 100: docs/features/schema-and-pagination.md). */
 export function readPageSize(first: number | null | undefined): number {
   if (first === null || first === undefined) return DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {

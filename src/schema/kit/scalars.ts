@@ -1,5 +1,5 @@
 /**
- * The four custom scalars of CONTRACT section 4. Bad input is rejected while the operation is
+ * The four custom scalars (docs/features/schema-and-pagination.md). Bad input is rejected while the operation is
  * validated, so no upstream request is ever made for it.
  */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
