@@ -46,7 +46,7 @@ interface Snippet {
 const PREAMBLE = /^<!--\s*ts-preamble:([\s\S]*?)-->$/;
 
 /** The ```ts blocks of `page`, each with the preamble of the comment on the line before its fence. */
-export function extractSnippets(page: string, text: string): Snippet[] {
+function extractSnippets(page: string, text: string): Snippet[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const snippets: Snippet[] = [];
   for (let index = 0; index < lines.length; index++) {
