@@ -1,7 +1,7 @@
 /**
- * `npm run schema:baseline`: makes the current SDL (`schema/schema.graphql`) the promised API.
- * Copies it to `schema/baseline.graphql` and writes a changelog entry stub at the top of
- * `schema/CHANGELOG.md`: the next version (major for a breaking change, minor otherwise, patch
+ * `npm run schema:baseline`: makes the schema the code builds (what `npm run schema` prints to
+ * `schema/schema.graphql`) the promised API. Writes it to `schema/baseline.graphql` and a
+ * changelog entry stub at the top of `schema/CHANGELOG.md`: the next version (major for a breaking change, minor otherwise, patch
  * when only descriptions changed), the new baseline's digest, the changes from the old baseline,
  * and a TODO that `npm run schema:check` fails on until it is replaced by what clients do.
  * Commit the baseline and the changelog together. An optional argument names another root holding
@@ -12,12 +12,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, parse, print, visit } from 'graphql';
 import { baselineDigest, describeChange, diffSchemas, findChangelogProblems, SCHEMA_FILES, splitChangelogEntries, TODO_MARKER, type SchemaChange } from './schema-guard.js';
+import { printServedSdl } from './sdl-files.js';
 
 const root = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('../', import.meta.url));
 const pathOf = (file: string) => join(root, file);
 const normalize = (text: string) => text.replace(/\r\n?/g, '\n');
 
-const currentSdl = normalize(readFileSync(pathOf(SCHEMA_FILES.current), 'utf8'));
+// The code's schema, not the committed file: a baseline taken from a stale file would promise what is not served.
+const currentSdl = printServedSdl();
 const oldBaseline = existsSync(pathOf(SCHEMA_FILES.baseline)) ? normalize(readFileSync(pathOf(SCHEMA_FILES.baseline), 'utf8')) : null;
 const changelog = normalize(readFileSync(pathOf(SCHEMA_FILES.changelog), 'utf8'));
 const entries = splitChangelogEntries(changelog);
@@ -25,7 +27,7 @@ const digest = baselineDigest(currentSdl);
 
 if (oldBaseline === currentSdl && entries.some((entry) => entry.includes(digest))) {
   const unfinished = findChangelogProblems(currentSdl, changelog);
-  process.stdout.write(`${SCHEMA_FILES.baseline} is already ${SCHEMA_FILES.current} (${digest}) and has its changelog entry.${unfinished.map((problem) => `\n${problem}`).join('')}\n`);
+  process.stdout.write(`${SCHEMA_FILES.baseline} is already the schema the code builds (${digest}) and has its changelog entry.${unfinished.map((problem) => `\n${problem}`).join('')}\n`);
   process.exit(0);
 }
 if (entries[0]?.includes(TODO_MARKER)) {
@@ -46,7 +48,7 @@ writeFileSync(pathOf(SCHEMA_FILES.changelog), insertEntry(changelog, formatEntry
 
 process.stdout.write(
   [
-    `${SCHEMA_FILES.baseline} is now ${SCHEMA_FILES.current} (${digest}).`,
+    `${SCHEMA_FILES.baseline} is now the schema the code builds (${digest}).`,
     `Wrote the entry "## ${version}" (${bump}) at the top of ${SCHEMA_FILES.changelog}, with ${breaking.length} breaking and ${dangerous.length} dangerous change(s).`,
     ...breaking.filter((change) => change.type === 'REMOVED_WITHOUT_DEPRECATION').map((change) => `  Policy: ${describeChange(change)}`),
     `Replace its ${TODO_MARKER} with what changed and what clients do, then commit ${SCHEMA_FILES.baseline} and ${SCHEMA_FILES.changelog} together.`,

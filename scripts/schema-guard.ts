@@ -1,8 +1,9 @@
 /**
- * The breaking-change guard: compares the SDL the code prints (`schema/schema.graphql`) with the
- * promised API (`schema/baseline.graphql`) and checks that the baseline has its entry in the
- * schema changelog (`schema/CHANGELOG.md`). Pure: it takes the three texts and reads no file;
- * `schema-check.ts` (`npm run schema:check`), `schema-baseline.ts` (`npm run schema:baseline`) and
+ * The breaking-change guard: compares the SDL the code builds (what `npm run schema` prints to
+ * `schema/schema.graphql`) with the promised API (`schema/baseline.graphql`), checks that the
+ * baseline has its entry in the schema changelog (`schema/CHANGELOG.md`), and that the committed
+ * SDL is the one the code builds. Pure: it takes the texts and reads no file; `schema-check.ts`
+ * (`npm run schema:check`), `schema-baseline.ts` (`npm run schema:baseline`) and
  * `test/schema/guard.test.ts` feed it. The policy it enforces is `docs/reference/schema-policy.md`.
  */
 import { createHash } from 'node:crypto';
@@ -72,21 +73,48 @@ export interface SchemaCompatibility {
 export interface SchemaTexts {
   /** The promised API: `schema/baseline.graphql`. */
   baselineSdl: string;
-  /** The API the code serves now: `schema/schema.graphql`. */
+  /** The API the code serves now, printed from the built schema (`printServedSdl()`), not read from a file. */
   currentSdl: string;
   /** The schema changelog: `schema/CHANGELOG.md`. */
   changelog: string;
+  /**
+   * The committed `schema/schema.graphql`: when given and not `currentSdl`, the check fails saying
+   * to run `npm run schema`, besides whatever `currentSdl` breaks.
+   */
+  committedSdl?: string;
 }
 
 /**
- * Compares the current SDL with the baseline and checks the changelog names the baseline.
- * Breaking changes and a missing or unfinished changelog entry fail (land in `problems`);
- * dangerous changes are only listed.
+ * Compares the SDL the code builds with the baseline, checks the changelog names the baseline,
+ * and that the committed SDL is the built one. Breaking changes, a missing or unfinished
+ * changelog entry and a stale SDL file fail (land in `problems`); dangerous changes are only listed.
  */
-export function checkSchemaCompatibility({ baselineSdl, currentSdl, changelog }: SchemaTexts): SchemaCompatibility {
+export function checkSchemaCompatibility({ baselineSdl, currentSdl, changelog, committedSdl }: SchemaTexts): SchemaCompatibility {
   const { breaking, dangerous } = diffSchemas(buildSchema(baselineSdl), buildSchema(currentSdl));
-  const problems = [...breaking.map(describeChange), ...findChangelogProblems(baselineSdl, changelog)];
+  const stale = committedSdl === undefined ? undefined : findStaleSdl(SCHEMA_FILES.current, committedSdl, currentSdl);
+  const problems = [...breaking.map(describeChange), ...findChangelogProblems(baselineSdl, changelog), ...(stale === undefined ? [] : [stale])];
   return { breaking, dangerous, problems };
+}
+
+/** The command that writes the committed SDL files from the code. */
+export const SCHEMA_COMMAND = 'npm run schema';
+
+/**
+ * Why the committed SDL `file` is not the one the code builds (`null` when it is missing), naming
+ * the first line that differs; `undefined` when it is. Line endings do not count.
+ */
+export function findStaleSdl(file: string, committed: string | null, built: string): string | undefined {
+  const fix = `run \`${SCHEMA_COMMAND}\` and commit what it writes`;
+  if (committed === null) return `${file} is missing: ${fix}.`;
+  const committedLines = committed.replace(/\r\n?/g, '\n').split('\n');
+  const builtLines = built.split('\n');
+  const line = builtLines.findIndex((text, index) => committedLines[index] !== text);
+  if (line < 0 && committedLines.length === builtLines.length) return undefined;
+  const at = line < 0 ? builtLines.length : line;
+  return (
+    `${file} is not the schema the code builds (from line ${at + 1}: the code prints ${JSON.stringify(builtLines[at] ?? '')}, ` +
+    `the file has ${JSON.stringify(committedLines[at] ?? '')}): ${fix}.`
+  );
 }
 
 /**

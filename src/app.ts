@@ -44,7 +44,7 @@ import { createSubscriptionLimits } from './plugins/validation/subscription-limi
 import { createTrustedDocuments, type TrustedDocuments } from './plugins/request/trusted-documents.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { buildSchema, schema } from './schema/index.js';
-import { schemaForRelease } from './schema/releases.js';
+import { servedSchema } from './schema/served.js';
 import { declaredTouches, touchedBy, type TouchedRecords } from './schema/kit/mutation-kit.js';
 import { schemaCollections } from './live/collections.js';
 import type { LiveInvalidation } from './live/invalidation.js';
@@ -262,8 +262,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       })
     : undefined;
 
-  // UPSTREAM_VERSION: the schema that release offers; the full one still names what it left out.
-  const servedSchema = config.upstreamVersion === undefined ? schema : schemaForRelease(schema, config.upstreamVersion);
+  // UPSTREAM_VERSION: the schema that release offers, as `npm run schema` prints it; the full one
+  // still names what it left out.
+  const standaloneSchema = servedSchema(config.upstreamVersion);
   /** Yoga serving `served` at `path`, with every GraphQL plugin (and `routes` first). */
   const createEndpoint = (served: GraphQLSchema, state: ReturnType<typeof endpointState>, path: string, routes: Plugin[]) =>
     createYoga<ServerContext, GatewayContext>({
@@ -338,7 +339,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   if (backend.streams) metrics.observeRedisOutbox(backend.streams.outbox);
   const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
   metrics.observeReadiness(() => readiness.readyNow());
-  const yoga = createEndpoint(servedSchema, standalone, GRAPHQL_PATH, [
+  const yoga = createEndpoint(standaloneSchema, standalone, GRAPHQL_PATH, [
     useHealth(),
     useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger, onCheck: (ready) => readiness.record(ready) }),
     useMetricsRoute({ registry: metrics.registry, logger }),

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ApolloClient, CombinedGraphQLErrors, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { relayStylePagination } from '@apollo/client/utilities';
 import { Client as UrqlClient, fetchExchange, subscriptionExchange, type Exchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
@@ -208,6 +209,41 @@ describe('real GraphQL clients against the gateway', () => {
       const second = await client.query({ query: VM_PAGE, variables: { first: 3, after: page.pageInfo.endCursor } });
       const uuids = [...page.edges, ...second.data!.vmInstances.edges].map((edge) => edge.node.uuid);
       expect(new Set(uuids).size).toBe(6);
+    });
+
+    it('merges the pages fetchMore brings into one list with relayStylePagination, as the clients page configures it', async () => {
+      const client = new ApolloClient({
+        link: new HttpLink({ uri: `${harness.url}/graphql`, headers: harness.headers }),
+        cache: new InMemoryCache({ typePolicies: { Query: { fields: { vmInstances: relayStylePagination(['filter', 'orderBy']) } } } }),
+      });
+      const pages = client.watchQuery({ query: VM_PAGE, variables: { first: 3 } });
+      const lengths: number[] = [];
+      const subscription = pages.subscribe((result) => {
+        if (result.dataState === 'complete') lengths.push(result.data.vmInstances.edges.length);
+      });
+      const complete = () => {
+        const result = pages.getCurrentResult();
+        if (result.dataState !== 'complete') throw new Error(`the query is ${result.dataState}`);
+        return result.data.vmInstances;
+      };
+      try {
+        await firstValueFrom(pages.pipe(rxFilter((result) => result.dataState === 'complete')));
+        const { endCursor } = complete().pageInfo;
+        expect(endCursor).toBeTruthy();
+        // The watched query hears the merged list once the cache broadcasts it.
+        const mergedSix = firstValueFrom(pages.pipe(rxFilter((result) => result.dataState === 'complete' && result.data.vmInstances.edges.length === 6)));
+        await pages.fetchMore({ variables: { after: endCursor } });
+        await mergedSix;
+        const merged = complete();
+        // The six records a fresh walk of six gives, in its order, under the first page's query.
+        const fresh = await apollo().query({ query: VM_PAGE, variables: { first: 6 } });
+        expect(merged.edges.map((edge) => edge.node.uuid)).toEqual(fresh.data!.vmInstances.edges.map((edge) => edge.node.uuid));
+        expect(merged.pageInfo.endCursor).toBe(merged.edges[5]!.cursor);
+        // What a component rendering the watched query shows: the first page, then both.
+        expect([lengths[0], lengths.at(-1)]).toEqual([3, 6]);
+      } finally {
+        subscription.unsubscribe();
+      }
     });
 
     it('receives a @defer query in parts over multipart/mixed', async () => {

@@ -1,23 +1,31 @@
 /**
- * The breaking-change guard (`scripts/schema-guard.ts`): the committed SDL against the committed
- * baseline and changelog (the check CI makes on every run), then edited copies of them, as strings,
- * for each rule. The committed files are never written.
+ * The breaking-change guard (`scripts/schema-guard.ts`): the schema the code builds against the
+ * committed baseline and changelog, and the committed SDL against the built one (the check CI
+ * makes on every run), then edited copies of them, as strings, for each rule. The committed files
+ * are never written.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildSchema, findBreakingChanges, Kind, parse, parseType, print, visit, type EnumValueDefinitionNode, type FieldDefinitionNode, type InputValueDefinitionNode } from 'graphql';
+import { buildSchema, findBreakingChanges, Kind, parse, parseType, print, printSchema, visit, type EnumValueDefinitionNode, type FieldDefinitionNode, type InputValueDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { baselineDigest, checkSchemaCompatibility, SCHEMA_FILES, type SchemaTexts } from '../../scripts/schema-guard.js';
+import { printSdlFiles, printServedSdl } from '../../scripts/sdl-files.js';
+import { servedSchema } from '../../src/schema/served.js';
 
 const readCommitted = (file: string) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
 
+/** The committed baseline and changelog, with the SDL the code builds as the current one. */
 let committed: SchemaTexts;
+/** The committed `schema/schema.graphql`. */
+let committedSdl: string;
 
 beforeAll(async () => {
-  committed = { baselineSdl: await readCommitted(SCHEMA_FILES.baseline), currentSdl: await readCommitted(SCHEMA_FILES.current), changelog: await readCommitted(SCHEMA_FILES.changelog) };
+  committedSdl = await readCommitted(SCHEMA_FILES.current);
+  committed = { baselineSdl: await readCommitted(SCHEMA_FILES.baseline), currentSdl: printServedSdl(), changelog: await readCommitted(SCHEMA_FILES.changelog) };
 });
 
 /** The SDL with one field of one type replaced by what `edit` returns (null removes it). */
@@ -43,10 +51,31 @@ function changelogWithEntry(baselineSdl: string, body = 'Host.name is gone: read
 }
 
 describe('the breaking-change guard', () => {
-  it('passes: the committed schema/schema.graphql keeps what schema/baseline.graphql promises, and the changelog has its entry', () => {
-    const result = checkSchemaCompatibility(committed);
+  it('passes: the schema the code builds keeps what schema/baseline.graphql promises, the changelog has its entry, and schema/schema.graphql is that schema', () => {
+    const result = checkSchemaCompatibility({ ...committed, committedSdl });
     expect(result.breaking.map((change) => change.description)).toEqual([]);
     expect(result.problems).toEqual([]);
+  });
+
+  it('fails a change to the code made without `npm run schema` with the policy\'s message, and says to regenerate the file', () => {
+    // The code as it would be with Host.name deleted from its module: the built schema without it.
+    const changed = mapSchema(servedSchema(), {
+      [MapperKind.OBJECT_FIELD]: (config, fieldName, typeName) => (typeName === 'Host' && fieldName === 'name' ? null : config),
+    });
+    const currentSdl = `${printSchema(changed)}\n`;
+    const result = checkSchemaCompatibility({ ...committed, currentSdl, committedSdl });
+    expect(result.breaking.map((change) => change.type)).toEqual(['REMOVED_WITHOUT_DEPRECATION']);
+    expect(result.problems).toHaveLength(2);
+    expect(result.problems[0]).toContain('Host.name (field) was removed without being deprecated first');
+    expect(result.problems[0]).toContain('The policy is deprecate before removal (docs/reference/schema-policy.md)');
+    expect(result.problems[1]).toContain('schema/schema.graphql is not the schema the code builds');
+    expect(result.problems[1]).toContain('run `npm run schema`');
+  });
+
+  it('fails a committed SDL the code no longer prints, even when the change breaks nothing', () => {
+    const result = checkSchemaCompatibility({ ...committed, committedSdl: committedSdl.replace('directive @defer', 'directive @deferred') });
+    expect(result.breaking).toEqual([]);
+    expect(result.problems).toEqual([expect.stringMatching(/^schema\/schema\.graphql is not the schema the code builds \(from line \d+: the code prints "directive @defer\(", the file has "directive @deferred\("\): run `npm run schema`/)]);
   });
 
   it('fails when a field is removed, naming it and pointing at the deprecate-first policy', () => {
@@ -160,7 +189,9 @@ describe('the maintainer commands, on a copy of the schema folder', () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'schema-guard-'));
     await mkdir(join(root, 'schema'));
-    for (const file of Object.values(SCHEMA_FILES)) await writeFile(join(root, file), await readCommitted(file));
+    await mkdir(join(root, 'schema/releases'));
+    const files = new Set<string>([...Object.values(SCHEMA_FILES), ...printSdlFiles().map(({ file }) => file)]);
+    for (const file of files) await writeFile(join(root, file), await readCommitted(file));
   });
 
   afterAll(async () => {
@@ -173,27 +204,40 @@ describe('the maintainer commands, on a copy of the schema folder', () => {
       (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
     );
 
-  it('schema:check prints the breaking change and exits 1; schema:baseline writes the entry stub; filling it in passes', async () => {
-    const currentSdl = editField(committed.currentSdl, 'Host', 'name', () => null);
-    await writeFile(join(root, SCHEMA_FILES.current), currentSdl);
+  it('schema:check reads the schema from the code: it prints the breaking change and the stale file and exits 1; schema:baseline writes the entry stub; filling it in passes', { timeout: 240_000 }, async () => {
+    // The baseline promises a field the code does not build, and the committed SDL lacks one the code builds.
+    const baselineSdl = print(
+      visit(parse(committed.baselineSdl), {
+        ObjectTypeDefinition: (node) =>
+          node.name.value === 'Host' ? { ...node, fields: [...(node.fields ?? []), { kind: Kind.FIELD_DEFINITION, name: { kind: Kind.NAME, value: 'legacyName' }, type: parseType('String') }] } : undefined,
+      }),
+    );
+    await writeFile(join(root, SCHEMA_FILES.baseline), baselineSdl);
+    await writeFile(join(root, SCHEMA_FILES.changelog), changelogWithEntry(baselineSdl));
+    await writeFile(join(root, SCHEMA_FILES.current), editField(committed.currentSdl, 'Host', 'name', () => null));
 
     const failed = await runScript('schema-check.ts');
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toContain('Breaking changes: 1');
-    expect(failed.stdout).toContain('Host.name (field) was removed without being deprecated first');
+    // Host.name is in the code, so its absence from the stale file is no breaking change: the file only needs regenerating.
+    expect(failed.stdout).toContain('Breaking changes: 1\n');
+    expect(failed.stdout).toContain('Host.legacyName (field) was removed without being deprecated first');
+    expect(failed.stdout).toContain('x schema/schema.graphql is not the schema the code builds');
+    expect(failed.stdout).toContain('run `npm run schema` and commit what it writes');
 
     const rebaselined = await runScript('schema-baseline.ts');
     expect(rebaselined.code).toBe(0);
-    expect(await readFile(join(root, SCHEMA_FILES.baseline), 'utf8')).toBe(currentSdl);
+    expect(await readFile(join(root, SCHEMA_FILES.baseline), 'utf8')).toBe(committed.currentSdl);
     const changelog = await readFile(join(root, SCHEMA_FILES.changelog), 'utf8');
-    expect(changelog).toContain(`## 1.0.0 (`);
-    expect(changelog).toContain(`Baseline: \`${baselineDigest(currentSdl)}\``);
-    expect(changelog).toContain('- Host.name (field) was removed without being deprecated first.');
-    expect(changelog.indexOf('## 1.0.0')).toBeLessThan(changelog.indexOf('## 0.1.0'));
+    const stub = `## 2.0.0 (${new Date().toISOString().slice(0, 10)})`;
+    expect(changelog).toContain(stub);
+    expect(changelog).toContain(`Baseline: \`${baselineDigest(committed.currentSdl)}\``);
+    expect(changelog).toContain('- Host.legacyName (field) was removed without being deprecated first.');
+    expect(changelog.indexOf(stub)).toBeLessThan(changelog.indexOf('## 1.0.0'));
 
-    // The stub's TODO still fails the check, until the maintainer writes what clients do.
+    // The stub's TODO still fails the check, until the maintainer writes what clients do; so does the stale file until regenerated.
+    await writeFile(join(root, SCHEMA_FILES.current), committed.currentSdl);
     expect((await runScript('schema-check.ts')).code).toBe(1);
-    await writeFile(join(root, SCHEMA_FILES.changelog), changelog.replace(/^TODO: .*$/m, 'Host.name is gone: read `hostname` instead.'));
+    await writeFile(join(root, SCHEMA_FILES.changelog), changelog.replace(/^TODO: .*$/m, 'Host.legacyName is gone: read `name` instead.'));
     const passed = await runScript('schema-check.ts');
     expect(passed.stdout).toContain('schema:check passed');
     expect(passed.code).toBe(0);

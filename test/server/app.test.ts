@@ -1,12 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { printSubgraphSchema } from '@apollo/subgraph';
-import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, printSchema } from 'graphql';
+import { isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/index.js';
-import { buildSchema, schema } from '../../src/schema/index.js';
+import { schema } from '../../src/schema/index.js';
 import { errorCodes, startHarness, type Harness } from '../support/harness.js';
 
 describe('the gateway app', () => {
@@ -80,16 +78,6 @@ describe('the gateway app', () => {
       if (isEnumType(type)) for (const value of type.getValues()) if (!value.description) undescribed.push(`${type.name}.${value.name}`);
     }
     expect(undescribed).toEqual([]);
-  });
-
-  it('keeps the committed schema/schema.graphql in sync with the code (run `npm run schema`)', () => {
-    const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
-    expect(committed).toBe(`${printSchema(schema)}\n`);
-  });
-
-  it('keeps the committed schema/subgraph.graphql in sync with the code (run `npm run schema`)', () => {
-    const committed = readFileSync(new URL('../../schema/subgraph.graphql', import.meta.url), 'utf8');
-    expect(committed).toBe(`${printSubgraphSchema(buildSchema({ subgraph: true }))}\n`);
   });
 });
 

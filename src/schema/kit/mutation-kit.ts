@@ -49,7 +49,8 @@ export interface RemovedRecord {
 /**
  * `...deletedRecordFields(t, 'CbtTask', 'task', (source) => ...)`: what a delete payload says of
  * the record it removed: `deleted<Type>Uuid`, and `deleted<Type>Id`, its global id as the record's
- * `id` was, for a client cache to drop it (Relay's `@deleteRecord`, Apollo's `cache.evict({ id })`).
+ * `id` was, for a client cache to drop it (Relay's `@deleteRecord`; Apollo's `cache.evict` with the
+ * cache key `cache.identify` makes of it, since Apollo keys a record by `__typename:id`, not the id).
  * Both null until the job succeeded; `removed` answers which record.
  */
 export function deletedRecordFields(
@@ -68,7 +69,9 @@ export function deletedRecordFields(
     [`deleted${typeName}Id`]: t.field({
       type: 'ID',
       nullable: true,
-      description: `The global \`id\` the ${noun} removed had, for a client cache to drop it (Relay's \`@deleteRecord\`, Apollo's \`cache.evict({ id })\`); null until the job succeeded.`,
+      description:
+        `The global \`id\` the ${noun} removed had, for a client cache to drop it: Relay's \`@deleteRecord\`, or in Apollo ` +
+        `\`cache.evict({ id: cache.identify({ __typename: '${typeName}', id }) })\` (Apollo keys a record by \`__typename:id\`, so the bare id evicts nothing); null until the job succeeded.`,
       resolve: (source, _args, context) => {
         const record = removed(source, context);
         return record === null ? null : encodeGlobalID(typeName, record.localId);
