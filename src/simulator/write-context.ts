@@ -52,6 +52,12 @@ export class Arguments {
     return Array.isArray(value) ? (value as string[]) : undefined;
   }
 
+  /** A map parameter (a JSON object), e.g. `dataVolumeSystemTags`. */
+  map(name: string): Record<string, unknown> | undefined {
+    const value = this.values[name];
+    return isPlainObject(value) ? value : undefined;
+  }
+
   objects(name: string): Record<string, unknown>[] | undefined {
     const value = this.values[name];
     return Array.isArray(value) ? value.filter(isPlainObject) : undefined;

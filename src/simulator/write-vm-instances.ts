@@ -11,6 +11,7 @@ import type {
   VmNic,
   VmState,
   Volume,
+  VolumeSnapshotGroup,
   VolumeSnapshotRef,
 } from './model.js';
 import { buildVmNic, buildVolume, installPathOf } from './builders.js';
@@ -200,6 +201,7 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
   const offeringUuid = args.text('instanceOfferingUuid');
   const offering = offeringUuid === undefined ? undefined : find(context, 'instanceOffering', offeringUuid);
   findEach(context, 'tag', 'tagUuids');
+  requireSnapshotsOf(context, group);
   const source = store.vms.get(tenant.id, group.vmInstanceUuid);
   const placement = placeNewVm(context, source);
   const cpuNum = args.integer('cpuNum') ?? offering?.cpuNum ?? source?.cpuNum ?? 1;
@@ -257,6 +259,18 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
   vm.vmNics = l3Networks.map((l3, deviceId) => newVmNic(store, vm, l3, deviceId, now));
   store.vms.insert(vm);
   return inventoryResult(store.wire.write(VM_WIRE, vm));
+}
+
+/** The snapshots `volumeSnapshotEncryptions` and `dataVolumeSystemTags` name must be the group's (SYS.1003 otherwise). */
+function requireSnapshotsOf({ args }: WriteContext, group: VolumeSnapshotGroup): void {
+  const named = [
+    ...(args.objects('volumeSnapshotEncryptions') ?? []).map((item) => item.volumeSnapshotUuid),
+    ...Object.keys(args.map('dataVolumeSystemTags') ?? {}),
+  ];
+  for (const uuid of named) {
+    if (!isUuid(uuid)) throw invalidArgument(`volumeSnapshotUuid[${String(uuid)}] is not a uuid`);
+    if (!group.volumeSnapshotRefs.some((ref) => ref.volumeSnapshotUuid === uuid)) notFoundThrow('VolumeSnapshot', uuid);
+  }
 }
 
 interface Placement {

@@ -146,6 +146,25 @@ describe('a write naming a record that does not exist', () => {
     expect(estateOf(store)).toBe(before);
   });
 
+  it('refuses snapshots that are not the group\'s, named inside list items, as NOT_FOUND with nothing created', async () => {
+    const query =
+      'mutation($input: CreateVmInstanceFromVolumeSnapshotGroupInput!) { createVmInstanceFromVolumeSnapshotGroup(input: $input) { status userErrors { code upstream { code details } } } }';
+    for (const extra of [
+      { volumeSnapshotEncryptions: [{ volumeSnapshotUuid: missing('encryption'), encrypted: true }] },
+      { dataVolumeSystemTags: [{ snapshotUuid: missing('systemTags'), systemTags: ['x'] }] },
+    ]) {
+      const before = estateOf(store);
+      const response = await harness.gql<Record<string, { status: string; userErrors: { code: string; upstream: { code: string; details: string } }[] }>>(query, {
+        input: { volumeSnapshotGroupUuid: group().uuid, name: 'x', ...extra },
+      });
+      const payload = response.data?.createVmInstanceFromVolumeSnapshotGroup;
+      expect(payload?.status).toBe('FAILED');
+      expect(payload?.userErrors.map((error) => [error.code, error.upstream.code])).toEqual([['NOT_FOUND', 'SYS.1003']]);
+      expect(payload?.userErrors[0]?.upstream.details).toMatch(/^VolumeSnapshot\[uuid:[0-9a-f]{32}\] is not found$/);
+      expect(estateOf(store)).toBe(before);
+    }
+  });
+
   it('makes the VM when every record it names exists, of the size of the offering it names', async () => {
     const chosen = first(store.instanceOfferings.list(tenantId), (candidate) => candidate.cpuNum === 2 && candidate.memorySize === 4 * 1024 ** 3);
     const response = await harness.gql<{ createVmInstanceFromVolumeSnapshotGroup: { status: string; vmInstance: { cpuNum: number; memorySize: number; instanceOfferingUuid: string } } }>(
