@@ -130,7 +130,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 400,
     where: 'request',
     meaning:
-      'The operation does not validate against the schema (an unknown field, a literal of the wrong type, a missing argument, introspection while `GRAPHIQL=false`), or it selects `__schema` more than `MAX_INTROSPECTION_SCHEMAS` times (`extensions.limit`, `found`). (200 with `Accept: application/json`.)',
+      'The operation does not validate against the schema (an unknown field, a literal of the wrong type, a missing argument, introspection while `GRAPHIQL=false`), or it selects `__schema` more than `MAX_INTROSPECTION_SCHEMAS` times (`extensions.limit`, `found`). When a literal argument value is at fault, `extensions.field` is the path to it and `extensions.reason` why, as for `BAD_USER_INPUT`. (200 with `Accept: application/json`.)',
   },
   {
     code: 'NOT_IN_UPSTREAM_RELEASE',
@@ -144,7 +144,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`).',
+      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`). A variable or literal that does not coerce carries `extensions.field`, the path to the value in the shape of `UserError.field` (`["input", "volumeUuids", "1"]`, starting with the argument the variable is given to, whatever the variable is called), and `extensions.reason`: `REQUIRED` (missing or null), `UNKNOWN_FIELD` (an input field the type lacks) or `INVALID_VALUE`; such a variable fails the whole request before anything runs.',
   },
   {
     code: 'BAD_USER_INPUT',

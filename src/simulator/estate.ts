@@ -10,6 +10,7 @@ import type {
   Host,
   HostNic,
   HwMonitorStatus,
+  InstanceOffering,
   InterfaceType,
   L3Network,
   PrimaryStorage,
@@ -122,9 +123,15 @@ export function generateEstate(store: SimulatorStore, seed: number, size: Estate
   tenants.forEach((tenant, index) => {
     const tenantSize = index === 0 ? size : secondTenantSize(size);
     const dice = new Dice(createRandom(mixSeed(seed, index + 1)), drawn);
-    new TenantEstate(store, tenant, dice, tenantSize, index).build();
+    // A stream of its own for the records added later (offerings, tags), so that a seed's other
+    // records stay what they were before them.
+    const catalogue = new Dice(createRandom(mixSeed(seed, CATALOGUE_STREAM + index)), drawn);
+    new TenantEstate(store, tenant, dice, catalogue, tenantSize, index).build();
   });
 }
+
+/** The first PRNG stream of the tenants' catalogues (offerings, tags); streams 0..2 are the tenants'. */
+const CATALOGUE_STREAM = 100;
 
 const EPOCH = Date.UTC(2023, 0, 2, 8, 0, 0);
 const SPAN_SECONDS = 540 * 24 * 3600;
@@ -140,6 +147,15 @@ const GUEST_OS: readonly { platform: string; guestOsType: string }[] = [
   { platform: 'Windows', guestOsType: 'Windows Server 2019' },
   { platform: 'Windows', guestOsType: 'Windows Server 2022' },
   { platform: 'Other', guestOsType: 'FreeBSD 13' },
+];
+/** The VMs' sizes: an instance offering per pair, which the VMs of that size reference. */
+const VM_CPUS = [1, 2, 4, 8, 16];
+const VM_MEMORY_GIB = [2, 4, 8, 16, 32];
+const TAGS: readonly [string, string][] = [
+  ['production', '#d1242f'],
+  ['staging', '#bf8700'],
+  ['backup', '#1a7f37'],
+  ['finance', '#0969da'],
 ];
 const NIC_DRIVERS = ['virtio', 'virtio', 'virtio', 'e1000', 'rtl8139'];
 const HBA_SPEEDS = ['8 Gbit', '16 Gbit', '32 Gbit'];
@@ -169,18 +185,22 @@ class TenantEstate {
   private readonly hosts: Host[] = [];
   private readonly vms: VmInstance[] = [];
   private readonly storages: PrimaryStorage[] = [];
+  /** Instance offerings by `<cpuNum>/<memory bytes>`. */
+  private readonly offerings = new Map<string, InstanceOffering>();
   private nextIp = 10;
 
   constructor(
     private readonly store: SimulatorStore,
     private readonly tenant: Tenant,
     private readonly dice: Dice,
+    private readonly catalogue: Dice,
     private readonly size: EstateSize,
     private readonly tenantIndex: number,
   ) {}
 
   build(): void {
     this.buildTopology();
+    this.buildCatalogue();
     for (let i = 0; i < this.size.hosts; i++) this.buildHost(i);
     this.buildLuns();
     const roleCounters = new Map<string, number>();
@@ -286,6 +306,30 @@ class TenantEstate {
       });
       this.storages.push(shared);
       for (const cluster of clusters) this.storagesByCluster.get(cluster.uuid)?.push(shared);
+    }
+  }
+
+  /** Instance offerings (one per VM size) and tags, drawn from the catalogue stream. */
+  private buildCatalogue(): void {
+    const { catalogue, tenant, store } = this;
+    for (const cpuNum of VM_CPUS) {
+      for (const memoryGib of VM_MEMORY_GIB) {
+        const offering = store.instanceOfferings.insert({
+          uuid: catalogue.uuid(),
+          tenantId: tenant.id,
+          name: `${cpuNum}c${memoryGib}g`,
+          description: `${cpuNum} vCPU, ${memoryGib} GiB`,
+          cpuNum,
+          memorySize: memoryGib * GIB,
+          state: 'Enabled',
+          createDate: new Date(EPOCH),
+          lastOpDate: new Date(EPOCH),
+        });
+        this.offerings.set(`${cpuNum}/${offering.memorySize}`, offering);
+      }
+    }
+    for (const [name, color] of TAGS) {
+      store.tags.insert({ uuid: catalogue.uuid(), tenantId: tenant.id, name, description: null, color, createDate: new Date(EPOCH), lastOpDate: new Date(EPOCH) });
     }
   }
 
@@ -508,6 +552,8 @@ class TenantEstate {
       imageUuid,
       hostUuid: state === 'Running' ? host.uuid : null,
       lastHostUuid: host.uuid,
+      // Still drawn, so that the rest of a seed's estate stays what it was before offerings were
+      // records; replaced below by the offering of the VM's size.
       instanceOfferingUuid: dice.uuid(),
       rootVolumeUuid: root.uuid,
       defaultL3NetworkUuid: null,
@@ -515,8 +561,8 @@ class TenantEstate {
       architecture: host.architecture,
       type: 'UserVm',
       hypervisorType: 'KVM',
-      memorySize: dice.pick([2, 4, 8, 16, 32]) * GIB,
-      cpuNum: dice.pick([1, 2, 4, 8, 16]),
+      memorySize: dice.pick(VM_MEMORY_GIB) * GIB,
+      cpuNum: dice.pick(VM_CPUS),
       cpuSpeed: 0,
       allocatorStrategy: 'LastHostPreferredAllocatorStrategy',
       state,
@@ -526,6 +572,7 @@ class TenantEstate {
       vmCdRoms: [],
       ...times,
     };
+    vm.instanceOfferingUuid = this.offerings.get(`${vm.cpuNum}/${vm.memorySize}`)?.uuid ?? null;
     const dataVolumes = dice.pick([0, 0, 1, 1, 2]);
     for (let d = 1; d <= dataVolumes; d++) this.buildVolume(uuid, dice.pick(storages), d, times.createDate, null);
     const nicCount = dice.chance(0.25) ? 2 : 1;

@@ -1,6 +1,7 @@
 /**
  * The simulator's stored records: one interface per structure of the spec, plus the few
- * structures the spec only references (zones, clusters, primary storages, L3 networks).
+ * structures the spec only references (zones, clusters, primary storages, L3 networks, instance
+ * offerings, tags), so that a write naming one can be refused when it does not exist.
  *
  * Rules every writer of the store follows:
  * - Timestamps are `Date` in memory; `wire.ts` turns them into the spec's text on output.
@@ -71,6 +72,25 @@ export interface L3Network extends Owned, Timestamped {
   networkPrefix: string;
   gateway: string;
   netmask: string;
+}
+
+/** An instance offering: the CPU and memory template a VM is made from (`VmInstance.instanceOfferingUuid`). */
+export interface InstanceOffering extends Owned, Timestamped {
+  name: string;
+  description: string | null;
+  cpuNum: number;
+  /** Bytes. */
+  memorySize: number;
+  /** `Enabled` or `Disabled`. */
+  state: string;
+}
+
+/** A tag the create operations attach by uuid (`tagUuids`). */
+export interface Tag extends Owned, Timestamped {
+  name: string;
+  description: string | null;
+  /** A CSS colour, as the service's console shows tags. */
+  color: string;
 }
 
 /** HostInventory. */
@@ -408,6 +428,8 @@ export interface RecordKinds {
   cluster: Cluster;
   primaryStorage: PrimaryStorage;
   l3Network: L3Network;
+  instanceOffering: InstanceOffering;
+  tag: Tag;
   host: Host;
   bonding: HostBonding;
   hostNic: HostNic;

@@ -138,6 +138,8 @@ export class SimulatorStore {
     cluster: new Table(['zoneUuid']),
     primaryStorage: new Table(['zoneUuid']),
     l3Network: new Table(['zoneUuid']),
+    instanceOffering: new Table(),
+    tag: new Table(),
     host: new Table(['clusterUuid', 'zoneUuid']),
     bonding: new Table(['hostUuid']),
     hostNic: new Table(['hostUuid', 'bondingUuid']),
@@ -159,6 +161,8 @@ export class SimulatorStore {
   readonly clusters = this.tables.cluster;
   readonly primaryStorages = this.tables.primaryStorage;
   readonly l3Networks = this.tables.l3Network;
+  readonly instanceOfferings = this.tables.instanceOffering;
+  readonly tags = this.tables.tag;
   readonly hosts = this.tables.host;
   readonly bondings = this.tables.bonding;
   readonly hostNics = this.tables.hostNic;

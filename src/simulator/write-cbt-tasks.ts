@@ -9,6 +9,7 @@ import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
   find,
+  findEach,
   inventoryResult,
   newNamedRecord,
   notFound,
@@ -27,6 +28,7 @@ export function createCbtTask(context: WriteContext): Result {
   const { args, store, tenant } = context;
   const resourceUuids = args.texts('resourceUuids') ?? [];
   if (resourceUuids.length === 0) throw invalidArgument('resourceUuids must name the VM or its volumes');
+  findEach(context, 'tag', 'tagUuids');
   const namedVmUuid = args.text('vmInstanceUuid');
   const vms = new Map<string, VmInstance>();
   const volumes: Volume[] = [];

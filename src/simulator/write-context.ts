@@ -52,6 +52,12 @@ export class Arguments {
     return Array.isArray(value) ? (value as string[]) : undefined;
   }
 
+  /** A map parameter (a JSON object), e.g. `dataVolumeSystemTags`. */
+  map(name: string): Record<string, unknown> | undefined {
+    const value = this.values[name];
+    return isPlainObject(value) ? value : undefined;
+  }
+
   objects(name: string): Record<string, unknown>[] | undefined {
     const value = this.values[name];
     return Array.isArray(value) ? value.filter(isPlainObject) : undefined;
@@ -106,11 +112,18 @@ const NOT_FOUND_NAMES = {
   cluster: 'Cluster',
   zone: 'Zone',
   l3Network: 'L3Network',
+  instanceOffering: 'InstanceOffering',
+  tag: 'Tag',
 } as const satisfies Partial<Record<RecordKind, string>>;
 
 /** The caller's record of `kind` with this uuid; another tenant's is not found (SYS.1003). */
 export function find<K extends keyof typeof NOT_FOUND_NAMES>({ store, tenant }: WriteContext, kind: K, uuid: string): RecordKinds[K] {
   return store.table(kind).get(tenant.id, uuid) ?? notFoundThrow(NOT_FOUND_NAMES[kind], uuid);
+}
+
+/** The caller's records of `kind` that the list parameter `name` names, each found or SYS.1003. */
+export function findEach<K extends keyof typeof NOT_FOUND_NAMES>(context: WriteContext, kind: K, name: string): RecordKinds[K][] {
+  return (context.args.texts(name) ?? []).map((uuid) => find(context, kind, uuid));
 }
 
 export function notFoundThrow(kind: string, uuid: string): never {

@@ -8,6 +8,7 @@ import { invalidArgument } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
   find,
+  findEach,
   inventoryResult,
   newNamedRecord,
   newUuid,
@@ -20,6 +21,7 @@ import {
 export function createVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, now } = context;
   const root = find(context, 'volume', args.required('rootVolumeUuid'));
+  findEach(context, 'tag', 'tagUuids');
   if (root.type !== 'Root' || root.vmInstanceUuid === null) {
     throw invalidArgument(`volume[uuid:${root.uuid}] is not the root volume of a VM`);
   }

@@ -11,6 +11,7 @@ import type {
   VmNic,
   VmState,
   Volume,
+  VolumeSnapshotGroup,
   VolumeSnapshotRef,
 } from './model.js';
 import { buildVmNic, buildVolume, installPathOf } from './builders.js';
@@ -20,6 +21,7 @@ import { invalidArgument, isUuid } from './write-arguments.js';
 import {
   LIVE_VM_STATES,
   find,
+  findEach,
   inventoryResult,
   newNamedRecord,
   newUuid,
@@ -196,10 +198,14 @@ export function destroyVmInstance(context: WriteContext): Result {
 export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, tenant, now } = context;
   const group = find(context, 'snapshotGroup', args.required('volumeSnapshotGroupUuid'));
+  const offeringUuid = args.text('instanceOfferingUuid');
+  const offering = offeringUuid === undefined ? undefined : find(context, 'instanceOffering', offeringUuid);
+  findEach(context, 'tag', 'tagUuids');
+  requireSnapshotsOf(context, group);
   const source = store.vms.get(tenant.id, group.vmInstanceUuid);
   const placement = placeNewVm(context, source);
-  const cpuNum = args.integer('cpuNum') ?? source?.cpuNum ?? 1;
-  const memorySize = args.integer('memorySize') ?? source?.memorySize ?? GIB;
+  const cpuNum = args.integer('cpuNum') ?? offering?.cpuNum ?? source?.cpuNum ?? 1;
+  const memorySize = args.integer('memorySize') ?? offering?.memorySize ?? source?.memorySize ?? GIB;
   if (cpuNum <= 0) throw invalidArgument('cpuNum must be positive');
   if (memorySize <= 0) throw invalidArgument('memorySize must be positive');
   const rootRef = group.volumeSnapshotRefs.find((ref) => ref.volumeType === 'Root');
@@ -213,7 +219,8 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
     throw invalidArgument(`primary storage[uuid:${rootStorage.uuid}] is not in zone[uuid:${placement.zoneUuid}]`);
   }
   const l3Networks = networksOfNewVm(context, source, placement.zoneUuid);
-  const defaultL3NetworkUuid = args.text('defaultL3NetworkUuid') ?? l3Networks[0]?.uuid ?? null;
+  const askedDefault = args.text('defaultL3NetworkUuid');
+  const defaultL3NetworkUuid = askedDefault === undefined ? (l3Networks[0]?.uuid ?? null) : find(context, 'l3Network', askedDefault).uuid;
   if (defaultL3NetworkUuid !== null && !l3Networks.some((l3) => l3.uuid === defaultL3NetworkUuid)) {
     throw invalidArgument(`defaultL3NetworkUuid[${defaultL3NetworkUuid}] is not among l3NetworkUuids`);
   }
@@ -232,7 +239,7 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
     imageUuid: source?.imageUuid ?? null,
     hostUuid: state === 'Running' ? (placement.host?.uuid ?? null) : null,
     lastHostUuid: placement.host?.uuid ?? null,
-    instanceOfferingUuid: args.text('instanceOfferingUuid') ?? source?.instanceOfferingUuid ?? null,
+    instanceOfferingUuid: offering?.uuid ?? source?.instanceOfferingUuid ?? null,
     rootVolumeUuid: root.uuid,
     defaultL3NetworkUuid,
     platform: source?.platform ?? 'Linux',
@@ -252,6 +259,18 @@ export function createVmInstanceFromVolumeSnapshotGroup(context: WriteContext): 
   vm.vmNics = l3Networks.map((l3, deviceId) => newVmNic(store, vm, l3, deviceId, now));
   store.vms.insert(vm);
   return inventoryResult(store.wire.write(VM_WIRE, vm));
+}
+
+/** The snapshots `volumeSnapshotEncryptions` and `dataVolumeSystemTags` name must be the group's (SYS.1003 otherwise). */
+function requireSnapshotsOf({ args }: WriteContext, group: VolumeSnapshotGroup): void {
+  const named = [
+    ...(args.objects('volumeSnapshotEncryptions') ?? []).map((item) => item.volumeSnapshotUuid),
+    ...Object.keys(args.map('dataVolumeSystemTags') ?? {}),
+  ];
+  for (const uuid of named) {
+    if (!isUuid(uuid)) throw invalidArgument(`volumeSnapshotUuid[${String(uuid)}] is not a uuid`);
+    if (!group.volumeSnapshotRefs.some((ref) => ref.volumeSnapshotUuid === uuid)) notFoundThrow('VolumeSnapshot', uuid);
+  }
 }
 
 interface Placement {

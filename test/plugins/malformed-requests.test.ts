@@ -93,7 +93,7 @@ describe('malformed requests', () => {
     expect(long.body.errors?.[0]?.message).toContain(`got "${'x'.repeat(40)}…"`);
     expect(long.text.length).toBeLessThan(1000);
     const list = await post(JSON.stringify({ query, variables: { uuids: [[['a']]] } }));
-    expect(list.body.errors?.[0]?.message).toMatch(/Uuid must be 32 lowercase hexadecimal characters, got a list\./);
+    expect(list.body.errors?.[0]?.message).toMatch(/Uuid must be 32 hexadecimal digits, or the hyphenated 8-4-4-4-12 form, got a list\./);
     expect(simulator.stats().total).toBe(0);
   });
 

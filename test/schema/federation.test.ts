@@ -210,6 +210,11 @@ describe('the subgraph endpoint', () => {
     });
     expect(mixed.data!._entities).toEqual([{ uuid: host.uuid, name: host.name }, null]);
     expect(errorCodes(mixed)).toEqual(['NOT_FOUND']);
+
+    // RFC 9562's hyphenated form names the same host, answered in the upstream's spelling.
+    const rfcForm = host.uuid.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5').toUpperCase();
+    const hyphenated = await subgraphQuery<{ _entities: unknown[] }>(ENTITIES, { r: [{ __typename: 'Host', uuid: rfcForm }] });
+    expect(hyphenated.data!._entities).toEqual([{ uuid: host.uuid, name: host.name }]);
   });
 
   it('refuses more than the most representations, and callers without credentials, before any upstream call', async () => {

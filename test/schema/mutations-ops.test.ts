@@ -309,19 +309,20 @@ describe.each(WEBHOOK_MODES)('host bond, directory and SNS mutations (webhooks $
   // -------------------------------------------------------------------------------------------
   describe('bad GraphQL input', () => {
     it.each([
-      ['a malformed Uuid', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: 'NOT-A-UUID' }, /input\.uuid.*Uuid must be 32 lowercase hexadecimal characters/],
-      ['an upper-case Uuid', 'deleteCbtTask', 'deletedCbtTaskUuid', { uuid: 'A'.repeat(32) }, /input\.uuid.*Uuid must be 32 lowercase hexadecimal characters/],
-      ['a malformed Uuid in a list', 'exportNbdVolumes', 'vmInstance { uuid }', { volumeUuids: ['123'], vmInstanceUuid: UNKNOWN_UUID }, /input\.volumeUuids\[0\].*Uuid must be/],
-      ['an unknown DeleteMode', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: UNKNOWN_UUID, deleteMode: 'Permissive' }, /input\.deleteMode.*"Permissive".*DeleteMode/],
-      ['an unknown SnsStateEvent', 'changeSnsApplicationPlatformState', 'platform { uuid }', { uuid: UNKNOWN_UUID, stateEvent: 'enable' }, /input\.stateEvent.*"enable".*SnsStateEvent/],
-      ['a missing required field', 'createCbtTask', 'cbtTask { uuid }', { name: 'x', resourceUuids: [UNKNOWN_UUID] }, /Field "taskType" of required type .* was not provided/],
-    ])('rejects %s before any upstream request, naming the input at fault', async (_case, name, selection, input, message) => {
+      ['a malformed Uuid', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: 'NOT-A-UUID' }, /input\.uuid.*Uuid must be 32 hexadecimal digits, or the hyphenated/, ['input', 'uuid']],
+      ['a Uuid with a hyphen out of place', 'deleteCbtTask', 'deletedCbtTaskUuid', { uuid: `${'a'.repeat(9)}-${'a'.repeat(23)}` }, /input\.uuid.*Uuid must be 32 hexadecimal digits/, ['input', 'uuid']],
+      ['a malformed Uuid in a list', 'exportNbdVolumes', 'vmInstance { uuid }', { volumeUuids: ['123'], vmInstanceUuid: UNKNOWN_UUID }, /input\.volumeUuids\[0\].*Uuid must be/, ['input', 'volumeUuids', '0']],
+      ['an unknown DeleteMode', 'deleteDirectory', 'deletedDirectoryUuid', { uuid: UNKNOWN_UUID, deleteMode: 'Permissive' }, /input\.deleteMode.*"Permissive".*DeleteMode/, ['input', 'deleteMode']],
+      ['an unknown SnsStateEvent', 'changeSnsApplicationPlatformState', 'platform { uuid }', { uuid: UNKNOWN_UUID, stateEvent: 'enable' }, /input\.stateEvent.*"enable".*SnsStateEvent/, ['input', 'stateEvent']],
+      ['a missing required field', 'createCbtTask', 'cbtTask { uuid }', { name: 'x', resourceUuids: [UNKNOWN_UUID] }, /Field "taskType" of required type .* was not provided/, ['input', 'taskType']],
+    ])('rejects %s before any upstream request, naming the input at fault', async (_case, name, selection, input, message, field) => {
       harness.resetStats();
       const inputType = `${name.charAt(0).toUpperCase()}${name.slice(1)}Input`;
       const response = await harness.gql(`mutation($input: ${inputType}!) { ${name}(input: $input) { ${selection} } }`, { input });
       expect(response.errors).toHaveLength(1);
       expect(response.errors?.[0]?.message).toMatch(message);
       expect(response.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(response.errors?.[0]?.extensions?.field).toEqual(field);
       expect(response.data ?? null).toBeNull();
       expect(harness.upstreamRequests()).toBe(0);
     });

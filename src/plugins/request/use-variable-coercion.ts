@@ -1,16 +1,26 @@
 /**
  * useVariableCoercion: an operation whose variables do not coerce (a wrong type, a malformed
- * `Uuid` or `DateTime`) is answered `BAD_USER_INPUT` before any other execution hook runs: no
- * cost is computed or charged for it, no upstream request is made, and the response cache never
- * sees it (its wrapped executor would otherwise go uncalled, which it reports on the console).
+ * `Uuid` or `DateTime`, a required input field left out) is answered `BAD_USER_INPUT` before any
+ * other execution hook runs: no cost is computed or charged for it, no upstream request is made,
+ * and the response cache never sees it (its wrapped executor would otherwise go uncalled, which it
+ * reports on the console). Each error names the value as a form names its field
+ * (`extensions.field`, `extensions.reason`: `errors/input-fields.ts`), and so does a validation
+ * error that blames a literal argument value.
  * graphql-js quotes the refused value in its message, a string whole: text quoted in a message is
  * cut to its first 40 characters, so a 1 MB variable is not sent back, once or twice over.
  */
-import { getOperationAST, getVariableValues, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { coerceVariables, locateLiteralErrors } from '../../errors/input-fields.js';
 
 export function useVariableCoercion(): Plugin {
   return {
+    onValidate({ params }) {
+      return ({ valid, result, setResult }) => {
+        if (valid) return;
+        setResult(locateLiteralErrors(params.schema, params.documentAST, result));
+      };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const refused = coercionErrors(args);
       if (refused) setResultAndStopExecution(refused);
@@ -27,15 +37,15 @@ function coercionErrors(args: ExecutionArgs): ExecutionResult | null {
   const operation = getOperationAST(args.document, args.operationName ?? undefined);
   // No variables to coerce, or no such operation (execution itself says so).
   if (!operation?.variableDefinitions?.length) return null;
-  const { errors } = getVariableValues(args.schema, operation.variableDefinitions, args.variableValues ?? {});
-  if (errors === undefined) return null;
+  const { errors } = coerceVariables(args.schema, args.document, operation, args.variableValues ?? {});
+  if (errors === null) return null;
   return {
     errors: errors.map(
       (error) =>
         new GraphQLError(shortenQuotes(error.message), {
           nodes: error.nodes ?? null,
           originalError: error.originalError ?? null,
-          extensions: { ...error.extensions, code: typeof error.extensions.code === 'string' ? error.extensions.code : 'BAD_USER_INPUT' },
+          extensions: error.extensions,
         }),
     ),
   };

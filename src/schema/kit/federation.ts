@@ -32,6 +32,7 @@ import {
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { schemaForRelease } from '../releases.js';
+import { normalizeUuid } from './uuid.js';
 
 const UUID = /^[0-9a-f]{32}$/;
 
@@ -73,8 +74,9 @@ export function entityByUuid(ref: ObjectRef<BuilderTypes, unknown> & LoadableByU
 
 function uuidOf(representation: Representation, typeName: string): string {
   if (representation.uuid !== undefined) {
-    if (typeof representation.uuid === 'string' && UUID.test(representation.uuid)) return representation.uuid;
-    throw badRepresentation(typeName, '`uuid` is not 32 lowercase hex digits.');
+    const uuid = normalizeUuid(representation.uuid);
+    if (uuid !== null) return uuid;
+    throw badRepresentation(typeName, '`uuid` is not a uuid (32 hex digits, or the hyphenated 8-4-4-4-12 form).');
   }
   if (typeof representation.id !== 'string') throw badRepresentation(typeName, 'it has neither `uuid` nor `id`.');
   let decoded: { typename: string; id: string };

@@ -5,11 +5,14 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { builder } from '../../builder.js';
+import { normalizeUuid } from './uuid.js';
 
-const UUID_PATTERN = /^[0-9a-f]{32}$/;
-
-function badInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+/**
+ * A refused value. A literal's error names its node: validation reports a scalar's own
+ * `GraphQLError` as it is, so without the node its place in the document would be lost.
+ */
+function badInput(message: string, node?: ValueNode): GraphQLError {
+  return new GraphQLError(message, { nodes: node ?? null, extensions: { code: 'BAD_USER_INPUT' } });
 }
 
 /** A bad value as an error message shows it: a string's first 40 characters, the kind of a list or object (whatever its size or depth). */
@@ -19,23 +22,24 @@ function shown(value: unknown): string {
   return typeof value === 'object' && value !== null ? 'an object' : String(value);
 }
 
-function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
-    throw badInput(`Uuid must be 32 lowercase hexadecimal characters, got ${shown(value)}.`);
-  }
-  return value;
+const UUID_FORMS = '32 hexadecimal digits, or the hyphenated 8-4-4-4-12 form';
+
+function parseUuid(value: unknown, node?: ValueNode): string {
+  const uuid = normalizeUuid(value);
+  if (uuid === null) throw badInput(`Uuid must be ${UUID_FORMS}, got ${shown(value)}.`, node);
+  return uuid;
 }
 
 builder.scalarType('Uuid', {
   description:
-    'A resource identifier of the upstream service: a UUID\'s 128 bits as 32 lowercase hexadecimal characters, without hyphens, e.g. `3f2a6c1e9b0d4e7f8a5b6c7d8e9f0a1b`.',
-  // The UUID itself (RFC 9562), written as its 32 hex digits only.
+    'A resource identifier of the upstream service: a UUID\'s 128 bits. Answered as 32 lowercase hexadecimal digits without hyphens, the upstream\'s spelling, e.g. `3f2a6c1e9b0d4e7f8a5b6c7d8e9f0a1b`. Taken in that spelling or in RFC 9562\'s hyphenated form (`3f2a6c1e-9b0d-4e7f-8a5b-6c7d8e9f0a1b`), in either case: the gateway turns it into the 32 lowercase digits before using it.',
+  // RFC 9562 names both spellings: the hyphenated one is its string form, the digits alone its hex form.
   specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc9562',
   serialize: (value) => value,
   parseValue: parseUuid,
   parseLiteral: (node: ValueNode) => {
-    if (node.kind !== Kind.STRING) throw badInput('Uuid must be a string of 32 lowercase hexadecimal characters.');
-    return parseUuid(node.value);
+    if (node.kind !== Kind.STRING) throw badInput(`Uuid must be a string of ${UUID_FORMS}.`, node);
+    return parseUuid(node.value, node);
   },
 });
 
@@ -45,9 +49,9 @@ builder.addScalarType('DateTime', DateTimeResolver, {
   specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time',
 });
 
-function parseLong(value: unknown): number {
+function parseLong(value: unknown, node?: ValueNode): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw badInput(`Long must be a whole number from -(2^53-1) to 2^53-1, got ${shown(value)}.`);
+    throw badInput(`Long must be a whole number from -(2^53-1) to 2^53-1, got ${shown(value)}.`, node);
   }
   return value;
 }
@@ -62,8 +66,8 @@ builder.scalarType('Long', {
   },
   parseValue: parseLong,
   parseLiteral: (node: ValueNode) => {
-    if (node.kind !== Kind.INT) throw badInput('Long must be an integer literal.');
-    return parseLong(Number(node.value));
+    if (node.kind !== Kind.INT) throw badInput('Long must be an integer literal.', node);
+    return parseLong(Number(node.value), node);
   },
 });
 
