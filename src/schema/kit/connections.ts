@@ -95,7 +95,7 @@ function invalidCursor(): GraphQLError {
 }
 
 function expiredCursor(): GraphQLError {
-  return new GraphQLError(`\`after\` has expired: the position it stands for is no longer kept. ${START_AGAIN}`, {
+  return new GraphQLError(`\`after\` has expired: it is older than the cursors' lifetime, or the position it stands for can no longer be found exactly. ${START_AGAIN}`, {
     extensions: { code: 'CURSOR_EXPIRED', argument: 'after' },
   });
 }
