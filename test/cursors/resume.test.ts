@@ -22,6 +22,8 @@ const VMS = /* GraphQL */ `
   }
 `;
 
+const CBT_TASKS = 'query ($first: Int, $after: String) { cbtTasks(first: $first, after: $after) { edges { cursor node { uuid } } pageInfo { hasNextPage endCursor } } }';
+
 /** The simulator forgets its cursors after this long; the gateway's own live a day. */
 const UPSTREAM_CURSOR_TTL_MS = 300;
 
@@ -157,6 +159,14 @@ describe('cursors while Redis is away', () => {
       const fresh = await harness.gql<{ vmInstances: Page }>(VMS, { first: 8 });
       expect(uuidsOf(fresh)).toEqual(all.slice(0, 8));
       expect(fresh.data!.vmInstances.pageInfo.endCursor).toEqual(expect.any(String));
+
+      // The resource family's (offset) cursors need no Redis either.
+      const cbtAll = await harness.gql<{ cbtTasks: Page }>(CBT_TASKS, { first: 6 });
+      const cbtFirst = await harness.gql<{ cbtTasks: Page }>(CBT_TASKS, { first: 3 });
+      expect(errorCodes(cbtFirst)).toEqual([]);
+      const cbtNext = await harness.gql<{ cbtTasks: Page }>(CBT_TASKS, { first: 3, after: cbtFirst.data!.cbtTasks.pageInfo.endCursor });
+      expect(errorCodes(cbtNext)).toEqual([]);
+      expect(cbtNext.data!.cbtTasks.edges.map((edge) => edge.node.uuid)).toEqual(cbtAll.data!.cbtTasks.edges.slice(3, 6).map((edge) => edge.node.uuid));
 
       const stillAway = await harness.gql<{ vmInstances: Page }>(VMS, { first: 7, after: issued });
       expect(uuidsOf(stillAway)).toEqual(all.slice(11, 18));
