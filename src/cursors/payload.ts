@@ -67,7 +67,7 @@ const KEY_FALSE = 5;
 const KEY_WALL_CLOCK = 6;
 const WALL_CLOCK_BYTES = 5;
 /** A longer sort key (a long name) is left out rather than make the cursor long. */
-export const MAX_KEY_BYTES = 128;
+export const MAX_KEY_BYTES = 256;
 
 export function encodePayload(payload: CursorPayload): Buffer {
   const parts: Buffer[] = [];
