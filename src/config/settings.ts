@@ -526,9 +526,9 @@ export const settings = Object.freeze({
   cursorTtlMs: setting({
     variable: 'CURSOR_TTL_MS',
     group: 'cursors',
-    parser: milliseconds(1_000, 86_400_000),
-    default: 900_000,
-    description: 'How long a cursor that stands for an upstream cursor (cursor family) stays valid: set it to the upstream cursor\'s life (the simulator\'s is 15 min).',
+    parser: milliseconds(1_000, 2_592_000_000),
+    default: 86_400_000,
+    description: 'How long a connection cursor of the cursor family stays valid after it was issued; it outlives the upstream cursor behind it (it resumes from the position it names), and is sealed, so a long life costs nothing in safety. Also the longest an upstream cursor is kept for it.',
   }),
   cursorStoreMaxBytes: setting({
     variable: 'CURSOR_STORE_MAX_BYTES',

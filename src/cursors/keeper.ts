@@ -21,7 +21,7 @@ const AGREE_RETRY_MS = 1000;
 export interface CursorKeeperOptions {
   /** Key material of the seal (`CURSOR_SECRET`); unset: agreed through Redis, or random per process. */
   cursorSecret: string | undefined;
-  /** How long a cursor standing for an upstream cursor stays valid (`CURSOR_TTL_MS`). */
+  /** How long a cursor stays valid (`CURSOR_TTL_MS`), and an upstream cursor kept for it at most. */
   cursorTtlMs: number;
   /** Budget of the kept upstream cursors, in bytes (`CURSOR_STORE_MAX_BYTES`). */
   cursorStoreMaxBytes: number;
@@ -31,6 +31,8 @@ export interface CursorKeeperOptions {
 }
 
 export interface CursorKeeper {
+  /** How long a cursor stays valid after it was issued, in ms (`CURSOR_TTL_MS`). */
+  readonly ttlMs: number;
   /** Agrees the key through Redis when that is where it comes from; retries in the background until it can. */
   start(): Promise<void>;
   close(): void;
@@ -40,8 +42,10 @@ export interface CursorKeeper {
   open(token: string): Buffer | null;
   /** A keyed digest of what a cursor belongs to. */
   bind(parts: readonly unknown[]): Buffer;
-  /** Keeps an upstream cursor; resolves to its reference. */
-  keep(cursor: string): Promise<Buffer>;
+  /** A reference derived from what a cursor names (see `CursorSeal.reference`). */
+  reference(parts: readonly unknown[]): Buffer;
+  /** Keeps an upstream cursor (under `ref` when given); resolves to its reference. */
+  keep(cursor: string, ref?: Buffer): Promise<Buffer>;
   /** The upstream cursor kept under `ref`; null once expired or evicted. */
   recall(ref: Buffer): Promise<string | null>;
 }
@@ -80,6 +84,7 @@ export function createCursorKeeper(options: CursorKeeperOptions): CursorKeeper {
   }
 
   return {
+    ttlMs: options.cursorTtlMs,
     async start() {
       if (seal === undefined && redis !== undefined) await agree(redis);
     },
@@ -90,7 +95,8 @@ export function createCursorKeeper(options: CursorKeeperOptions): CursorKeeper {
     seal: (payload) => current().seal(payload),
     open: (token) => current().open(token),
     bind: (parts) => current().bind(parts),
-    keep: (cursor) => store.keep(cursor),
+    reference: (parts) => current().reference(parts),
+    keep: (cursor, ref) => store.keep(cursor, ref),
     recall: (ref) => store.recall(ref),
   };
 }

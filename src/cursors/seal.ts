@@ -53,6 +53,15 @@ export class CursorSeal {
     return createHmac('sha256', this.macKey).update('bind\0').update(JSON.stringify(parts)).digest().subarray(0, 8);
   }
 
+  /**
+   * A 12-byte reference derived from what a cursor names (its binding and position): where the
+   * upstream cursor starting after that position is kept, so the cursor need not carry a random
+   * reference. Keyed, like the binding.
+   */
+  reference(parts: readonly unknown[]): Buffer {
+    return createHmac('sha256', this.macKey).update('reference\0').update(JSON.stringify(parts)).digest().subarray(0, 12);
+  }
+
   private tagOf(payload: Uint8Array): Buffer {
     return createHmac('sha256', this.macKey).update(payload).digest().subarray(0, TAG_BYTES);
   }

@@ -16,8 +16,11 @@ export const REF_BYTES = 12;
 const ENTRY_OVERHEAD_BYTES = 96;
 
 export interface UpstreamCursorStore {
-  /** Keeps `cursor` for the store's TTL; resolves to its reference. */
-  keep(cursor: string): Promise<Buffer>;
+  /**
+   * Keeps `cursor` for the store's TTL; resolves to its reference: `ref` when given (it replaces
+   * what was kept under it), else a random one.
+   */
+  keep(cursor: string, ref?: Buffer): Promise<Buffer>;
   /** The cursor kept under `ref`; null once it expired or was evicted. */
   recall(ref: Buffer): Promise<string | null>;
 }
@@ -54,15 +57,19 @@ export function createMemoryCursorStore(options: CursorStoreOptions): UpstreamCu
     get size() {
       return entries.size;
     },
-    keep(cursor) {
+    keep(cursor, given) {
       const time = now();
       for (const [key, entry] of entries) {
         if (entry.expiresAt > time) break;
         drop(key, entry);
       }
-      const ref = randomBytes(REF_BYTES);
+      const ref = given ?? randomBytes(REF_BYTES);
+      const id = ref.toString('base64url');
+      const previous = entries.get(id);
+      // Deleted first, so the new entry goes to the end: insertion order stays expiry order.
+      if (previous !== undefined) drop(id, previous);
       const size = cursor.length + ENTRY_OVERHEAD_BYTES;
-      entries.set(ref.toString('base64url'), { cursor, expiresAt: time + options.ttlMs, size });
+      entries.set(id, { cursor, expiresAt: time + options.ttlMs, size });
       bytes += size;
       for (const [key, entry] of entries) {
         if (bytes <= options.maxBytes) break;
@@ -85,7 +92,7 @@ const BYTES_KEY = 'gateway:cursor-bytes:{cursors}';
 
 /**
  * One round trip per kept cursor: drop the expired entries from the index (their keys expired by
- * themselves), add the new one, then take the oldest out of the index while over budget and
+ * themselves) and the entry the new one replaces (a reference given again), add the new one, then take the oldest out of the index while over budget and
  * return their references, whose keys the caller deletes (the script touches only the keys it is
  * given, as a cluster requires). Index members are `<ref>:<size>`, so an entry's size is known
  * after its key has gone.
@@ -109,6 +116,8 @@ local function drop(members, delete)
 end
 local now, ttl = tonumber(ARGV[4]), tonumber(ARGV[3])
 drop(redis.call('ZRANGEBYSCORE', index, '-inf', now), false)
+local previous = redis.call('GET', entry)
+if previous then drop({ARGV[1] .. ':' .. (string.len(previous) + tonumber(ARGV[6]))}, false) end
 local size = string.len(ARGV[2]) + tonumber(ARGV[6])
 redis.call('SET', entry, ARGV[2], 'PX', ttl)
 redis.call('ZADD', index, now + ttl, ARGV[1] .. ':' .. size)
@@ -129,8 +138,8 @@ return evicted
 export function createRedisCursorStore(connection: RedisConnection, options: CursorStoreOptions): UpstreamCursorStore {
   const now = options.now ?? Date.now;
   return {
-    async keep(cursor) {
-      const ref = randomBytes(REF_BYTES);
+    async keep(cursor, given) {
+      const ref = given ?? randomBytes(REF_BYTES);
       const id = ref.toString('base64url');
       await guardRedis('keep cursor', async () => {
         const evicted = (await connection.commands.eval(

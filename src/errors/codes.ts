@@ -164,7 +164,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      '`after` stands for an upstream cursor that is gone (older than `CURSOR_TTL_MS`, pushed out of `CURSOR_STORE_MAX_BYTES`, or expired upstream): start again from the first page, without `after`.',
+      '`after` can no longer be honoured: it was issued longer than `CURSOR_TTL_MS` ago, or the walk cannot resume exactly from the position it names (its record has gone from among records sharing its sort key to the second; or it is a cursor issued before 2.0 whose upstream cursor is gone). An upstream cursor that expired alone does not cause it: the walk resumes from the position. Start again from the first page, without `after`.',
   },
   {
     code: 'INVALID_CURSOR',

@@ -155,12 +155,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
     async cursorQuery(credential, request, callOptions) {
       const params = cursorQueryParamsOf(request);
-      if (params === null) return { items: [], total: 0, nextCursor: null, hasMore: false };
+      if (params === null) return { items: [], total: 0, nextCursor: null, hasMore: false, keys: new Map() };
       return read(CursorQuery, params, cursorCallCredentials(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 
     async cursorNext(credential, request, callOptions) {
-      const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType };
+      const params = { cursor: request.cursor, pageSize: request.pageSize, resourceType: request.resourceType, sort: request.sort };
       return read(CursorNext, params, cursorCallCredentials(credential), callOptions) as Promise<CursorPage<CursorResourceTypes[typeof request.resourceType]>>;
     },
 

@@ -155,3 +155,29 @@ function parseIsoInstant(text: string): Date | null {
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : new Date(ms);
 }
+
+const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+
+/**
+ * The wall-clock time of Timestamp text as seconds (its fields read as if they were UTC), only
+ * when the text is the spec's canonical spelling (`Jan 2, 2025 3:04:05 PM`), so that
+ * `writeWallClock` gives the very same text back; null otherwise. Cursors carry such a time in
+ * five bytes instead of two dozen characters, and resuming after it adds a second to it.
+ */
+export function readWallClock(text: string): number | null {
+  const match = TIMESTAMP.exec(text);
+  if (match === null) return null;
+  const wall = wallClockMs(match);
+  if (wall === null) return null;
+  const seconds = wall / 1000;
+  return seconds >= 0 && writeWallClock(seconds) === text ? seconds : null;
+}
+
+/** The spec's canonical Timestamp text of a wall-clock time in seconds (see `readWallClock`). */
+export function writeWallClock(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  const hours = date.getUTCHours();
+  const hour12 = hours % 12 === 0 ? 12 : hours % 12;
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return `${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()} ${hour12}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+}

@@ -150,15 +150,29 @@ export interface CursorQueryRequest<K extends CursorResourceType = CursorResourc
 export interface CursorNextRequest<K extends CursorResourceType = CursorResourceType> {
   /** Tells the client how to decode the items; not sent upstream. */
   resourceType: K;
+  /** The query's sort field, whose wire values the page reports in `keys`; not sent upstream. Default `createDate`. */
+  sort?: string | undefined;
   cursor: string;
   pageSize?: number;
 }
+
+/** A record's sort key as the upstream wrote it (a timestamp is its wire text); null when absent or not a scalar. */
+export type WireSortKey = string | number | boolean | null;
+
+/** The sort field of a cursor query that names none (the upstream's default order). */
+export const DEFAULT_CURSOR_SORT = 'createDate';
 
 export interface CursorPage<T> {
   items: T[];
   total: number;
   nextCursor: string | null;
   hasMore: boolean;
+  /**
+   * Each item's sort key as the upstream wrote it, by uuid: what a gateway cursor carries to
+   * resume after the item once the upstream cursor is gone (the decoded record may not hold the
+   * field, or holds it parsed).
+   */
+  keys: ReadonlyMap<string, WireSortKey>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -127,19 +127,47 @@ describe('cursors', () => {
   });
 });
 
+const VMS_ORDERED = /* GraphQL */ `
+  query ($first: Int, $after: String, $orderBy: VmInstanceOrder) {
+    vmInstances(first: $first, after: $after, orderBy: $orderBy) { edges { cursor node { uuid } } pageInfo { hasNextPage endCursor } }
+  }
+`;
+
+/**
+ * Makes `count` of the tenant's VMs the newest, created within one second (0.3 s apart, oldest
+ * first in the answer): the Timestamp text shows them all at the same second. Their uuids.
+ */
+function createVmsInOneSecond(harness: Harness, count: number): string[] {
+  const { store, credentials } = harness.simulator;
+  const vms = [...store.vms.list(credentials.tenantId)];
+  const newest = Math.max(...vms.map((vm) => vm.createDate.getTime()));
+  const second = Math.ceil(newest / 1000) * 1000 + 1000;
+  return vms.slice(0, count).map((vm, index) => store.vms.update(vm, { createDate: new Date(second + 100 + index * 300) }).uuid);
+}
+
 describe('expired cursors', () => {
-  it('a cursor whose upstream cursor expired is CURSOR_EXPIRED, without the upstream\'s text', async () => {
-    // The simulator forgets its cursors after 300 ms; the gateway would keep them for 15 minutes.
+  it('a cursor whose position cannot be resumed (its record gone from a run of ties in one second) is CURSOR_EXPIRED, without the upstream\'s text', async () => {
+    // The simulator forgets its cursors after 300 ms; the gateway's live a day.
     const harness = await startHarness({ simulator: { cursorTtlMs: 300 } });
     try {
-      const first = await harness.gql<{ vmInstances: Page }>(VMS, { first: 5 });
+      // Three VMs made within one second: their creation times read the same to the second,
+      // while the upstream orders them by finer instants.
+      const uuids = await createVmsInOneSecond(harness, 3);
+      const order = { field: 'CREATE_DATE', direction: 'DESC' };
+      const first = await harness.gql<{ vmInstances: Page }>(VMS_ORDERED, { first: 2, orderBy: order });
+      expect(first.data!.vmInstances.edges.map((edge) => edge.node.uuid).every((uuid) => uuids.includes(uuid))).toBe(true);
+      expect(first.data!.vmInstances.edges.map((edge) => edge.node.uuid)).toEqual([uuids[2], uuids[1]]);
       const after = first.data!.vmInstances.pageInfo.endCursor;
       await new Promise((resolve) => setTimeout(resolve, 400));
-      const expired = await harness.gql(VMS, { first: 5, after });
+      // While the record is there, its position resumes exactly, ties in the second or not.
+      const resumed = await harness.gql<{ vmInstances: Page }>(VMS_ORDERED, { first: 3, orderBy: order, after: first.data!.vmInstances.edges[0]!.cursor });
+      expect(resumed.data!.vmInstances.edges.map((edge) => edge.node.uuid).slice(0, 2)).toEqual([uuids[1], uuids[0]]);
+      harness.simulator.store.vms.delete(uuids[1]!);
+      const expired = await harness.gql(VMS_ORDERED, { first: 5, orderBy: order, after });
       expectCursorError(expired, 'CURSOR_EXPIRED', 'vmInstances');
       expect(expired.errors?.[0]?.message).not.toMatch(/cursor-query|CursorNext|400/);
       // Starting again works.
-      expect(errorCodes(await harness.gql(VMS, { first: 5 }))).toEqual([]);
+      expect(errorCodes(await harness.gql(VMS_ORDERED, { first: 5, orderBy: order }))).toEqual([]);
     } finally {
       await harness.close();
     }
@@ -161,7 +189,7 @@ describe('expired cursors', () => {
     }
   });
 
-  it('a client paging forever keeps the kept cursors within CURSOR_STORE_MAX_BYTES: the oldest expire first', async () => {
+  it('a client paging forever keeps the kept cursors within CURSOR_STORE_MAX_BYTES; a cursor whose kept cursor went first still pages on', async () => {
     const harness = await startHarness({ config: { cursorStoreMaxBytes: 8_192 } });
     try {
       const issued: string[] = [];
@@ -173,8 +201,10 @@ describe('expired cursors', () => {
         after = page.data!.vmInstances.pageInfo.endCursor;
         issued.push(after!);
       }
+      const all = (await harness.gql<{ vmInstances: Page }>(VMS, { first: 50 })).data!.vmInstances.edges.map((edge) => edge.node.uuid);
       // `first: 2`: not the answers the response cache holds from the walk.
-      expectCursorError(await harness.gql(VMS, { first: 2, after: issued[0] }), 'CURSOR_EXPIRED', 'vmInstances');
+      const oldest = await harness.gql<{ vmInstances: Page }>(VMS, { first: 2, after: issued[0] });
+      expect(oldest.data!.vmInstances.edges.map((edge) => edge.node.uuid)).toEqual(all.slice(1, 3));
       expect(errorCodes(await harness.gql(VMS, { first: 2, after: issued.at(-1) }))).toEqual([]);
     } finally {
       await harness.close();
@@ -233,7 +263,7 @@ describe('cursors across replicas', () => {
     expect(errorCodes(nextCbt)).toEqual([]);
   });
 
-  it('with REDIS_URL, the cursors kept in Redis stay within CURSOR_STORE_MAX_BYTES, the oldest expiring first', async () => {
+  it('with REDIS_URL, the cursors kept in Redis stay within CURSOR_STORE_MAX_BYTES, the oldest going first (its cursor still pages on)', async () => {
     const budget = 16_384;
     const url = await replica({ redisUrl: redis.url, cursorStoreMaxBytes: budget });
     const issued: string[] = [];
@@ -256,8 +286,10 @@ describe('cursors across replicas', () => {
     } finally {
       client.disconnect();
     }
-    const oldest = await gql(url, VMS, { first: 2, after: issued[0] });
-    expect(errorCodes(oldest)).toEqual(['CURSOR_EXPIRED']);
+    const all = (await gql<{ vmInstances: Page }>(url, VMS, { first: 70 })).data!.vmInstances.edges.map((edge) => edge.node.uuid);
+    const oldest = await gql<{ vmInstances: Page }>(url, VMS, { first: 2, after: issued[0] });
+    expect(errorCodes(oldest)).toEqual([]);
+    expect(oldest.data!.vmInstances.edges.map((edge) => edge.node.uuid)).toEqual(all.slice(1, 3));
     expect(errorCodes(await gql(url, VMS, { first: 2, after: issued.at(-1) }))).toEqual([]);
   });
 
@@ -279,7 +311,7 @@ describe('cursors across replicas', () => {
 
 describe('cursor settings', () => {
   it('reads CURSOR_SECRET, CURSOR_TTL_MS and CURSOR_STORE_MAX_BYTES, and refuses a secret too short to be one', () => {
-    expect(loadConfig({})).toMatchObject({ cursorSecret: undefined, cursorTtlMs: 900_000, cursorStoreMaxBytes: 33_554_432 });
+    expect(loadConfig({})).toMatchObject({ cursorSecret: undefined, cursorTtlMs: 86_400_000, cursorStoreMaxBytes: 33_554_432 });
     expect(loadConfig({ CURSOR_SECRET: 'sixteen chars ok', CURSOR_TTL_MS: '60000', CURSOR_STORE_MAX_BYTES: '1048576' })).toMatchObject({
       cursorSecret: 'sixteen chars ok',
       cursorTtlMs: 60_000,

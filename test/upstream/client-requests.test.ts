@@ -83,6 +83,7 @@ describe('request building', () => {
       total: 0,
       nextCursor: null,
       hasMore: false,
+      keys: new Map(),
     });
     const seen = upstream.capture(UP, 200, { inventories: [] });
     await upstream.client.query(SESSION, 'hbaDevices', { conditions: [{ field: 'uuid', op: '!?=', value: [] }] });

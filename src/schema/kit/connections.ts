@@ -4,18 +4,21 @@
  * Paging is forward only (`first`/`after`): the cursor family's keyset cursors only go
  * forward. Every edge carries an opaque gateway cursor, so `after` may be any edge's cursor:
  *
- * - Cursor family: an edge cursor names the upstream cursor its page started at plus the edge's
- *   uuid (and position, as a fallback when the record has since been deleted). The last edge of
- *   an upstream page instead names the upstream `nextCursor`, so walking page by page costs
- *   one upstream request per page. Upstream cursors are long and show the tenant and filters, so
- *   a gateway cursor names one by a 12-byte reference to where it is kept (`src/cursors/store.ts`).
+ * - Cursor family: an edge cursor names its record's position in the walk (sort key and uuid).
+ *   The last edge of an upstream page also has the upstream `nextCursor` kept, under a reference
+ *   derived from the position (`src/cursors/store.ts`: upstream cursors are long and show the
+ *   tenant and filters), so walking page by page costs one upstream request per page. Once that
+ *   upstream cursor is gone (expired, evicted, or never kept while Redis was away), the walk
+ *   resumes from the position itself (`cursor-resume.ts`): a cursor lives `CURSOR_TTL_MS`,
+ *   whatever the upstream cursor's life, and is issued and honoured without Redis.
  * - Resource family (`q=` queries, no upstream cursor): an edge cursor is the offset after it.
  * - Lists already in memory (children loaded for many parents at once): offsets as well.
  *
  * Every cursor is sealed (authenticated encryption, `src/cursors/seal.ts`) with a binding to the
  * caller's credential and the connection's arguments, so an altered cursor, or one of another
  * caller, connection or filters, is `INVALID_CURSOR` instead of silently paging something else;
- * one whose upstream cursor is gone is `CURSOR_EXPIRED`. Both tell the client to start again.
+ * one older than `CURSOR_TTL_MS`, or whose position cannot be resumed exactly, is `CURSOR_EXPIRED`.
+ * Both tell the client to start again.
  */
 import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
@@ -24,8 +27,16 @@ import type { CursorKeeper } from '../../cursors/keeper.js';
 import { decodePayload, encodePayload, type CursorPayload } from '../../cursors/payload.js';
 import { isUpstreamRequestError } from '../../upstream/errors.js';
 import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../../upstream/families.js';
-import type { CredentialFamily } from '../../upstream/session.js';
-import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
+import type { CredentialFamily, UpstreamSession } from '../../upstream/session.js';
+import {
+  DEFAULT_CURSOR_SORT,
+  type CursorResourceType,
+  type CursorResourceTypes,
+  type QueryCollection,
+  type QueryCollections,
+  type WireSortKey,
+} from '../../upstream/types.js';
+import { resumeWalk, type CursorWalk } from './cursor-resume.js';
 import { childKey, type ChildQuery } from './loading.js';
 
 /** Default page size when `first` is omitted. */
@@ -84,7 +95,7 @@ function invalidCursor(): GraphQLError {
 }
 
 function expiredCursor(): GraphQLError {
-  return new GraphQLError(`\`after\` has expired: the position it stands for is no longer kept. ${START_AGAIN}`, {
+  return new GraphQLError(`\`after\` has expired: it is older than the cursors' lifetime, or the position it stands for can no longer be found exactly. ${START_AGAIN}`, {
     extensions: { code: 'CURSOR_EXPIRED', argument: 'after' },
   });
 }
@@ -217,21 +228,34 @@ export interface FamilyPageRequest extends PageArgs {
   sort?: Sort | undefined;
 }
 
-/** Where a cursor-family page starts: the query's start, or a kept upstream cursor. */
-interface KeysetStart {
-  ref: Buffer | null;
-  upstream: string | null;
-  skip: number;
-  uuid?: string | undefined;
+type KeysetPayload = Extract<CursorPayload, { kind: 'keyset' }>;
+type PositionPayload = Extract<CursorPayload, { kind: 'position' }>;
+
+/**
+ * What `after` names in a cursor-family connection: INVALID_CURSOR when it is not one of this
+ * connection's, CURSOR_EXPIRED when it was issued longer than `CURSOR_TTL_MS` ago.
+ */
+function openKeysetAfter(keeper: CursorKeeper, after: string, binding: Buffer): KeysetPayload | PositionPayload {
+  const payload = openCursor(keeper, after, binding);
+  if (payload.kind === 'offset') throw invalidCursor();
+  if (payload.kind === 'position' && Date.now() - payload.issuedAt > keeper.ttlMs) throw expiredCursor();
+  return payload;
 }
 
-/** The start `after` stands for: INVALID_CURSOR when it is not one of this connection's, CURSOR_EXPIRED once its upstream cursor is gone. */
-async function openKeysetStart(keeper: CursorKeeper, after: string, binding: Buffer): Promise<KeysetStart> {
-  const payload = openCursor(keeper, after, binding);
-  if (payload.kind !== 'keyset') throw invalidCursor();
-  const upstream = payload.ref === null ? null : await keeper.recall(payload.ref);
-  if (payload.ref !== null && upstream === null) throw expiredCursor();
-  return { ref: payload.ref, upstream, skip: payload.skip, uuid: payload.uuid };
+/** Where the upstream cursor continuing after a position is kept: derived from the position, so the gateway cursor needs no random reference. */
+function keptReference(keeper: CursorKeeper, binding: Buffer, uuid: string, key: WireSortKey | undefined): Buffer {
+  return keeper.reference([binding.toString('base64url'), uuid, key ?? null]);
+}
+
+/** A page of the cursor family as the connection cuts it: its records, their sort keys, and how it goes on. */
+interface CursorFamilyPage<T> {
+  items: T[];
+  keys: ReadonlyMap<string, WireSortKey>;
+  hasMore: boolean;
+  /** The upstream cursor continuing right after the last item; null when there is none to keep. */
+  nextCursor: string | null;
+  /** `total`, or how to ask for it (a resumed walk's own query counts only what follows the position). */
+  total: number | (() => Promise<number>);
 }
 
 /**
@@ -244,7 +268,16 @@ function openPage(context: GatewayContext, family: CredentialFamily, request: Fa
   return { session, caller: session.callerIdentity(family), size: readPageSize(request.first), keeper: context.cursors };
 }
 
-/** A Relay page read through CursorQuery / CursorNext. One upstream request per page. */
+/** The upstream's refusal of a cursor it gave: it has expired there (or the upstream forgot it, restarting), whatever its text says. */
+function isRefusedCursor(error: unknown): boolean {
+  return isUpstreamRequestError(error) && error.code === 'UPSTREAM_BAD_REQUEST';
+}
+
+/**
+ * A Relay page read through CursorQuery / CursorNext: one upstream request per page while the
+ * upstream cursor behind `after` is kept; after it (expired upstream or here, or never kept while
+ * Redis was away), the walk resumes from the position `after` names (`cursor-resume.ts`).
+ */
 export async function readCursorPage<K extends CursorResourceType>(
   context: GatewayContext,
   resourceType: K,
@@ -255,42 +288,112 @@ export async function readCursorPage<K extends CursorResourceType>(
   const sort = request.sort?.field;
   const order = request.sort?.direction;
   const binding = lazy(() => keeper.bind(['cursor', ...caller, resourceType, sort ?? null, order ?? null, filter]));
-  const start: KeysetStart = request.after ? await openKeysetStart(keeper, request.after, binding()) : { ref: null, upstream: null, skip: 0 };
+  const walk: CursorWalk<K> = { resourceType, filter, sort: sort ?? DEFAULT_CURSOR_SORT, order: order ?? 'asc' };
+  const after = request.after ? openKeysetAfter(keeper, request.after, binding()) : null;
 
-  const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, start.skip + size));
-  const page =
-    start.upstream === null
-      ? await session.cursorQuery({
-          resourceType,
-          pageSize,
-          ...(sort === undefined ? {} : { sort }),
-          ...(order === undefined ? {} : { order }),
-          filter,
-        })
-      : await session.cursorNext({ resourceType, cursor: start.upstream, pageSize }).catch((error: unknown) => {
-          // The gateway sends only upstream cursors the upstream gave it: one refused now has
-          // expired there (or the upstream forgot it, restarting), whatever its text says.
-          throw isUpstreamRequestError(error) && error.code === 'UPSTREAM_BAD_REQUEST' ? expiredCursor() : error;
-        });
+  let page: CursorFamilyPage<CursorResourceTypes[K]>;
+  if (after?.kind === 'keyset') page = await readAfterKeyset(session, walk, keeper, after, size);
+  else if (after?.kind === 'position') page = await readAfterPosition(session, walk, keeper, after, size);
+  else {
+    page = await session.cursorQuery({
+      resourceType,
+      pageSize: Math.max(1, size),
+      ...(sort === undefined ? {} : { sort }),
+      ...(order === undefined ? {} : { order }),
+      filter,
+    });
+  }
 
-  const items = page.items;
-  const anchor = start.uuid === undefined ? -1 : items.findIndex((item) => item.uuid === start.uuid);
-  const skip = anchor >= 0 ? anchor + 1 : Math.min(start.skip, items.length);
-  const nodes = items.slice(skip, skip + size);
-
-  const { nextCursor } = page;
+  const { items, keys, nextCursor } = page;
+  const nodes = items.slice(0, size);
+  const issuedAt = Date.now();
   // Kept only when a client reads the cursor that needs it, and before the client has it, so
-  // whichever replica the client asks next finds it.
-  let nextPageCursor: Promise<string> | undefined;
-  const cursorAt = (index: number): CursorValue => {
-    const position = skip + index;
-    if (position === items.length - 1 && nextCursor !== null) {
-      nextPageCursor ??= keeper.keep(nextCursor).then((ref) => keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref, skip: 0 })));
-      return nextPageCursor;
-    }
-    return keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref: start.ref, skip: position + 1, uuid: items[position]!.uuid }));
+  // whichever replica the client asks next finds it. The position alone resumes the walk, so a
+  // store that cannot keep it (Redis away) costs a cursor nothing but a resumption.
+  let lastCursor: Promise<string> | undefined;
+  const sealAt = (index: number, kept: boolean): string => {
+    const uuid = (nodes[index] as { uuid: string }).uuid;
+    return keeper.seal(encodePayload({ kind: 'position', binding: binding(), issuedAt, kept, uuid, key: keys.get(uuid) }));
   };
-  return toConnection(nodes, { at: cursorAt }, page.total, skip + size < items.length || page.hasMore, request.after != null);
+  const cursorAt = (index: number): CursorValue => {
+    if (index !== items.length - 1 || nextCursor === null) return sealAt(index, false);
+    lastCursor ??= (async () => {
+      const uuid = (nodes[index] as { uuid: string }).uuid;
+      const ref = keptReference(keeper, binding(), uuid, keys.get(uuid));
+      const kept = await keeper.keep(nextCursor, ref).then(
+        () => true,
+        () => false,
+      );
+      return sealAt(index, kept);
+    })();
+    return lastCursor;
+  };
+  const hasNextPage = nodes.length < items.length || page.hasMore;
+  const connection = toConnection(nodes, { at: cursorAt }, typeof page.total === 'number' ? page.total : 0, hasNextPage, after !== null);
+  const { total } = page;
+  if (typeof total !== 'number') {
+    // Asked for only when selected: a resumed page costs its one request unless the client reads the count.
+    const count = lazy(total);
+    Object.defineProperty(connection, 'totalCount', { get: count, enumerable: true });
+  }
+  return connection;
+}
+
+/** The page after a position: through the upstream cursor kept for it while there is one, else resumed from the position. */
+async function readAfterPosition<K extends CursorResourceType>(
+  session: UpstreamSession,
+  walk: CursorWalk<K>,
+  keeper: CursorKeeper,
+  after: PositionPayload,
+  size: number,
+): Promise<CursorFamilyPage<CursorResourceTypes[K]>> {
+  if (after.kept) {
+    // Redis away or slow: the position stands in for the kept cursor.
+    const upstream = await keeper.recall(keptReference(keeper, after.binding, after.uuid, after.key)).catch(() => null);
+    if (upstream !== null) {
+      try {
+        return await session.cursorNext({ resourceType: walk.resourceType, cursor: upstream, pageSize: Math.max(1, size), sort: walk.sort });
+      } catch (error) {
+        if (!isRefusedCursor(error)) throw error;
+      }
+    }
+  }
+  // A sort key too long to carry: the kept cursor was the only way on.
+  if (after.key === undefined) throw expiredCursor();
+  const resumed = await resumeWalk(session, walk, { key: after.key, uuid: after.uuid }, size);
+  if (resumed === null) throw expiredCursor();
+  const countQuery = { resourceType: walk.resourceType, sort: walk.sort, order: walk.order, pageSize: 1, filter: walk.filter };
+  return { ...resumed, nextCursor: null, total: async () => (await session.cursorQuery(countQuery)).total };
+}
+
+/**
+ * The page after a cursor issued before 2.0 (a kept upstream cursor the page started at, the
+ * records to skip, the edge's uuid): honoured while its upstream cursor is kept, CURSOR_EXPIRED
+ * after, as it carries no position to resume from.
+ */
+async function readAfterKeyset<K extends CursorResourceType>(
+  session: UpstreamSession,
+  walk: CursorWalk<K>,
+  keeper: CursorKeeper,
+  after: KeysetPayload,
+  size: number,
+): Promise<CursorFamilyPage<CursorResourceTypes[K]>> {
+  const upstream = after.ref === null ? null : await keeper.recall(after.ref);
+  if (after.ref !== null && upstream === null) throw expiredCursor();
+  const pageSize = Math.min(UPSTREAM_MAX_PAGE_SIZE, Math.max(1, after.skip + size));
+  const { resourceType, sort, order, filter } = walk;
+  const page =
+    upstream === null
+      ? await session.cursorQuery({ resourceType, pageSize, sort, order, filter })
+      : await session.cursorNext({ resourceType, cursor: upstream, pageSize, sort }).catch((error: unknown) => {
+          throw isRefusedCursor(error) ? expiredCursor() : error;
+        });
+  const anchor = after.uuid === undefined ? -1 : page.items.findIndex((item) => (item as { uuid: string }).uuid === after.uuid);
+  const skip = anchor >= 0 ? anchor + 1 : Math.min(after.skip, page.items.length);
+  const items = page.items.slice(skip, skip + size);
+  // Cut short of the upstream page: the upstream cursor does not continue after the last item.
+  const whole = skip + size >= page.items.length;
+  return { ...page, items, hasMore: whole ? page.hasMore : true, nextCursor: whole ? page.nextCursor : null };
 }
 
 /** A Relay page read through a resource-family query (`limit`/`start`/`replyWithCount`). */
