@@ -100,3 +100,14 @@ export function readerIds(list: unknown, reading = false): string[] {
     .filter((line) => / name=gateway-reader /.test(line) && (!reading || / cmd=xread /.test(line)))
     .map((line) => /\bid=(\d+)/.exec(line)![1]!);
 }
+
+/** What the gateway at `gatewayUrl` says of its dependencies on `/healthz`, e.g. `{ upstream: 'up', redis: 'down' }`. */
+export async function dependenciesOf(gatewayUrl: string): Promise<Record<string, string>> {
+  const health = (await (await fetch(`${gatewayUrl}/healthz`)).json()) as { dependencies: Record<string, string> };
+  return health.dependencies;
+}
+
+/** Whether the gateway at `gatewayUrl` reports Redis up (every connection of it back). */
+export async function redisUpAt(gatewayUrl: string): Promise<boolean> {
+  return (await dependenciesOf(gatewayUrl)).redis === 'up';
+}
