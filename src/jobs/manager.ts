@@ -365,13 +365,14 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     deliverWebhook,
     async readWhenStoreAnswers(read) {
       const outage = options.storeOutage;
-      const deadline = Date.now() + (outage?.redisResumeGraceMs ?? 0);
+      if (outage === undefined) return read();
+      const deadline = Date.now() + outage.redisResumeGraceMs;
       for (;;) {
         try {
           return await read();
         } catch (error) {
           const left = deadline - Date.now();
-          if (!isRedisUnavailableError(error) || outage === undefined || left <= 0) throw error;
+          if (!isRedisUnavailableError(error) || left <= 0) throw error;
           if (!(await outage.untilAnswers(left))) throw error;
           await new Promise((resolve) => setTimeout(resolve, Math.min(STORE_RETRY_PAUSE_MS, Math.max(0, deadline - Date.now()))));
         }
