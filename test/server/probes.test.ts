@@ -136,4 +136,8 @@ describe('the metrics port', () => {
     const graphql = await fetch(`${metricsUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
     expect(graphql.status).toBe(404);
   });
+
+  it('refuses a METRICS_PORT equal to PORT at start, saying how to serve /metrics beside /graphql', () => {
+    expect(() => loadConfig({ PORT: '4000', METRICS_PORT: '4000' })).toThrow('METRICS_PORT (4000) must differ from PORT: unset it to serve /metrics beside /graphql');
+  });
 });
