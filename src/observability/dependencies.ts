@@ -1,8 +1,9 @@
 /**
  * `createDependencyWatch(options)`: whether the upstream and Redis answer, as this replica sees
  * them, known without asking them at the moment it is read (so `/healthz` and a scrape cost them
- * nothing and never wait). The upstream is pinged in the background every `intervalMs`, and an
- * open circuit breaker counts as down at once; Redis is up while every connection is, which a
+ * nothing and never wait). The upstream's ping is read from its last answer: a read that finds it
+ * older than `intervalMs` sends the next one in the background (so a replica that nobody probes or
+ * scrapes pings nothing), and a circuit breaker that is not closed counts as down at once; Redis is up while every connection is, which a
  * Redis that stalls loses too (its command connection is dropped, `redis/connection.ts`). Both are shared by every replica, so they are reported (`/healthz`,
  * `gateway_dependency_up`, the alerts) and never make a replica unready: a restart cures neither,
  * and an empty Service would answer the ingress' bare 503 instead of the gateway's coded errors.
@@ -20,15 +21,16 @@ export interface DependencyWatchOptions {
   upstream: Pick<UpstreamClient, 'ping' | 'health'>;
   /** Redis, when `REDIS_URL` is set: whether every connection is up. */
   redis?: { isReady(): boolean } | undefined;
-  /** Pause between two background pings of the upstream. @default DEFAULT_INTERVAL_MS */
+  /** How old the upstream's last ping may be before a read sends the next one. @default DEFAULT_INTERVAL_MS */
   intervalMs?: number;
   /** Where a dependency going down or coming back is logged. */
   logger: Logger;
 }
 
 export interface DependencyWatch {
-  /** Pings the upstream now, then every `intervalMs`. */
+  /** Pings the upstream now; from then on reads keep the ping fresh. */
   start(): void;
+  /** No more pings. */
   stop(): void;
   /** Each dependency's state, from the last ping and what the replica knows now. */
   states(): DependencyStates;
@@ -36,7 +38,7 @@ export interface DependencyWatch {
   breaker(): 'open' | 'half-open' | undefined;
 }
 
-/** How often the upstream is pinged, in ms: about as often as the kubelet used to probe readiness. */
+/** How old the upstream's last ping may be, in ms: about as often as the kubelet used to probe readiness. */
 const DEFAULT_INTERVAL_MS = 5_000;
 
 export function createDependencyWatch(options: DependencyWatchOptions): DependencyWatch {
@@ -45,7 +47,9 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
   // Up until a ping says otherwise: a replica that just started has not been told of a failure.
   let upstreamPinged = true;
   const reported: DependencyStates = {};
-  let timer: NodeJS.Timeout | undefined;
+  let pingedAt = 0;
+  let pinging = false;
+  let running = false;
 
   function breaker(): 'open' | 'half-open' | undefined {
     const states = Object.values(upstream.health().breakers).map((one) => one.state);
@@ -54,7 +58,8 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
   }
 
   function states(): DependencyStates {
-    const now: DependencyStates = { upstream: upstreamPinged && breaker() !== 'open' };
+    if (running && !pinging && Date.now() - pingedAt > intervalMs) void check();
+    const now: DependencyStates = { upstream: upstreamPinged && breaker() === undefined };
     if (redis) now.redis = redis.isReady();
     return now;
   }
@@ -72,28 +77,23 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
   }
 
   async function check(): Promise<void> {
-    upstreamPinged = await upstream.ping();
-    // Redis' changes are logged by its connection; checked here too, so both read alike.
+    pinging = true;
+    try {
+      upstreamPinged = await upstream.ping();
+      pingedAt = Date.now();
+    } finally {
+      pinging = false;
+    }
     noticeChanges();
-  }
-
-  function schedule(): void {
-    timer = setTimeout(() => {
-      void check().finally(() => {
-        if (timer !== undefined) schedule();
-      });
-    }, intervalMs);
-    timer.unref();
   }
 
   return {
     start() {
+      running = true;
       void check();
-      schedule();
     },
     stop() {
-      clearTimeout(timer);
-      timer = undefined;
+      running = false;
     },
     states,
     breaker,

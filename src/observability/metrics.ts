@@ -198,7 +198,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     observeDependencies(states) {
       new Gauge({
         name: 'gateway_dependency_up',
-        help: 'Whether a dependency answers this replica (1) or not (0): the upstream (its ping, every 5 s, and no circuit breaker open) and, with REDIS_URL, Redis (every connection up; a Redis that stops answering loses its command connection). Not part of readiness.',
+        help: 'Whether a dependency answers this replica (1) or not (0): the upstream (its last ping, sent again when over 5 s old, and no circuit breaker open or half-open) and, with REDIS_URL, Redis (every connection up; a Redis that stops answering loses its command connection). Not part of readiness.',
         labelNames: ['dependency'] as const,
         registers,
         collect() {

@@ -73,7 +73,7 @@ describe('useHealth', () => {
     }
   });
 
-  it('learns from its background ping that the upstream stopped answering, without a call of any request', async () => {
+  it('learns that the upstream stopped answering from the ping a read of its state sends once the last is old, without a call of any request', async () => {
     const dead = createSimulator();
     const url = await dead.start(0, '127.0.0.1');
     const client = createTestUpstreamClient({ upstreamUrl: url, retries: 0 });

@@ -222,6 +222,7 @@ describe('a Redis outage', () => {
   }
 
   it('stays ready, reports Redis down and fails subscriptions with REDIS_UNAVAILABLE while Redis is down, and recovers when it returns', async () => {
+    await eventually(async () => redisUpAt(harness.url), 'every Redis connection up');
     expect(await probes()).toEqual({ ready: 200, dependencies: { upstream: 'up', redis: 'up' } });
     const params = { Authorization: harness.headers.authorization };
     const open = await subscribeWs<{ jobEvents: JobResult }>(harness.url, 'subscription { jobEvents { id status } }', {}, params);

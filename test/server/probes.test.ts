@@ -65,7 +65,7 @@ describe('a gateway whose Redis, then upstream, go away', () => {
     expect(read.data?.hosts.totalCount).toBeGreaterThan(0);
 
     await simulator.stop();
-    // The background ping (every 5 s) finds the upstream away.
+    // A probe that finds the last ping over 5 s old sends the next one, which finds the upstream away.
     await eventually(async () => (await dependenciesOf(url)).upstream === 'down', 'the upstream reported down on /healthz', 300, 50);
     expect(await dependenciesOf(url)).toEqual({ upstream: 'down', redis: 'down' });
     expect([await dependencyUp(url, 'upstream'), await dependencyUp(url, 'redis')]).toEqual([0, 0]);

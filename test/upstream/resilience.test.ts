@@ -239,7 +239,8 @@ describe('the circuit breaker', () => {
     const health = await fetch(`${harness.url}/healthz`);
     const healthText = await health.text();
     expect(health.status).toBe(200);
-    expect(JSON.parse(healthText)).toMatchObject({ dependencies: { upstream: 'down' }, breaker: 'open' });
+    // Open, or already half-open on a loaded machine: the upstream is down either way.
+    expect(JSON.parse(healthText)).toMatchObject({ dependencies: { upstream: 'down' }, breaker: expect.stringMatching(/^(open|half-open)$/) });
     // Open, but not where: /healthz answers anyone, and the upstream's address is not theirs.
     expect(healthText).not.toContain(new URL(harness.simulator.url).host);
     // The upstream is everyone's: this replica stays ready.
