@@ -28,7 +28,7 @@ export interface DependencyWatchOptions {
 }
 
 export interface DependencyWatch {
-  /** Pings the upstream now; from then on reads keep the ping fresh. */
+  /** From now on, reads keep the upstream's ping fresh (the first read sends the first ping). */
   start(): void;
   /** No more pings. */
   stop(): void;
@@ -90,7 +90,6 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
   return {
     start() {
       running = true;
-      void check();
     },
     stop() {
       running = false;
