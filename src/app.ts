@@ -36,7 +36,9 @@ import { useJobWebhook } from './plugins/routes/use-job-webhook.js';
 import { createOperationMetrics } from './plugins/observability/operation-metrics.js';
 import { useMetricsRoute } from './plugins/routes/use-metrics-route.js';
 import { createQueryCost } from './plugins/validation/query-cost.js';
-import { createReadinessState, useReadiness } from './plugins/routes/use-readiness.js';
+import { createReadiness, useReadiness } from './plugins/routes/use-readiness.js';
+import { createDependencyWatch } from './observability/dependencies.js';
+import { createMetricsServer } from './server/metrics-server.js';
 import { createResponseCacheStore, createWriteInvalidation } from './plugins/execution/use-response-cache.js';
 import { endpointPlugins } from './plugins/index.js';
 import { useRootRedirect } from './plugins/routes/use-root-redirect.js';
@@ -63,6 +65,8 @@ export interface App {
   readonly server: Server;
   /** The gateway's base URL once started, e.g. `http://127.0.0.1:4000`. */
   readonly url: string;
+  /** The metrics port's base URL once started, with `METRICS_PORT`; undefined without it (`/metrics` is on `url`). */
+  readonly metricsUrl: string | undefined;
   /** The open `@live` queries: what the upstream change feed invalidates and follows the interest of. */
   readonly live: LiveInvalidation;
   start(): Promise<string>;
@@ -135,6 +139,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     jobTtlMs: config.jobTtlMs,
     jobLeaseMs: config.jobLeaseMs,
     redisResumeGraceMs: config.redisResumeGraceMs,
+    redisCommandTimeoutMs: config.redisCommandTimeoutMs,
     redisStreamMaxLen: config.redisStreamMaxLen,
     redisOutboxMaxBytes: config.redisOutboxMaxBytes,
     onOutboxDropped: (kind) => metrics.redisOutboxDropped.inc({ kind }),
@@ -234,6 +239,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     // before anyone waiting for it reads again...
     onFinished: forgetWrittenRecords,
     tracer: tracing?.tracer,
+    storeOutage: backend.untilRedisAnswers && { untilAnswers: backend.untilRedisAnswers, redisResumeGraceMs: config.redisResumeGraceMs },
   });
   // With Redis, the replicas share the cursors' key and the upstream cursors they stand for.
   const cursors = createCursorKeeper({
@@ -337,12 +343,19 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   const redis = backend.redis;
   if (redis) metrics.observeRedis(() => redis.isReady());
   if (backend.streams) metrics.observeRedisOutbox(backend.streams.outbox);
-  const readiness = createReadinessState({ upstream, redisConnected: () => redis?.isReady(), stopping: stopping.signal });
-  metrics.observeReadiness(() => readiness.readyNow());
+  // Ready is this replica's own state; the upstream and Redis are reported apart (use-readiness.ts).
+  const readiness = createReadiness(stopping.signal);
+  metrics.observeReadiness(() => readiness.status() === 'ready');
+  const dependencies = createDependencyWatch({ upstream, redis, logger });
+  metrics.observeDependencies(() => dependencies.states());
+  const probes = [useHealth({ dependencies }), useReadiness({ readiness })];
+  const metricsRoute = useMetricsRoute({ registry: metrics.registry, logger });
+  // METRICS_PORT: /metrics only there, so that nothing routed to the public port publishes it.
+  const metricsServer = config.metricsPort === undefined ? undefined : createMetricsServer({ routes: [metricsRoute, ...probes], schema: standaloneSchema });
+  let metricsUrl: string | undefined;
   const yoga = createEndpoint(standaloneSchema, standalone, GRAPHQL_PATH, [
-    useHealth(),
-    useReadiness({ upstream, redisReachable: () => backend.redisReachable(), stopping: stopping.signal, logger, onCheck: (ready) => readiness.record(ready) }),
-    useMetricsRoute({ registry: metrics.registry, logger }),
+    ...probes,
+    ...(metricsServer ? [] : [metricsRoute]),
     useJobWebhook({ jobs, logger, onAnswer: (status) => countWebhookDelivery(metrics, status) }),
     useRootRedirect(GRAPHQL_PATH),
     ...(config.graphiql ? [useDocs({ root: DOCS_ROOT, prefix: DOCS_PATH })] : []),
@@ -380,6 +393,9 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
     get url() {
       return http.url;
     },
+    get metricsUrl() {
+      return metricsUrl;
+    },
     async start() {
       await backend.start(jobs);
       await cursors.start();
@@ -402,7 +418,13 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
               : undefined,
         });
       }
+      dependencies.start();
       const url = await http.listen(config.port, config.host);
+      if (metricsServer && config.metricsPort !== undefined) {
+        metricsUrl = await metricsServer.listen(config.metricsPort, config.host);
+        logger.info({ url: `${metricsUrl}/metrics` }, 'metrics and probes listening on their own port');
+      }
+      readiness.markStarted();
       logger.info({ url: `${url}${GRAPHQL_PATH}` }, 'gateway listening');
       return url;
     },
@@ -418,9 +440,12 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       cursors.close();
       await jobs.close();
       await backend.close();
+      dependencies.stop();
       await upstream.close();
-      // Last: the spans of everything above are exported before the process goes.
-      await tracing?.close();
+      // Last but the probes: the spans of everything above are exported before the process goes,
+      // within TRACES_FLUSH_TIMEOUT_MS (docs/operations/health.md#how-the-grace-period-is-spent).
+      if (tracing && !(await tracing.close())) logger.warn({ tracesFlushTimeoutMs: config.tracesFlushTimeoutMs }, 'the last spans were not exported in time; exiting without them');
+      await metricsServer?.close();
     },
     reloadTrustedDocuments() {
       return trusted?.reload() ?? false;

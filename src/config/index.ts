@@ -61,6 +61,10 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
+  // One port cannot be both: the second listener would fail to start, after the first had.
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError(`METRICS_PORT (${config.metricsPort}) must differ from PORT: unset it to serve /metrics beside /graphql`);
+  }
   return config;
 }
 

@@ -49,6 +49,14 @@ export const settings = Object.freeze({
     default: '0.0.0.0',
     description: 'Interface the gateway listens on.',
   }),
+  metricsPort: optional({
+    variable: 'METRICS_PORT',
+    group: 'server',
+    parser: integer(0, 65_535),
+    unset: '`/metrics` is served on `PORT`, beside `/graphql`',
+    description:
+      'A port of its own for `/metrics` and the probes (`/healthz`, `/readyz`), on `HOST`: then `PORT` no longer serves `/metrics`, so a route to the public port cannot publish it (the probes stay on `PORT` too). `0`: any free port.',
+  }),
   publicUrl: optional({
     variable: 'PUBLIC_URL',
     group: 'server',
@@ -256,6 +264,14 @@ export const settings = Object.freeze({
     default: 60_000,
     description:
       'How long open `jobCompleted`/`jobEvents` subscriptions wait, silent, for a lost connection to Redis to come back (and the results published meanwhile to be read from the stream) before they end with `REDIS_UNAVAILABLE`; subscriptions opened meanwhile wait as long. Set it above the time a Redis restart or a Sentinel failover takes.',
+  }),
+  redisCommandTimeoutMs: setting({
+    variable: 'REDIS_COMMAND_TIMEOUT_MS',
+    group: 'redis',
+    parser: milliseconds(100, 60_000),
+    default: 1_000,
+    description:
+      'Longest a Redis command may go unanswered: past it the command fails as if Redis were stopped (reads fall back, writes answer `REDIS_UNAVAILABLE`), and a Redis that stalls (a frozen process, a partition that sends no reset) is treated as down until it answers again, so it costs a request at most this long.',
   }),
   redisStreamMaxLen: setting({
     variable: 'REDIS_STREAM_MAX_LEN',
@@ -579,6 +595,14 @@ export const settings = Object.freeze({
     parser: fraction(),
     default: 1,
     description: 'The ratio of the `traceidratio` samplers.',
+  }),
+  tracesFlushTimeoutMs: setting({
+    variable: 'TRACES_FLUSH_TIMEOUT_MS',
+    group: 'tracing',
+    parser: milliseconds(0, 60_000),
+    default: 3_000,
+    description:
+      'On shutdown, after the drain: how long the spans still buffered may take to reach the collector before the process exits without them. Keep `SHUTDOWN_TIMEOUT_MS` plus this below the pod\'s grace period ([health](../operations/health.md#how-the-grace-period-is-spent)).',
   }),
   otelSdkDisabled: setting({
     variable: 'OTEL_SDK_DISABLED',

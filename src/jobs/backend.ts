@@ -23,6 +23,8 @@ export interface JobBackendOptions {
   jobLeaseMs: number;
   /** How long open subscriptions wait for a lost Redis connection to come back (`REDIS_RESUME_GRACE_MS`). */
   redisResumeGraceMs: number;
+  /** Longest a Redis command may go unanswered (`REDIS_COMMAND_TIMEOUT_MS`). */
+  redisCommandTimeoutMs: number;
   /** Entries each Redis stream keeps, about (`REDIS_STREAM_MAX_LEN`); without Redis, the finished jobs `jobEvents(after:)` can replay. */
   redisStreamMaxLen: number;
   /** Most bytes kept in memory while Redis does not take them (`REDIS_OUTBOX_MAX_BYTES`). */
@@ -55,8 +57,8 @@ export interface JobBackend {
    * stopped, every `jobLeaseMs / 3`, for `jobs` to poll.
    */
   start(jobs: JobManager, connectTimeoutMs?: number): Promise<void>;
-  /** Redis answers a ping; undefined without Redis. */
-  redisReachable(): Promise<boolean | undefined>;
+  /** Resolves true once every Redis connection is up, false after `timeoutMs`; undefined without Redis. */
+  readonly untilRedisAnswers: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Stops claiming, hands this replica's running jobs to the others, disconnects. */
   close(): Promise<void>;
 }
@@ -81,12 +83,12 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
       redis: undefined,
       streams: undefined,
       async start() {},
-      redisReachable: async () => undefined,
+      untilRedisAnswers: undefined,
       close: () => store.close(),
     };
   }
 
-  const redis = createRedisConnection({ url: redisUrl, logger });
+  const redis = createRedisConnection({ url: redisUrl, logger, commandTimeoutMs: options.redisCommandTimeoutMs });
   const store = createRedisJobStore({ connection: redis, ttlMs: options.jobTtlMs, leaseMs: options.jobLeaseMs, logger });
   const streams = createSharedStreams(redis, options);
   const pubsub = createRedisJobPubSub({ connection: redis, store, reader: streams.reader, outbox: streams.outbox, logger, resumeGraceMs: options.redisResumeGraceMs });
@@ -100,7 +102,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
     streams,
     async start(jobs, connectTimeoutMs = 5000) {
       if (!(await redis.waitUntilReady(connectTimeoutMs))) {
-        logger.error({ redis: redactUrl(redisUrl) }, 'redis is not reachable yet; the gateway is not ready until it is');
+        logger.error({ redis: redactUrl(redisUrl) }, 'redis is not reachable yet; Redis-backed operations fail with REDIS_UNAVAILABLE until it is');
       } else {
         // Before this replica takes a job (and before it claims others'): a job whose replica has
         // no heartbeat is claimed by the first peer that looks.
@@ -115,7 +117,7 @@ export function createJobBackend(options: JobBackendOptions): JobBackend {
       claimer.unref();
       logger.info({ replica: store.replicaId }, 'jobs are kept in redis');
     },
-    redisReachable: () => redis.ping(),
+    untilRedisAnswers: (timeoutMs) => redis.waitUntilReady(timeoutMs),
     async close() {
       clearInterval(claimer);
       await store.close();

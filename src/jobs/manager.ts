@@ -9,6 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { contextFromTraceparent, inChildSpan, linkTo, recordFailure, scopeOf, startChildSpan, startSpan, traceFields, traceparentOf, type SpanScope } from '../tracing/spans.js';
+import { isRedisUnavailableError } from '../redis/connection.js';
 import { isUpstreamRequestError } from '../upstream/errors.js';
 import { redactJson, secretOf } from '../upstream/redact.js';
 import type { ResourceCredential, SubmitRequest, UpstreamClient } from '../upstream/types.js';
@@ -48,6 +49,16 @@ export interface JobManagerOptions {
    * it. Undefined: tracing off.
    */
   tracer?: Tracer | undefined;
+  /** How `readWhenStoreAnswers` waits out a store (Redis) that is away; undefined: a store never away (in memory). */
+  storeOutage?: StoreOutage | undefined;
+}
+
+/** Waiting for a store that is away (Redis). */
+export interface StoreOutage {
+  /** Resolves true once the store can be read again, false if `timeoutMs` passes first. */
+  untilAnswers(timeoutMs: number): Promise<boolean>;
+  /** How long to wait for it (`REDIS_RESUME_GRACE_MS`). */
+  redisResumeGraceMs: number;
 }
 
 export interface StartJob {
@@ -87,6 +98,12 @@ export interface JobManager {
   deliverWebhook(id: string, outcome: JobOutcome, traceparent?: string): Promise<boolean>;
   /** Resumes polling jobs left running (e.g. by a replica that stopped). */
   resumeRunning(): Promise<void>;
+  /**
+   * Runs `read`; while it fails because the store (Redis) is away, runs it again once the store
+   * answers, for up to `storeResumeGraceMs` (then the store's error): a subscription opened during
+   * an outage waits it out, as open ones do, rather than ending at once.
+   */
+  readWhenStoreAnswers<T>(read: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -94,6 +111,12 @@ export type WebhookAccess = 'unknown' | 'forbidden' | 'accepted';
 
 /** The ids the gateway gives jobs (see `start`). */
 const JOB_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * Pause before reading again a store that failed and says it answers again, in ms: a stalled
+ * Redis looks connected until its next PING goes unanswered.
+ */
+const STORE_RETRY_PAUSE_MS = 250;
 
 /** Longest pause between two polls of a job, in ms. */
 const DEFAULT_POLL_MAX_INTERVAL_MS = 10_000;
@@ -346,6 +369,21 @@ export function createJobManager(options: JobManagerOptions): JobManager {
     wait,
     checkWebhook,
     deliverWebhook,
+    async readWhenStoreAnswers(read) {
+      const outage = options.storeOutage;
+      if (outage === undefined) return read();
+      const deadline = Date.now() + outage.redisResumeGraceMs;
+      for (;;) {
+        try {
+          return await read();
+        } catch (error) {
+          const left = deadline - Date.now();
+          if (!isRedisUnavailableError(error) || left <= 0) throw error;
+          if (!(await outage.untilAnswers(left))) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(STORE_RETRY_PAUSE_MS, Math.max(0, deadline - Date.now()))));
+        }
+      }
+    },
     async resumeRunning() {
       for (const job of await store.claimOrphaned()) {
         schedulePoll(job.id, job.location ?? options.jobLocation(job.id), pollAfterMs, job.createdAt);

@@ -146,8 +146,10 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
     }
     const topic = `${routingKey}:${id}`;
     return new Repeater<JobRecord>(async (push, stop) => {
-      // A reader that lost its connection a moment ago is given `resumeGraceMs` to come back.
-      if (!(await reader.waitCaughtUp(resumeGraceMs)) || connection.commands.status !== 'ready') {
+      // A reader that lost its connection a moment ago is given `resumeGraceMs` to come back, and
+      // so is a command connection dropped by a Redis that stalls (the reader's read just waits).
+      const deadline = Date.now() + resumeGraceMs;
+      if (!(await reader.waitCaughtUp(resumeGraceMs)) || !(await connection.waitUntilReady(Math.max(0, deadline - Date.now())))) {
         stop(new RedisUnavailableError('Redis is unavailable: subscriptions cannot be delivered until it returns.'));
         return;
       }

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStore } from '../jobs/store.js';
+import type { DependencyStates } from './dependencies.js';
 import type { UpstreamRequestEvent } from '../upstream/client.js';
 import type { UpstreamHealth } from '../upstream/types.js';
 
@@ -59,8 +60,10 @@ export interface GatewayMetrics {
   observeRedis(isReady: () => boolean): void;
   /** Reads what waits in the Redis outbox at every scrape (`RedisOutbox`); called only with `REDIS_URL`. */
   observeRedisOutbox(outbox: { entries(): number; bytes(): number }): void;
-  /** Reads whether the replica is ready at every scrape (`createReadinessState`: no upstream or Redis call). */
+  /** Reads whether the replica is ready at every scrape (its own state: started, not draining). */
   observeReadiness(isReady: () => boolean): void;
+  /** Reads each dependency's state at every scrape (`DependencyWatch.states`: no upstream or Redis call). */
+  observeDependencies(states: () => DependencyStates): void;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
 }
@@ -199,7 +202,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       collected('gateway_redis_outbox_bytes', 'Bytes of those entries; past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
     },
     observeReadiness(isReady) {
-      collected('gateway_ready', 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.', () => (isReady() ? 1 : 0));
+      collected('gateway_ready', 'Whether the replica is ready (1) or not (0), as /readyz answers: started and not shutting down, whatever the upstream and Redis (gateway_dependency_up).', () => (isReady() ? 1 : 0));
+    },
+    observeDependencies(states) {
+      new Gauge({
+        name: 'gateway_dependency_up',
+        help: 'Whether a dependency answers this replica (1) or not (0): the upstream (its last ping, sent again when over 5 s old, and no circuit breaker open or half-open) and, with REDIS_URL, Redis (every connection up; a Redis that stops answering loses its command connection). Not part of readiness.',
+        labelNames: ['dependency'] as const,
+        registers,
+        collect() {
+          for (const [dependency, up] of Object.entries(states())) this.set({ dependency }, up ? 1 : 0);
+        },
+      });
     },
     render: () => registry.metrics(),
   };

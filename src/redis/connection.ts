@@ -1,9 +1,12 @@
 /**
  * The gateway's Redis connections (`REDIS_URL`: one Redis, a Redis Cluster, or a master behind
  * Sentinel): one for commands and publishing, one in subscriber mode, and one for the blocking
- * reads of the finished-jobs stream. All reconnect on their own; while any is down the gateway is
- * not ready and every Redis-backed operation fails at once with `RedisUnavailableError` rather
- * than queueing.
+ * reads of the finished-jobs stream. All reconnect on their own; while any is down every
+ * Redis-backed operation fails at once with `RedisUnavailableError` rather than queueing (the
+ * replica stays ready: what does not need Redis goes on). A Redis that stalls instead of refusing
+ * (a frozen process, a partition that sends no reset) is found by a command left unanswered past
+ * the command timeout: the command connection is then dropped and stays down until Redis answers
+ * its reconnect, so the commands after it fail at once too instead of each waiting out the timeout.
  *
  * On a cluster every operation touches one key, or keys sharing a hash tag (`{...}`), and scripts
  * touch only the keys they are given: nothing here assumes one keyspace on one node.
@@ -50,25 +53,30 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
-/** Longest time one command may take before it fails, in ms. */
-const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
+/** Longest time one command may take before it fails, in ms (`REDIS_COMMAND_TIMEOUT_MS`'s default). */
+const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
 
 export interface RedisConnectionOptions {
   url: string;
   logger: Logger;
-  /** Longest time one command may take before it fails. @default DEFAULT_COMMAND_TIMEOUT_MS */
+  /**
+   * Longest time one command may take before it fails; a PING left unanswered this long means
+   * Redis stalls (`REDIS_COMMAND_TIMEOUT_MS`). @default DEFAULT_COMMAND_TIMEOUT_MS
+   */
   commandTimeoutMs?: number;
 }
 
 export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
   const { logger } = options;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const target = parseRedisUrl(options.url);
   const events = new EventEmitter();
   events.setMaxListeners(0);
   const commands = connect(target, 'gateway-commands', {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    // Also bounds the ready check of a reconnect: a Redis still stalled keeps the connection down.
+    commandTimeout: commandTimeoutMs,
   });
   const subscriber = connect(target, 'gateway-subscriber', {
     // SUBSCRIBE/UNSUBSCRIBE issued while down wait for the reconnect instead of rejecting: a
@@ -108,6 +116,8 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     // ioredis reports every failed reconnect; the transitions above are what operators need.
     client.on('error', (error: Error) => logger.debug({ err: error }, 'redis client error'));
   }
+
+  const watchdog = watchForStall(commands, commandTimeoutMs, logger);
 
   return {
     commands,
@@ -149,6 +159,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     },
     async close() {
       closing = true;
+      clearInterval(watchdog);
       // The reader at once: a QUIT would wait behind its blocking read.
       reader.disconnect();
       await Promise.all([commands, subscriber].map((client) => client.quit().catch(() => client.disconnect())));
@@ -206,16 +217,71 @@ function connect(target: RedisTarget, connectionName: string, options: Connectio
 }
 
 /**
- * Runs a Redis command, turning connection failures into `RedisUnavailableError`; errors Redis
- * itself replied with (a bug of ours, not an outage) pass through.
+ * PINGs the command connection every `timeoutMs` while it is up: a PING the client gives up on
+ * (its command timeout) means Redis stalls, and the connection is dropped to reconnect. Until the
+ * reconnect's ready check is answered the connection is down, so commands fail at once.
  */
+function watchForStall(commands: RedisClient, timeoutMs: number, logger: Logger): NodeJS.Timeout {
+  let pinging = false;
+  const timer = setInterval(() => {
+    if (pinging || commands.status !== 'ready') return;
+    pinging = true;
+    commands
+      .ping()
+      .catch((error: unknown) => {
+        if (redisFailureOf(error) !== 'stalled' || commands.status !== 'ready') return;
+        logger.error({ timeoutMs }, 'redis stopped answering; Redis-backed operations fail with REDIS_UNAVAILABLE until it answers again');
+        commands.disconnect(true);
+      })
+      .finally(() => {
+        pinging = false;
+      });
+  }, timeoutMs);
+  timer.unref();
+  return timer;
+}
+
+/** What went wrong with a Redis command, in the gateway's words; `reply`: Redis answered an error of ours. */
+type RedisFailure = 'stalled' | 'down' | 'busy' | 'reply';
+
+/**
+ * Replies that mean Redis cannot serve right now rather than that the command was wrong: loading
+ * its data after a restart, busy with a script, a replica that lost its master or was demoted,
+ * a cluster without its slots.
+ */
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOREPLICAS)\b/;
+
+/** The kind of a Redis command's failure: the one place that reads the client's errors. */
+function redisFailureOf(error: unknown): RedisFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ReplyError) return UNAVAILABLE_REPLIES.test(message) ? 'busy' : 'reply';
+  return message.includes('timed out') ? 'stalled' : 'down';
+}
+
+const FAILURE_WORDS: Record<Exclude<RedisFailure, 'reply'>, string> = {
+  stalled: 'Redis did not answer in time',
+  down: 'the connection to Redis is down',
+  busy: 'Redis cannot serve requests right now',
+};
+
+/**
+ * The error a caller sees for a failed Redis command: a `RedisUnavailableError` saying what
+ * happened in the gateway's words (`operation`: what it was doing), the client's own error kept
+ * as its `cause` for the logs. An error Redis replied to a correct connection (a bug of ours,
+ * not an outage) is returned as it is.
+ */
+export function redisUnavailable(operation: string, error: unknown): Error {
+  if (error instanceof RedisUnavailableError) return error;
+  const failure = redisFailureOf(error);
+  if (failure === 'reply') return error as Error;
+  return new RedisUnavailableError(`Redis is unavailable (${operation}): ${FAILURE_WORDS[failure]}. Retry later.`, { cause: error });
+}
+
+/** Runs a Redis command, turning its failures into `RedisUnavailableError` (`redisUnavailable`). */
 export async function guardRedis<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ReplyError) throw error;
-    throw new RedisUnavailableError(`Redis is unavailable (${operation}): ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
+    throw redisUnavailable(operation, error);
   }
 }

@@ -27,8 +27,12 @@ import type { GatewayConfig, TracesSampler } from '../config/index.js';
 
 export interface Tracing {
   readonly tracer: Tracer;
-  /** Exports the spans still buffered and stops the exporter (at `app.stop()`). */
-  close(): Promise<void>;
+  /**
+   * Exports the spans still buffered and stops the exporter (at `app.stop()`), waiting at most
+   * `TRACES_FLUSH_TIMEOUT_MS`: resolves false when that passed first (the spans left are lost,
+   * rather than the process outliving its grace period and being killed mid-write).
+   */
+  close(): Promise<boolean>;
 }
 
 /** The tracer name of the gateway's spans (their instrumentation scope). */
@@ -57,8 +61,22 @@ export function createTracing(config: GatewayConfig): Tracing | undefined {
   });
   return {
     tracer: provider.getTracer(SCOPE),
-    close: () => provider.shutdown(),
+    close: () => withinMs(provider.shutdown(), config.tracesFlushTimeoutMs),
   };
+}
+
+/** Whether `work` resolved within `ms` (its rejection passes through); it is left to run on, unawaited, when it did not. */
+async function withinMs(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The OTLP/HTTP traces URL: the traces endpoint as given, or `v1/traces` under the endpoint; undefined: the SDK's default. */

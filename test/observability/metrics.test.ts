@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/observability/logging.js';
-import { createReadinessState } from '../../src/plugins/routes/use-readiness.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { credentialHeaders, type GraphQLResponse } from '../support/harness.js';
 import { eventually } from '../support/process.js';
@@ -93,7 +92,7 @@ describe('operations', () => {
   it('answers /healthz', async () => {
     const response = await fetch(`${url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(await response.json()).toEqual({ status: 'ok', dependencies: { upstream: 'up' } });
   });
 
   it('exports Prometheus text whose counters move with queries, upstream requests and DataLoader batches', async () => {
@@ -220,14 +219,17 @@ describe('operations', () => {
     }
   });
 
-  it('gauges readiness and the upstream circuit breakers: ready with closed breakers here, not ready against a dead upstream once a check or an open breaker says so', async () => {
+  it('gauges readiness apart from the upstream: a replica whose upstream is dead stays ready, gateway_dependency_up says the upstream is down, and the breakers open', async () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // A call, so that the upstream's origin has a breaker to gauge even when this test runs alone.
+    expect((await gql('{ hosts(first: 3) { nodes { uuid } } }')).errors).toBeUndefined();
     const here = await scrape();
     expect(total(here, 'gateway_ready')).toBe(1);
+    expect(total(here, 'gateway_dependency_up', { dependency: 'upstream' })).toBe(1);
     expect(total(here, 'gateway_upstream_circuit_breakers', { state: 'closed' })).toBeGreaterThanOrEqual(1);
     expect(total(here, 'gateway_upstream_circuit_breakers', { state: 'open' })).toBe(0);
     // No Redis here: no Redis gauge to read.
-    expect([...here.keys()].some((key) => key.startsWith('gateway_redis_connected'))).toBe(false);
+    expect([...here.keys()].some((key) => key.startsWith('gateway_redis_connected') || key.includes('dependency="redis"'))).toBe(false);
 
     const dead = createApp(
       { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: `http://127.0.0.1:${await freePort()}/`, upstreamBreakerThreshold: 1, upstreamBreakerOpenMs: 60_000 },
@@ -236,11 +238,10 @@ describe('operations', () => {
     const deadUrl = await dead.start();
     const deadSamples = async (): Promise<Samples> => parsePrometheus(await (await fetch(`${deadUrl}/metrics`)).text());
     try {
-      // Nothing has told it the upstream is away yet: a scrape asks no one.
+      // Its first background ping finds the upstream away; the replica stays ready all along.
+      await eventually(async () => total(await deadSamples(), 'gateway_dependency_up', { dependency: 'upstream' }) === 0, 'the upstream reported down');
+      expect((await fetch(`${deadUrl}/readyz`)).status).toBe(200);
       expect(total(await deadSamples(), 'gateway_ready')).toBe(1);
-      // Its readiness check (the kubelet's probe) finds out, and the gauge follows it.
-      expect((await fetch(`${deadUrl}/readyz`)).status).toBe(503);
-      expect(total(await deadSamples(), 'gateway_ready')).toBe(0);
       const failed = await fetch(`${deadUrl}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
@@ -248,35 +249,13 @@ describe('operations', () => {
       });
       expect(((await failed.json()) as GraphQLResponse).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
       const samples = await deadSamples();
-      expect(total(samples, 'gateway_ready')).toBe(0);
+      expect(total(samples, 'gateway_ready')).toBe(1);
+      expect(total(samples, 'gateway_dependency_up', { dependency: 'upstream' })).toBe(0);
       expect(total(samples, 'gateway_upstream_circuit_breakers', { state: 'open' })).toBe(1);
       expect(total(samples, 'gateway_graphql_errors_total', { code: 'UPSTREAM_UNAVAILABLE' })).toBe(1);
     } finally {
       await dead.stop();
     }
-  });
-
-  it('takes readiness from the last check while it is fresh, else from the breakers, Redis and the shutdown', () => {
-    let breakers: Record<string, { state: 'closed' | 'open' | 'half-open'; consecutiveFailures: number; probeAt: number | null }> = {};
-    let redisUp: boolean | undefined = true;
-    const stopping = new AbortController();
-    const stale = createReadinessState({ upstream: { health: () => ({ breakers, concurrency: {} }) }, redisConnected: () => redisUp, stopping: stopping.signal, freshMs: 0 });
-    expect(stale.readyNow()).toBe(true);
-    breakers = { 'http://upstream': { state: 'open', consecutiveFailures: 5, probeAt: Date.now() + 5000 } };
-    expect(stale.readyNow()).toBe(false);
-    breakers = {};
-    redisUp = false;
-    expect(stale.readyNow()).toBe(false);
-    redisUp = undefined; // no Redis configured
-    expect(stale.readyNow()).toBe(true);
-
-    const fresh = createReadinessState({ upstream: { health: () => ({ breakers, concurrency: {} }) }, redisConnected: () => redisUp, stopping: stopping.signal });
-    fresh.record(false);
-    expect(fresh.readyNow()).toBe(false);
-    fresh.record(true);
-    expect(fresh.readyNow()).toBe(true);
-    stopping.abort();
-    expect(fresh.readyNow()).toBe(false);
   });
 
   it('gauges the Redis connections with REDIS_URL: 1 while connected, 0 once Redis is gone', async () => {
@@ -295,15 +274,17 @@ describe('operations', () => {
   });
 
   it('takes the caller\'s X-Request-ID (or makes one), echoes it, sends it upstream and writes it on the log lines', async () => {
+    // The upstream's calls for the queries, not the pings a scrape sends to learn whether it answers.
+    const calls = () => simulator.journal().filter((entry) => !(entry.method === 'GET' && new URL(simulator.url).pathname === entry.path));
     simulator.resetStats();
     const given = await gql('{ hosts(first: 1) { totalCount } }', {}, { ...headers, 'x-request-id': 'trace-4242' });
     expect(given.requestId).toBe('trace-4242');
-    expect(simulator.journal().map((entry) => entry.headers['x-request-id'])).toEqual(['trace-4242']);
+    expect(calls().map((entry) => entry.headers['x-request-id'])).toEqual(['trace-4242']);
 
     // (Each query differs from the others: a cached answer would make no upstream request.)
     const made = await gql('{ hosts(first: 2) { totalCount } }');
     expect(made.requestId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(simulator.journal().map((entry) => entry.headers['x-request-id'])).toEqual(['trace-4242', made.requestId]);
+    expect(calls().map((entry) => entry.headers['x-request-id'])).toEqual(['trace-4242', made.requestId]);
 
     // A forged id cannot inject into the logs: it is replaced.
     const forged = await gql('{ hosts(first: 3) { totalCount } }', {}, { ...headers, 'x-request-id': 'a b\tc' });

@@ -32,9 +32,10 @@ describe('a master behind Sentinel', () => {
 
   let lastReadiness = '';
   const ready = async (): Promise<boolean> => {
-    const response = await fetch(`${harness.url}/readyz`);
+    // Redis as the replica sees it: every connection back (the replica itself stays ready throughout).
+    const response = await fetch(`${harness.url}/healthz`);
     lastReadiness = await response.text();
-    return response.status === 200;
+    return (JSON.parse(lastReadiness) as { dependencies: { redis?: string } }).dependencies.redis === 'up';
   };
 
   async function runJob(suffix: string): Promise<string> {

@@ -11,7 +11,7 @@ import { defaultConfig } from '../../src/config/index.js';
 import { startAppReplicas, type AppReplicas } from '../support/app-replicas.js';
 import { credentialHeaders, type CredentialHeaders } from '../support/harness.js';
 import { eventually, spawnGateway } from '../support/process.js';
-import { freePort } from '../support/redis.js';
+import { freePort, redisUpAt } from '../support/redis.js';
 import { gql } from '../support/replica-jobs.js';
 import { subscribeSse, subscribeWs, type Collected } from '../support/subscriptions.js';
 
@@ -236,11 +236,11 @@ describe('a budget per credential over two replicas sharing Redis', () => {
       await Promise.all(open.map((live) => live.waitFor(1)));
       expect(open.map((live) => live.results[0]?.errors?.[0]?.extensions?.code)).toEqual([undefined, undefined, 'TOO_MANY_LIVE_QUERIES']);
 
-      // Redis back: B writes the counts it kept meanwhile as it reconnects (before its readiness
-      // check's ping, on the same connection), and A holds the credential to them.
+      // Redis back: B writes the counts it kept meanwhile as it reconnects (sent before its
+      // /healthz reports Redis up), and A holds the credential to them.
       await redis.start();
       back = true;
-      for (const app of [replicaA, replicaB]) await eventually(async () => (await fetch(`${app.url}/readyz`)).status === 200, 'the replica ready again', 100, 50);
+      for (const app of [replicaA, replicaB]) await eventually(async () => redisUpAt(app.url), 'the replica connected to Redis again', 100, 50);
       const onA = await subscribeSse(replicaA.url, HOSTS_LIVE, {}, credentialHeaders(simulator.credentials.second));
       open.push(onA);
       await onA.waitFor(1);

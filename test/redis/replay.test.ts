@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialHeaders, errorCodes, startHarness, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
-import { readerIds, startRedis } from '../support/redis.js';
+import { readerIds, redisUpAt, startRedis } from '../support/redis.js';
 import { startRedisCluster } from '../support/redis-cluster.js';
 import { subscribeSse, subscribeWs } from '../support/subscriptions.js';
 import { connectedHost, gql, nqn, replicaFleet, UPDATE_NQN } from '../support/replica-jobs.js';
@@ -201,7 +201,7 @@ describe('a reader that comes back to find the results it missed gone', () => {
     await open.completed;
     expect(open.results.map((result) => result.errors?.[0]?.extensions?.code ?? result.data?.jobEvents.id)).toEqual([first, 'REDIS_UNAVAILABLE']);
 
-    await eventually(async () => (await fetch(`${harness.url}/readyz`)).status === 200, 'ready again');
+    await eventually(async () => redisUpAt(harness.url), 'Redis reported up again');
     const again = await subscribeWs<{ jobEvents: JobResult }>(harness.url, JOB_EVENTS, {}, params);
     const second = await runJob();
     await again.waitFor(1);

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { defaultConfig, type GatewayConfig } from '../../src/config/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
-import { startRedis, type RedisServer } from './redis.js';
+import { startRedis, type RedisServer, type RedisServerOptions } from './redis.js';
 
 export interface AppReplicas {
   readonly redis: RedisServer;
@@ -16,9 +16,9 @@ export interface AppReplicas {
   stop(): Promise<void>;
 }
 
-/** Both replicas with `config` over the defaults (the upstream and `REDIS_URL` set here), started. */
-export async function startAppReplicas(config: Partial<GatewayConfig>): Promise<AppReplicas> {
-  const redis = await startRedis();
+/** Both replicas with `config` over the defaults (the upstream and `REDIS_URL` set here), started; `redisOptions`: the Redis'. */
+export async function startAppReplicas(config: Partial<GatewayConfig>, redisOptions: RedisServerOptions = {}): Promise<AppReplicas> {
+  const redis = await startRedis(redisOptions);
   const simulator = createSimulator({ asyncDelayMs: 5 });
   const upstreamUrl = await simulator.start(0, '127.0.0.1');
   const full: GatewayConfig = { ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl, redisUrl: redis.url, ...config };

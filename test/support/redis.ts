@@ -16,6 +16,10 @@ export interface RedisServer {
   readonly port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: the process stalls, its connections stay open and unanswered (a frozen Redis, a partition without resets). */
+  freeze(): void;
+  /** SIGCONT: it answers again, everything sent meanwhile first. */
+  thaw(): void;
 }
 
 /** A port nothing listens on right now: bound by the OS, then released. */
@@ -46,11 +50,20 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   async function stop(): Promise<void> {
     const running = child;
     child = undefined;
+    // A frozen server would never handle the SIGTERM.
+    running?.kill('SIGCONT');
     if (running) await stopProcess(running, 'SIGTERM');
   }
 
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
+  };
 }
 
 /** A directory of its own for a server's files, removed when the test process exits. */
@@ -99,4 +112,15 @@ export function readerIds(list: unknown, reading = false): string[] {
     .split('\n')
     .filter((line) => / name=gateway-reader /.test(line) && (!reading || / cmd=xread /.test(line)))
     .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+}
+
+/** What the gateway at `gatewayUrl` says of its dependencies on `/healthz`, e.g. `{ upstream: 'up', redis: 'down' }`. */
+export async function dependenciesOf(gatewayUrl: string): Promise<Record<string, string>> {
+  const health = (await (await fetch(`${gatewayUrl}/healthz`)).json()) as { dependencies: Record<string, string> };
+  return health.dependencies;
+}
+
+/** Whether the gateway at `gatewayUrl` reports Redis up (every connection of it back). */
+export async function redisUpAt(gatewayUrl: string): Promise<boolean> {
+  return (await dependenciesOf(gatewayUrl)).redis === 'up';
 }

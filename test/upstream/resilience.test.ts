@@ -236,18 +236,22 @@ describe('the circuit breaker', () => {
         { timeout: 20_000, interval: 10 },
       )
       .toEqual({ codes: ['UPSTREAM_UNAVAILABLE'], upstream: 0 });
-    const ready = await fetch(`${harness.url}/readyz`);
-    const readyText = await ready.text();
-    expect(JSON.parse(readyText)).toMatchObject({ breaker: 'open' });
-    // Open, but not where: /readyz answers anyone, and the upstream's address is not theirs.
-    expect(readyText).not.toContain(new URL(harness.simulator.url).host);
+    const health = await fetch(`${harness.url}/healthz`);
+    const healthText = await health.text();
+    expect(health.status).toBe(200);
+    // Open, or already half-open on a loaded machine: the upstream is down either way.
+    expect(JSON.parse(healthText)).toMatchObject({ dependencies: { upstream: 'down' }, breaker: expect.stringMatching(/^(open|half-open)$/) });
+    // Open, but not where: /healthz answers anyone, and the upstream's address is not theirs.
+    expect(healthText).not.toContain(new URL(harness.simulator.url).host);
+    // The upstream is everyone's: this replica stays ready.
+    expect((await fetch(`${harness.url}/readyz`)).status).toBe(200);
 
     // The upstream comes back: after the open period one probe goes through and closes it.
     harness.simulator.configure({ faultRate: 0 });
     await expect
       .poll(async () => (await harness.gql(query)).errors === undefined, { timeout: 20_000, interval: 50 })
       .toBe(true);
-    const after = (await (await fetch(`${harness.url}/readyz`)).json()) as { breaker?: unknown };
+    const after = (await (await fetch(`${harness.url}/healthz`)).json()) as { breaker?: unknown };
     expect(after.breaker).toBeUndefined();
   });
 });

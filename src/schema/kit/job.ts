@@ -316,7 +316,8 @@ async function* jobCompleted(context: GatewayContext, id: string): AsyncGenerato
   const events = context.jobs.pubsub.subscribe('job', id);
   const iterator = events[Symbol.asyncIterator]();
   try {
-    const job = await readOwnJob(context, id);
+    // Opened while Redis is away, it waits for it as the subscription itself does.
+    const job = await context.jobs.readWhenStoreAnswers(() => readOwnJob(context, id));
     if (job.status !== 'RUNNING') {
       yield job;
       return;
