@@ -76,8 +76,38 @@ export function callerOfRequest(request: Request): Caller {
   return caller;
 }
 
-/** Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive). */
+/** The three credential headers, in the case `connectionParams` are read in. */
+const CREDENTIAL_NAMES = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
+
+/**
+ * Longest credential value (each of the three) accepted over any transport, in characters. Over
+ * HTTP node:http refuses a header block over 16 KB before the gateway sees it (431); over
+ * graphql-ws `connectionParams` are a message, as large as a body may be. One bound for both, so
+ * a credential that no upstream session or token comes near in size reaches neither the upstream
+ * nor a log line, however it was sent.
+ */
+export const MAX_CREDENTIAL_CHARS = 8 * 1024;
+
+/**
+ * Throws `UNAUTHENTICATED` when one of the credentials is longer than `MAX_CREDENTIAL_CHARS`. The
+ * error names the header and the limit, never the value.
+ */
+export function refuseOverlongCredentials(get: CredentialSource): void {
+  for (const name of CREDENTIAL_NAMES) {
+    const length = get(name)?.length ?? 0;
+    if (length <= MAX_CREDENTIAL_CHARS) continue;
+    throw new GraphQLError(`The ${name} credential is ${length} characters long; no credential is longer than ${MAX_CREDENTIAL_CHARS}.`, {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401 }, credential: name, limit: MAX_CREDENTIAL_CHARS },
+    });
+  }
+}
+
+/**
+ * Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive);
+ * throws `UNAUTHENTICATED` for one over `MAX_CREDENTIAL_CHARS` (`refuseOverlongCredentials`).
+ */
 export function readCredentials(get: CredentialSource): Credentials {
+  refuseOverlongCredentials(get);
   const authorization = get('authorization')?.trim();
   const resourcesAuthorization = get('x-resources-authorization')?.trim();
   const tenantId = get('x-tenant-id')?.trim();

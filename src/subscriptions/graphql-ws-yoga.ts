@@ -9,6 +9,7 @@ import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { withShortQuotes } from '../errors/quotes.js';
 import { OverloadedError, overloadedError, type AdmissionControl } from '../execution/admission-control.js';
 import { tooDeeplyNested } from '../plugins/request/use-request-validation.js';
 import type { SubscriptionLimits } from '../plugins/validation/subscription-limits.js';
@@ -84,12 +85,19 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
         document = parse(payload.query);
       } catch (error) {
         // A syntax error or a token limit: an error message for this operation, not a closed socket.
-        if (error instanceof GraphQLError) return [error];
+        if (error instanceof GraphQLError) return [withShortQuotes(error)];
         throw error;
       }
       const errors = validate(enveloped, document);
-      if (errors.length > 0) return errors;
-      const contextValue = await contextFactory();
+      if (errors.length > 0) return errors.map(withShortQuotes);
+      let contextValue: Awaited<ReturnType<typeof contextFactory>>;
+      try {
+        contextValue = await contextFactory();
+      } catch (error) {
+        // A credential the context refuses (over MAX_CREDENTIAL_CHARS): this operation's error.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         const refused = await subscriptionLimits.take(ctx.extra, id, contextValue);
         if (refused !== null) {
