@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { cutStalledBody, serverTimeoutOptions, type RequestTimeouts } from './http-timeouts.js';
 import { requestIdOf } from '../observability/logging.js';
-import { answerBadTarget, requestTargetProblem } from './request-target.js';
+import { answerBadTarget, answerClientError, requestTargetProblem } from './request-target.js';
 import { createHttpDrain } from './shutdown.js';
 import { serveGraphqlWs, type GraphqlWsOptions } from './websocket.js';
 
@@ -61,6 +61,8 @@ export function createNodeServer(options: NodeServerOptions): NodeServer {
     }
     options.handler(req, res);
   });
+  // Node answers a head it cannot parse with a bare status: the caller gets a coded body instead.
+  server.on('clientError', answerClientError);
   const drain = createHttpDrain(server, logger);
   const { path, maxBodyBytes, ...graphqlWs } = options.websocket;
   // ws allows 100 MiB messages by default.
