@@ -103,14 +103,19 @@ export function refuseOverlongCredentials(get: CredentialSource): void {
 }
 
 /**
- * Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive);
- * throws `UNAUTHENTICATED` for one over `MAX_CREDENTIAL_CHARS` (`refuseOverlongCredentials`).
+ * Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive).
+ * One over `MAX_CREDENTIAL_CHARS` is read as absent, so it can reach neither the upstream nor a
+ * key; the request that carried it is refused before this runs (`refuseOverlongCredentials`, in
+ * `useRequestValidation` over HTTP and in graphql-ws' `onSubscribe`).
  */
 export function readCredentials(get: CredentialSource): Credentials {
-  refuseOverlongCredentials(get);
-  const authorization = get('authorization')?.trim();
-  const resourcesAuthorization = get('x-resources-authorization')?.trim();
-  const tenantId = get('x-tenant-id')?.trim();
+  const bounded = (name: string): string | undefined => {
+    const value = get(name);
+    return value !== undefined && value.length <= MAX_CREDENTIAL_CHARS ? value.trim() : undefined;
+  };
+  const authorization = bounded('authorization');
+  const resourcesAuthorization = bounded('x-resources-authorization');
+  const tenantId = bounded('x-tenant-id');
   return {
     resource: authorization ? { authorization } : undefined,
     cursor: resourcesAuthorization
@@ -134,6 +139,18 @@ export function connectionParamsSource(params: Readonly<Record<string, unknown>>
  * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
  * subgraph). Never a mix of the two.
  */
+/**
+ * Throws `UNAUTHENTICATED` when a WebSocket operation's credentials (its `connectionParams`, else
+ * its upgrade request's headers, as `webSocketCaller` reads them) hold one over `MAX_CREDENTIAL_CHARS`.
+ */
+export function refuseOverlongWebSocketCredentials(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): void {
+  refuseOverlongCredentials(connectionParamsSource(params));
+  refuseOverlongCredentials((name) => {
+    const value = upgradeHeaders[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  });
+}
+
 export function webSocketCaller(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): Caller {
   const fromParams = readCredentials(connectionParamsSource(params));
   if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return new Caller(fromParams.resource, fromParams.cursor);

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { GatewayContext } from '../context.js';
+import { refuseOverlongWebSocketCredentials, type GatewayContext } from '../context.js';
 import { withShortQuotes } from '../errors/quotes.js';
 import { OverloadedError, overloadedError, type AdmissionControl } from '../execution/admission-control.js';
 import { tooDeeplyNested } from '../plugins/request/use-request-validation.js';
@@ -90,14 +90,14 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
       }
       const errors = validate(enveloped, document);
       if (errors.length > 0) return errors.map(withShortQuotes);
-      let contextValue: Awaited<ReturnType<typeof contextFactory>>;
       try {
-        contextValue = await contextFactory();
+        refuseOverlongWebSocketCredentials(ctx.connectionParams, ctx.extra.request.headers);
       } catch (error) {
-        // A credential the context refuses (over MAX_CREDENTIAL_CHARS): this operation's error.
+        // As over HTTP: this operation's UNAUTHENTICATED, before anything keys on the caller.
         if (error instanceof GraphQLError) return [error];
         throw error;
       }
+      const contextValue = await contextFactory();
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         const refused = await subscriptionLimits.take(ctx.extra, id, contextValue);
         if (refused !== null) {
