@@ -17,7 +17,7 @@ import { spawnGateway, type GatewayProcess } from '../support/process.js';
 
 const SEED = 38;
 /** Documents per transport. */
-const DOCUMENTS = 1_000;
+const DOCUMENTS = 700;
 const PARALLEL = 8;
 const MAX_ANSWER_MS = 5_000;
 const MAX_RSS_GROWTH_MB = 150;
