@@ -29,6 +29,7 @@ import { maskUnexpectedError } from './errors/mask.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './observability/metrics.js';
 import { createNodeServer } from './server/node-server.js';
 import { createAdmission } from './plugins/execution/admission.js';
+import { createParseCaches } from './execution/parse-cache.js';
 import { useDocs } from './plugins/routes/use-docs.js';
 import { useHealth } from './plugins/routes/use-health.js';
 import { createOperationCoalescing } from './plugins/execution/operation-coalescing.js';
@@ -293,6 +294,8 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
         },
       },
       maskedErrors: { maskError: maskUnexpectedError },
+      // Bounded by size, not count: yoga's kept 1,024 documents of up to a body's size each.
+      parserAndValidationCache: createParseCaches(),
       // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
       maxRequestBodySize: false,
       cors: corsOptions(config.corsOrigins),

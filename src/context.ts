@@ -76,11 +76,46 @@ export function callerOfRequest(request: Request): Caller {
   return caller;
 }
 
-/** Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive). */
+/** The three credential headers, in the case `connectionParams` are read in. */
+const CREDENTIAL_NAMES = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
+
+/**
+ * Longest credential value (each of the three) accepted over any transport, in characters. Over
+ * HTTP node:http refuses a header block over 16 KB before the gateway sees it (431); over
+ * graphql-ws `connectionParams` are a message, as large as a body may be. One bound for both, so
+ * a credential that no upstream session or token comes near in size reaches neither the upstream
+ * nor a log line, however it was sent.
+ */
+export const MAX_CREDENTIAL_CHARS = 8 * 1024;
+
+/**
+ * Throws `UNAUTHENTICATED` when one of the credentials is longer than `MAX_CREDENTIAL_CHARS`. The
+ * error names the header and the limit, never the value.
+ */
+export function refuseOverlongCredentials(get: CredentialSource): void {
+  for (const name of CREDENTIAL_NAMES) {
+    const length = get(name)?.length ?? 0;
+    if (length <= MAX_CREDENTIAL_CHARS) continue;
+    throw new GraphQLError(`The ${name} credential is ${length} characters long; no credential is longer than ${MAX_CREDENTIAL_CHARS}.`, {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401 }, credential: name, limit: MAX_CREDENTIAL_CHARS },
+    });
+  }
+}
+
+/**
+ * Reads the credentials from request headers (`Headers`) or `connectionParams` (case-insensitive).
+ * One over `MAX_CREDENTIAL_CHARS` is read as absent, so it can reach neither the upstream nor a
+ * key; the request that carried it is refused before this runs (`refuseOverlongCredentials`, in
+ * `useRequestValidation` over HTTP and in graphql-ws' `onSubscribe`).
+ */
 export function readCredentials(get: CredentialSource): Credentials {
-  const authorization = get('authorization')?.trim();
-  const resourcesAuthorization = get('x-resources-authorization')?.trim();
-  const tenantId = get('x-tenant-id')?.trim();
+  const bounded = (name: string): string | undefined => {
+    const value = get(name);
+    return value !== undefined && value.length <= MAX_CREDENTIAL_CHARS ? value.trim() : undefined;
+  };
+  const authorization = bounded('authorization');
+  const resourcesAuthorization = bounded('x-resources-authorization');
+  const tenantId = bounded('x-tenant-id');
   return {
     resource: authorization ? { authorization } : undefined,
     cursor: resourcesAuthorization
@@ -104,6 +139,18 @@ export function connectionParamsSource(params: Readonly<Record<string, unknown>>
  * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
  * subgraph). Never a mix of the two.
  */
+/**
+ * Throws `UNAUTHENTICATED` when a WebSocket operation's credentials (its `connectionParams`, else
+ * its upgrade request's headers, as `webSocketCaller` reads them) hold one over `MAX_CREDENTIAL_CHARS`.
+ */
+export function refuseOverlongWebSocketCredentials(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): void {
+  refuseOverlongCredentials(connectionParamsSource(params));
+  refuseOverlongCredentials((name) => {
+    const value = upgradeHeaders[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  });
+}
+
 export function webSocketCaller(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): Caller {
   const fromParams = readCredentials(connectionParamsSource(params));
   if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return new Caller(fromParams.resource, fromParams.cursor);

@@ -47,7 +47,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 400,
     where: 'request',
     meaning:
-      'The request is malformed: a body that is not JSON or not an object, a batch, a malformed `Content-Length`; `query` missing or not a string, `operationName` not a string, `variables` or `extensions` not an object (in a GET: not JSON) or nested more than 32 levels deep, a GET parameter given twice, a persisted-query hash that is not 64 hex digits or not the SHA-256 of the text sent with it. Over graphql-ws the operation gets it and the socket stays open. With `TRUSTED_DOCUMENTS`: no id, an id that is not a string of 1 to 256 characters, two different ids.',
+      'The request is malformed: a body that is not JSON or not an object, a batch, a malformed `Content-Length`; `query` missing or not a string, `operationName` not a string, `variables` or `extensions` not an object (in a GET: not JSON) or nested more than 32 levels deep, a GET parameter given twice, a persisted-query hash that is not 64 hex digits or not the SHA-256 of the text sent with it. Over graphql-ws the operation gets it and the socket stays open. With `TRUSTED_DOCUMENTS`: no id, an id that is not a string of 1 to 256 characters, two different ids. A request target that is not a path (absolute form `http://host/graphql`, `*`, authority form), a `Host` header that makes no URL, a head node:http cannot parse, a multipart body whose `operations` or `map` is not JSON.',
   },
   {
     code: 'BAD_REQUEST',
@@ -67,6 +67,26 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 411,
     where: 'request',
     meaning: 'An operation posted to a single-connection SSE stream without `Content-Length`.',
+  },
+  {
+    code: 'BAD_REQUEST',
+    httpStatus: 431,
+    where: 'request',
+    meaning: 'The request headers are over 16 KB (node:http\'s bound); the connection is closed.',
+  },
+  {
+    code: 'NOT_ACCEPTABLE',
+    httpStatus: 406,
+    where: 'request',
+    meaning:
+      'The `Accept` header names no type the endpoint answers in (`application/graphql-response+json`, `application/json`, `text/event-stream`, `multipart/mixed`), and nothing ran; or the operation streams its results (a subscription, `@live`, `@defer`/`@stream`) and was asked for as one JSON document: accept `text/event-stream` or `multipart/mixed`, or use graphql-ws. A single-connection SSE reservation (`PUT`) without `Accept: text/plain`. Always answered as JSON.',
+  },
+  {
+    code: 'UNAUTHENTICATED',
+    httpStatus: 401,
+    where: 'request',
+    meaning:
+      'A credential (`Authorization`, `X-Resources-Authorization` or `X-Tenant-ID`, as a header or in graphql-ws `connectionParams`) is longer than 8,192 characters: no session or token is, so the request is refused before anything reads it (`extensions.credential`, `limit`; the value is never quoted or logged). Over graphql-ws each operation gets it and the socket stays open.',
   },
   {
     code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -108,6 +128,13 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     meaning: 'The document has more than `MAX_TOKENS` lexical tokens (`extensions.limit`).',
   },
   {
+    code: 'MAX_TOKEN_LENGTH_EXCEEDED',
+    httpStatus: 400,
+    where: 'request',
+    meaning:
+      'A name in the document is over 256 characters, or a string literal over 16,384 (`extensions.kind`: `name` or `string`, `limit`, `found`). Send long values as variables.',
+  },
+  {
     code: 'MAX_DEPTH_EXCEEDED',
     httpStatus: 400,
     where: 'request',
@@ -144,7 +171,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`). A variable or literal that does not coerce carries `extensions.field`, the path to the value in the shape of `UserError.field` (`["input", "volumeUuids", "1"]`, starting with the argument the variable is given to, whatever the variable is called), and `extensions.reason`: `REQUIRED` (missing or null), `UNKNOWN_FIELD` (an input field the type lacks) or `INVALID_VALUE`; such a variable fails the whole request before anything runs.',
+      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`). A variable or literal that does not coerce carries `extensions.field`, the path to the value in the shape of `UserError.field` (`["input", "volumeUuids", "1"]`, starting with the argument the variable is given to, whatever the variable is called), and `extensions.reason`: `REQUIRED` (missing or null), `UNKNOWN_FIELD` (an input field the type lacks) or `INVALID_VALUE`; such a variable fails the whole request before anything runs. Text in a variable that is not well-formed Unicode (a lone surrogate such as the JSON escape `\\ud800`), which cannot be sent upstream: `extensions.variable` and `path` point at it, and no upstream request is made.',
   },
   {
     code: 'BAD_USER_INPUT',

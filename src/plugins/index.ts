@@ -37,8 +37,10 @@ import { useRequestBodyLimit } from './request/use-request-body-limit.js';
 import { useRequestValidation } from './request/use-request-validation.js';
 import { useVariableCoercion } from './request/use-variable-coercion.js';
 import { useVaryOrigin } from './request/use-vary-origin.js';
+import { useAcceptableAnswers } from './result/use-acceptable-answers.js';
 import { useCompression } from './result/use-compression.js';
 import { useMultipartSubscriptions } from './result/use-multipart-subscriptions.js';
+import { useShortErrorMessages } from './result/use-short-error-messages.js';
 import { useSseSingleConnection } from './result/use-sse-single-connection.js';
 import type { QueryCost } from './validation/query-cost.js';
 import type { SubscriptionLimits } from './validation/subscription-limits.js';
@@ -139,6 +141,10 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     useCompression({ compressionMinBytes: config.compressionMinBytes }),
     // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
     parts.sharedSubscriptions.plugin,
+    // Before the answer is written, whichever plugin writes it: no error sends the caller's megabyte back.
+    useShortErrorMessages(),
+    // After every plugin that picks how a result is answered: it answers what none of them took.
+    useAcceptableAnswers(),
     // After every request parser has registered (as yoga places its own), so it limits the chosen one.
     useRequestBodyLimit(config.maxBodyBytes),
   ];

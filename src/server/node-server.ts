@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { cutStalledBody, serverTimeoutOptions, type RequestTimeouts } from './http-timeouts.js';
 import { requestIdOf } from '../observability/logging.js';
+import { answerBadTarget, answerClientError, requestTargetProblem } from './request-target.js';
 import { createHttpDrain } from './shutdown.js';
 import { serveGraphqlWs, type GraphqlWsOptions } from './websocket.js';
 
@@ -53,8 +54,15 @@ export function createNodeServer(options: NodeServerOptions): NodeServer {
     cutStalledBody(req, res, timeouts.bodyIdleTimeoutMs, () =>
       logger.child({ reqId: requestId }).info({ path: req.url }, 'request body stalled: connection cut'),
     );
+    const badTarget = requestTargetProblem(req);
+    if (badTarget !== null) {
+      answerBadTarget(res, badTarget);
+      return;
+    }
     options.handler(req, res);
   });
+  // Node answers a head it cannot parse with a bare status: the caller gets a coded body instead.
+  server.on('clientError', answerClientError);
   const drain = createHttpDrain(server, logger);
   const { path, maxBodyBytes, ...graphqlWs } = options.websocket;
   // ws allows 100 MiB messages by default.

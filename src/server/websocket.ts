@@ -12,7 +12,7 @@
  * Subscriptions per socket and per credential are capped by `use-subscription-limits.ts`.
  */
 import type { IncomingMessage } from 'node:http';
-import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import { CloseCode, handleProtocols, makeServer, MessageType, type ServerOptions } from 'graphql-ws';
 import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
 
@@ -77,7 +77,16 @@ export function serveGraphqlWs(wsServer: WebSocketServer, options: GraphqlWsOpti
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', (data) => {
-            handle(String(data)).catch((error: unknown) => {
+            const text = String(data);
+            handle(text).catch((error: unknown) => {
+              const serverOnly = serverOnlyTypeOf(text);
+              if (serverOnly !== undefined) {
+                // graphql-ws throws on a well-formed message of a type it never reads (its 4500):
+                // that is the client breaking the protocol, not the gateway failing.
+                logger.debug({ type: serverOnly }, 'graphql-ws client sent a message only a server sends: socket closed');
+                socket.close(CloseCode.BadRequest, `A client may not send "${serverOnly}" messages`);
+                return;
+              }
               logger.error({ err: error }, 'graphql-ws message handling failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             });
@@ -91,6 +100,19 @@ export function serveGraphqlWs(wsServer: WebSocketServer, options: GraphqlWsOpti
       void closed(code, reason.toString());
     });
   });
+}
+
+/** The message types of `graphql-transport-ws` that only a server sends. */
+const SERVER_ONLY_TYPES: ReadonlySet<string> = new Set([MessageType.ConnectionAck, MessageType.Next, MessageType.Error]);
+
+/** The type of `text` when it is a message only a server sends; undefined otherwise. Read only once handling it failed. */
+function serverOnlyTypeOf(text: string): string | undefined {
+  try {
+    const type = (JSON.parse(text) as { type?: unknown } | null)?.type;
+    return typeof type === 'string' && SERVER_ONLY_TYPES.has(type) ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The socket's send with the buffer bound: false when the message was not written. */

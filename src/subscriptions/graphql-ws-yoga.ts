@@ -8,7 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { GatewayContext } from '../context.js';
+import { refuseOverlongWebSocketCredentials, type GatewayContext } from '../context.js';
+import { withShortQuotes } from '../errors/quotes.js';
 import { OverloadedError, overloadedError, type AdmissionControl } from '../execution/admission-control.js';
 import { tooDeeplyNested } from '../plugins/request/use-request-validation.js';
 import type { SubscriptionLimits } from '../plugins/validation/subscription-limits.js';
@@ -84,11 +85,18 @@ export function graphqlWsOverYoga(options: GraphqlWsYogaOptions): ServerOptions<
         document = parse(payload.query);
       } catch (error) {
         // A syntax error or a token limit: an error message for this operation, not a closed socket.
-        if (error instanceof GraphQLError) return [error];
+        if (error instanceof GraphQLError) return [withShortQuotes(error)];
         throw error;
       }
       const errors = validate(enveloped, document);
-      if (errors.length > 0) return errors;
+      if (errors.length > 0) return errors.map(withShortQuotes);
+      try {
+        refuseOverlongWebSocketCredentials(ctx.connectionParams, ctx.extra.request.headers);
+      } catch (error) {
+        // As over HTTP: this operation's UNAUTHENTICATED, before anything keys on the caller.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
       const contextValue = await contextFactory();
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         const refused = await subscriptionLimits.take(ctx.extra, id, contextValue);

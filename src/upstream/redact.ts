@@ -37,15 +37,43 @@ export function mayQuote(text: string, secrets: readonly string[]): boolean {
 /**
  * `text` with every spelling of each secret replaced: as sent, upper or lower case, or
  * percent-encoded; and with any `OAuth`/`Bearer` credential, whoever's, replaced as well.
+ *
+ * A secret is searched for as plain text, never made into a pattern: a regular expression built
+ * from one failed on a 70 KB credential ("Invalid regular expression: /zzz…/"), and the error
+ * that carried it went to the log whole. Nothing here throws, whatever the secret.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   let clean = text;
   for (const secret of secrets) {
-    for (const spelling of new Set([secret, encodeURIComponent(secret)])) {
-      clean = clean.replace(new RegExp(escapeRegExp(spelling), 'gi'), REDACTED);
-    }
+    for (const spelling of spellingsOf(secret)) clean = replaceIgnoringCase(clean, spelling);
   }
   return clean.replace(SCHEMED_CREDENTIAL, `$1$2${REDACTED}`);
+}
+
+/** The secret as sent, and percent-encoded when that differs (a secret that cannot be encoded has no such spelling). */
+function spellingsOf(secret: string): string[] {
+  const encoded = secret.isWellFormed() ? encodeURIComponent(secret) : secret;
+  return encoded === secret ? [secret] : [secret, encoded];
+}
+
+/**
+ * `text` with every occurrence of `spelling`, in any case, replaced by `REDACTED`. The search runs
+ * on lower-cased copies, whose indexes are the original's as long as lower-casing keeps each
+ * string's length (it does for ASCII, which credentials are); when it does not, only the exact
+ * spelling is replaced.
+ */
+function replaceIgnoringCase(text: string, spelling: string): string {
+  if (spelling === '') return text;
+  const haystack = text.toLowerCase();
+  const needle = spelling.toLowerCase();
+  if (haystack.length !== text.length || needle.length !== spelling.length) return text.split(spelling).join(REDACTED);
+  let clean = '';
+  let from = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, from)) {
+    clean += text.slice(from, at) + REDACTED;
+    from = at + needle.length;
+  }
+  return from === 0 ? text : clean + text.slice(from);
 }
 
 /** A JSON value with `redact` applied to every string in it (keys stay as they are). */
@@ -56,8 +84,4 @@ export function redactJson<T>(value: T, secrets: readonly string[]): T {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactJson(item, secrets)])) as T;
   }
   return value;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

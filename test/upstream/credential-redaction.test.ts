@@ -3,6 +3,7 @@
  * the simulator does. No answer, log line or metric of the gateway shows it: field errors,
  * mutation payloads and job results carry the upstream's text with the credential scrubbed.
  */
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -10,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
+import { MAX_CREDENTIAL_CHARS } from '../../src/context.js';
 import { UpstreamRequestError } from '../../src/upstream/errors.js';
+import { redact, REDACTED } from '../../src/upstream/redact.js';
+import { credentialHeaders } from '../support/harness.js';
+import WebSocket from 'ws';
 import { createTestUpstreamClient } from '../support/upstream-client.js';
 
 /**
@@ -172,3 +177,102 @@ describe('credentials in the upstream client\'s errors', () => {
     }
   });
 });
+
+describe('redaction never fails, and over-long credentials go nowhere', () => {
+  it('redacts a 70,000-character secret full of pattern characters, in any case and percent-encoded, without throwing', () => {
+    const secret = `${'z'.repeat(35_000)}(.*+?[{\\${'Z'.repeat(34_990)}`;
+    const text = `before ${secret.toUpperCase()} middle ${encodeURIComponent(secret)} after OAuth ${'q'.repeat(20)}`;
+    const clean = redact(text, [secret]);
+    expect(clean).toBe(`before ${REDACTED} middle ${REDACTED} after OAuth ${REDACTED}`);
+    // A secret that cannot be percent-encoded is still found as sent.
+    expect(redact('x \ud800secret y', ['\ud800secret'])).toBe(`x ${REDACTED} y`);
+  });
+
+  describe('over every transport', () => {
+    let simulator: Simulator;
+    let app: App;
+    let url: string;
+    const logText: string[] = [];
+    /** Longer than any credential may be, shorter than node:http's 16 KB header bound. */
+    const overlong = `OAuth ${'z'.repeat(MAX_CREDENTIAL_CHARS + 100)}`;
+    /** What the WebSocket of the issue sent: far over any header bound. */
+    const huge = `OAuth ${'z'.repeat(70_000)}`;
+
+    beforeAll(async () => {
+      simulator = createSimulator({ asyncDelayMs: 5 });
+      const simulatorUrl = await simulator.start(0, '127.0.0.1');
+      const logger = pino({ level: 'trace' }, { write: (line: string) => void logText.push(line) });
+      app = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: simulatorUrl }, { logger });
+      url = await app.start();
+    });
+
+    afterAll(async () => {
+      await app?.stop();
+      await simulator?.stop();
+    });
+
+    function expectNotLogged(): void {
+      expect(logText.length).toBeGreaterThan(0);
+      for (const line of logText) expect(line).not.toContain('z'.repeat(32));
+    }
+
+    it('refuses an over-long credential header UNAUTHENTICATED over POST, GET and SSE, before the upstream, and logs none of it', async () => {
+      simulator.resetStats();
+      const query = '{ cbtTasks(first: 1) { totalCount } }';
+      for (const header of ['authorization', 'x-resources-authorization', 'x-tenant-id']) {
+        const headers = { ...credentialHeaders(simulator.credentials), [header]: overlong };
+        const answers = [
+          await fetch(`${url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query }) }),
+          await fetch(`${url}/graphql?query=${encodeURIComponent(query)}`, { headers: { ...headers, accept: 'application/json' } }),
+          await fetch(`${url}/graphql?query=${encodeURIComponent('subscription { jobEvents { __typename } }')}`, { headers: { ...headers, accept: 'text/event-stream' } }),
+        ];
+        for (const answer of answers) {
+          const text = await answer.text();
+          expect(answer.status, text).toBe(401);
+          expect(text).toContain('UNAUTHENTICATED');
+          expect(text).not.toContain('z'.repeat(32));
+        }
+      }
+      expect(simulator.stats().total).toBe(0);
+      expectNotLogged();
+    });
+
+    it('answers headers over 16 KB 431 with a coded body', async () => {
+      const answer = await fetch(`${url}/graphql`, { method: 'POST', headers: { authorization: huge, 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      expect(answer.status).toBe(431);
+      expect(await answer.text()).toContain('BAD_REQUEST');
+    });
+
+    it('refuses a 70,000-character credential in graphql-ws connectionParams UNAUTHENTICATED per operation, before the upstream, and logs none of it', async () => {
+      simulator.resetStats();
+      for (const name of ['authorization', 'x-resources-authorization', 'x-tenant-id']) {
+        const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+        const received: Record<string, unknown>[] = [];
+        socket.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
+        await once(socket, 'open');
+        socket.send(JSON.stringify({ type: 'connection_init', payload: { ...credentialHeaders(simulator.credentials), [name]: huge } }));
+        await eventuallyTrue(() => received.some((message) => message.type === 'connection_ack'));
+        socket.send(JSON.stringify({ type: 'subscribe', id: 'q', payload: { query: '{ cbtTasks(first: 1) { totalCount } }' } }));
+        socket.send(JSON.stringify({ type: 'subscribe', id: 's', payload: { query: 'subscription { jobEvents { __typename } }' } }));
+        await eventuallyTrue(() => ['q', 's'].every((id) => received.some((message) => message.id === id)));
+        socket.close();
+        for (const id of ['q', 's']) {
+          const answer = received.find((message) => message.id === id);
+          expect(answer?.type).toBe('error');
+          expect(JSON.stringify(answer)).toContain('UNAUTHENTICATED');
+          expect(JSON.stringify(answer)).not.toContain('z'.repeat(32));
+        }
+      }
+      expect(simulator.stats().total).toBe(0);
+      expectNotLogged();
+    });
+  });
+});
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -19,6 +19,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { refuseOverlongCredentials } from '../../context.js';
 
 export interface RequestValidationOptions {
   /** Longest piece of the client's own text quoted back in an error message. @default MAX_QUOTED_CHARS */
@@ -43,6 +44,8 @@ export function useRequestValidation(options: RequestValidationOptions = {}): Pl
   const maxJsonDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH;
   return {
     onRequestParse({ request, url, requestParser, setRequestParser }) {
+      // Before any plugin keys anything on the caller: an over-long credential goes no further.
+      refuseOverlongCredentials((name) => request.headers.get(name) ?? undefined);
       if (request.method === 'GET') rejectRepeatedParams(url.searchParams);
       if (requestParser === undefined) {
         // Yoga's own parsers are in place by now: none takes this body (yoga answers an empty 415).
@@ -126,6 +129,9 @@ function rejectRepeatedParams(searchParams: URLSearchParams): void {
 /** A parser's failure as a 400 that quotes little of the client's text. */
 function readableParseError(error: unknown, request: Request, maxQuotedChars: number): unknown {
   if (error instanceof GraphQLError) {
+    // Yoga's multipart parser refuses an `operations` or `map` field that is not JSON without a
+    // code or status (answered 200): the caller's malformed request, as any other body.
+    if (error.extensions.code === undefined) return badRequest(cap(error.message, maxQuotedChars));
     const original = error.extensions.originalError as { name?: unknown; message?: unknown } | undefined;
     if (typeof original?.message !== 'string' || original.message.length <= maxQuotedChars) return error;
     return new GraphQLError(error.message, {

@@ -108,9 +108,43 @@ export function useSseSingleConnection(options: SseSingleConnectionOptions): Plu
         return;
       }
       serverContexts.set(request, serverContext as Record<string, unknown>);
-      return handler(request).then(endResponse);
+      return handler(request)
+        .then((response) => codedRefusal(response, fetchAPI))
+        .then(endResponse);
     },
   };
+}
+
+/** What graphql-sse's bodiless refusals mean, by status. */
+const BODILESS_REFUSALS: Readonly<Record<number, { code: string; message: string }>> = {
+  404: { code: 'BAD_REQUEST', message: 'No single-connection stream is reserved under this token.' },
+  405: { code: 'BAD_REQUEST', message: 'This method does not apply to a single-connection stream: reserve with PUT, open with GET or POST, stop with DELETE.' },
+  406: { code: 'NOT_ACCEPTABLE', message: 'A stream is reserved with PUT and `Accept: text/plain`, and opened with `Accept: text/event-stream`.' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the operation as application/json.' },
+};
+
+/**
+ * graphql-sse's refusal as a GraphQL response with a code: it answers some with no body (a
+ * reservation with a JSON `Accept`: an empty 406) and others with errors that have no code.
+ */
+async function codedRefusal(response: Response, fetchAPI: { Response: typeof Response }): Promise<Response> {
+  if (response.status < 400) return response;
+  const text = await response.text();
+  let errors: { message?: unknown; extensions?: Record<string, unknown> }[] | undefined;
+  try {
+    errors = text === '' ? undefined : (JSON.parse(text) as { errors?: typeof errors }).errors;
+  } catch {
+    errors = undefined;
+  }
+  const known = BODILESS_REFUSALS[response.status];
+  const code = known?.code ?? 'BAD_REQUEST';
+  const coded = Array.isArray(errors) && errors.length > 0
+    ? errors.map((error) => ({ ...error, extensions: { code, ...error.extensions } }))
+    : [{ message: known?.message ?? (response.statusText || 'The request was refused.'), extensions: { code } }];
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json; charset=utf-8');
+  headers.delete('content-length');
+  return new fetchAPI.Response(JSON.stringify({ errors: coded }), { status: response.status, headers });
 }
 
 /**

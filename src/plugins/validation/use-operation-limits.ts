@@ -12,6 +12,12 @@
  * plugins work, each answers one type, and the cost limit (`query-cost.ts` prices introspection by
  * what it returns) and the alias limit bound them.
  *
+ * Names (of fields, aliases, arguments, variables, fragments, types) are at most `maxNameChars`
+ * long and string literals at most `maxStringChars` (`MAX_TOKEN_LENGTH_EXCEEDED`, with `kind`,
+ * `limit` and `found`), checked as a document is parsed (a cached one passed already): the token
+ * limit counts a 1 MB name as one token, and graphql-js quotes an unknown name whole in its error.
+ * A value that long belongs in a variable.
+ *
  * With `blockFieldSuggestions` the "Did you mean ...?" hints of validation errors are removed, so
  * a schema without introspection does not leak through its error messages.
  */
@@ -23,9 +29,13 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import {
   GraphQLError,
   Kind,
+  visit,
   type ASTVisitor,
+  type DocumentNode,
+  type NameNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type StringValueNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
@@ -42,9 +52,19 @@ export interface OperationLimitsOptions {
   maxDirectives: number;
   /** `__schema` fields in one operation, fragments included (`MAX_INTROSPECTION_SCHEMAS`). */
   maxIntrospectionSchemas: number;
+  /** Longest name a document may carry, in characters. @default MAX_NAME_CHARS */
+  maxNameChars?: number | undefined;
+  /** Longest string literal (block strings too) a document may carry, in characters. @default MAX_STRING_CHARS */
+  maxStringChars?: number | undefined;
   /** Remove "Did you mean ...?" suggestions from validation errors (turn on with introspection off). @default false */
   blockFieldSuggestions?: boolean | undefined;
 }
+
+/** Longest name in a document: far above any schema's or client's (GraphQL names are identifiers). */
+export const MAX_NAME_CHARS = 256;
+
+/** Longest string literal in a document: larger values are sent as variables, which are not parsed as GraphQL. */
+export const MAX_STRING_CHARS = 16 * 1024;
 
 type Limit = 'depth' | 'aliases' | 'tokens' | 'directives';
 
@@ -68,6 +88,8 @@ export function useOperationLimits(options: OperationLimitsOptions): Plugin {
     maxAliasesPlugin({ n: limits.aliases, propagateOnRejection: false, onReject: [reject('aliases', limits.aliases)] }),
     maxDirectivesPlugin({ n: limits.directives, propagateOnRejection: false, onReject: [reject('directives', limits.directives)] }),
   ];
+  // After Armor's token counter: it wraps the parser Armor put in place, so both apply.
+  plugins.push(tokenLengthLimit(options.maxNameChars ?? MAX_NAME_CHARS, options.maxStringChars ?? MAX_STRING_CHARS));
   if (options.blockFieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
   const introspectionRule = maxSchemaIntrospectionsRule(options.maxIntrospectionSchemas);
   return {
@@ -78,6 +100,43 @@ export function useOperationLimits(options: OperationLimitsOptions): Plugin {
       addValidationRule(introspectionRule);
     },
   };
+}
+
+/**
+ * Refuses a parsed document holding a name longer than `maxName` or a string literal longer than
+ * `maxString`. It wraps the parser, so only documents parsed afresh are walked: yoga's parse cache
+ * answers the others before any parser runs, and a refused document is never cached as parsed.
+ */
+function tokenLengthLimit(maxName: number, maxString: number): Plugin {
+  const check = (document: DocumentNode): DocumentNode => {
+    // No token is longer than its document.
+    const length = document.loc?.source.body.length;
+    if (length !== undefined && length <= Math.min(maxName, maxString)) return document;
+    visit(document, {
+      Name(node) {
+        if (node.value.length > maxName) throw tokenTooLong('name', node, maxName);
+      },
+      StringValue(node) {
+        if (node.value.length > maxString) throw tokenTooLong('string', node, maxString);
+      },
+    });
+    return document;
+  };
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => check(parseFn(source, options)));
+    },
+  };
+}
+
+function tokenTooLong(kind: 'name' | 'string', node: NameNode | StringValueNode, limit: number): GraphQLError {
+  const found = node.value.length;
+  const what = kind === 'name' ? 'A name' : 'A string literal';
+  const advice = kind === 'name' ? '' : ' Send long values as variables.';
+  return new GraphQLError(`${what} in this document is ${found} characters long; at most ${limit} are allowed.${advice}`, {
+    nodes: [node],
+    extensions: { code: 'MAX_TOKEN_LENGTH_EXCEEDED', kind, limit, found, http: { status: 400 } },
+  });
 }
 
 /** Refuses an operation that selects `__schema` more than `max` times (the root selection set, fragments followed). */
