@@ -144,7 +144,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`).',
+      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`), an enum\'s fallback (`OTHER`, `UNKNOWN`) given as a filter value (`extensions.argument`, `field`).',
   },
   {
     code: 'BAD_USER_INPUT',
@@ -204,13 +204,6 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning: 'No record (or job) with that id, or none your credential can see.',
-  },
-  {
-    code: 'UNRECOGNIZED_ENUM_VALUE',
-    httpStatus: 200,
-    where: 'field',
-    meaning:
-      'The upstream sent a value outside a closed set the schema makes an enum: the field is null and the error carries the value as sent (`extensions.value`) and the enum (`extensions.enum`). A null without this error means the upstream sent no value.',
   },
   {
     code: 'UPSTREAM_ERROR',
