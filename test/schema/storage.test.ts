@@ -196,7 +196,7 @@ describe('HBA devices and fibre-channel LUNs', () => {
       expect(byHost.data!.hbaDevices.edges.map((edge) => edge.node.uuid).sort()).toEqual([...hostDevices].sort());
 
       const online = await harness.gql<{ hbaDevices: Page<{ portState: string }> }>(
-        '{ hbaDevices(first: 100, filter: { portState: "Online", hbaType: "FC" }) { totalCount edges { node { portState } } } }',
+        '{ hbaDevices(first: 100, filter: { portState: ONLINE, hbaType: FC }) { totalCount edges { node { portState } } } }',
       );
       expect(online.data!.hbaDevices.totalCount).toBe(all.filter((device) => device.portState === 'Online').length);
       expect(online.data!.hbaDevices.totalCount).toBeLessThan(all.length);
@@ -328,7 +328,7 @@ describe('HBA devices and fibre-channel LUNs', () => {
       const luns = [...store().luns.list(tenantId)];
       const target = luns[1]!;
       const byName = await harness.gql<{ fiberChannelLuns: Page<{ uuid: string }> }>(
-        'query ($name: String) { fiberChannelLuns(filter: { nameContains: $name, state: "Enabled" }) { totalCount edges { node { uuid } } } }',
+        'query ($name: String) { fiberChannelLuns(filter: { nameContains: $name, state: ENABLED }) { totalCount edges { node { uuid } } } }',
         { name: target.name.slice(4) },
       );
       const expected = luns.filter((lun) => lun.name.includes(target.name.slice(4)) && lun.state === 'Enabled').map((lun) => lun.uuid);
@@ -344,7 +344,7 @@ describe('HBA devices and fibre-channel LUNs', () => {
       );
 
       const none = await harness.gql<{ fiberChannelLuns: { totalCount: number } }>(
-        '{ fiberChannelLuns(filter: { state: "Disabled" }) { totalCount } }',
+        '{ fiberChannelLuns(filter: { state: DISABLED }) { totalCount } }',
       );
       expect(none.data!.fiberChannelLuns.totalCount).toBe(0);
 

@@ -271,7 +271,7 @@ describe('VmInstance', () => {
   it('filters and orders vmInstances', async () => {
     const running = [...store().vms.list(tenantId)].filter((vm) => vm.state === 'Running');
     const byState = await harness.gql<{ vmInstances: { totalCount: number; nodes: { state: string }[] } }>(
-      '{ vmInstances(first: 100, filter: { state: "Running" }) { totalCount nodes { state } } }',
+      '{ vmInstances(first: 100, filter: { state: RUNNING }) { totalCount nodes { state } } }',
     );
     expect(byState.data!.vmInstances.totalCount).toBe(running.length);
     expect(byState.data!.vmInstances.nodes.every((vm) => vm.state === 'Running')).toBe(true);
