@@ -58,10 +58,10 @@ describe('list filters', () => {
     },
     {
       key: 'hosts.statusIn',
-      query: 'query($v: [String!]) { hosts(first: 100, filter: { statusIn: $v }) { nodes { uuid } } }',
+      query: 'query($v: [HostStatus!]) { hosts(first: 100, filter: { statusIn: $v }) { nodes { uuid } } }',
       list: 'hosts',
-      pick: () => ['Connected', 'Disconnected'],
-      expected: (value: unknown) => sorted([...store().hosts.list(tenantId)].filter((host) => (value as string[]).includes(host.status))),
+      pick: () => ['CONNECTED', 'DISCONNECTED'],
+      expected: () => sorted([...store().hosts.list(tenantId)].filter((host) => ['Connected', 'Disconnected'].includes(host.status))),
       condition: () => 'status:in:Connected,Disconnected',
     },
     {
@@ -130,10 +130,10 @@ describe('list filters', () => {
     },
     {
       key: 'vmInstances.stateIn',
-      query: 'query($v: [String!]) { vmInstances(first: 100, filter: { stateIn: $v }) { nodes { uuid } } }',
+      query: 'query($v: [VmState!]) { vmInstances(first: 100, filter: { stateIn: $v }) { nodes { uuid } } }',
       list: 'vmInstances',
-      pick: () => ['Stopped', 'Destroyed'],
-      expected: (value: unknown) => sorted([...store().vms.list(tenantId)].filter((vm) => (value as string[]).includes(vm.state))),
+      pick: () => ['STOPPED', 'DESTROYED'],
+      expected: () => sorted([...store().vms.list(tenantId)].filter((vm) => ['Stopped', 'Destroyed'].includes(vm.state))),
       condition: () => 'state:in:Stopped,Destroyed',
     },
     {
