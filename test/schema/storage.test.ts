@@ -21,7 +21,6 @@ interface HbaNode {
   speedRaw: string | null;
   supportedSpeeds: number[];
   supportedSpeedsRaw: string | null;
-  supportedSpeeds: string;
   symbolicName: string;
   supportedClasses: string;
   createDate: string;
