@@ -3,7 +3,7 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
+import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
@@ -64,9 +64,10 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
       extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
       resolve: (device) => linkSpeedMbits(device.speed),
     }),
+    // The text as the record holds it, described where the record is defined.
     speedRaw: t.exposeString('speed', {
       nullable: true,
-      description: 'Current port speed as the upstream wrote it, a number with its unit (e.g. `16 Gbit`). Since 5.3.0.',
+      description: hbaDevice.fields.speed.description,
       extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
     }),
     supportedSpeeds: t.field({
@@ -78,7 +79,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
     }),
     supportedSpeedsRaw: t.exposeString('supportedSpeeds', {
       nullable: true,
-      description: 'Speeds the port supports as the upstream wrote them (e.g. `4 Gbit, 8 Gbit, 16 Gbit`). Since 5.3.0.',
+      description: hbaDevice.fields.supportedSpeeds.description,
       extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
     }),
     ...exposeRecordFields(t, 'hbaDevice', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate'),
