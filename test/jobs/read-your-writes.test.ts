@@ -362,7 +362,7 @@ describe('read your writes', () => {
       await cachedRead(query, { uuid: untouched!.uuid });
       await write('deleteVmSshKey', { uuid: touched!.uuid });
       harness.resetStats();
-      expect((await read(query, { uuid: untouched!.uuid })).data).toEqual({ vmInstance: { uuid: untouched!.uuid, state: 'Running' } });
+      expect((await read(query, { uuid: untouched!.uuid })).data).toEqual({ vmInstance: { uuid: untouched!.uuid, state: 'RUNNING' } });
       expect(harness.upstreamRequests()).toBe(0);
     });
   });
