@@ -118,8 +118,14 @@ export function recordEnum<R extends RecordName, F extends ClosedSetField<R>>(
     ...known,
     [fallback]: { value: FALLBACK_VALUE, description: 'A value the upstream sent that this API does not know yet (a newer upstream release): its text is in the sibling `<field>Raw` field. Output only.' },
   };
-  return builder.enumType(name, { description: `${options.description}${fallbackNote(fallback)}`, values, extensions }) as unknown as EnumRef<
-    Types,
-    ClosedSetOf<R, F> | typeof FALLBACK_VALUE
-  >;
+  const ref = builder.enumType(name, { description: `${options.description}${fallbackNote(fallback)}`, values, extensions });
+  FALLBACK_NAMES.set(ref, fallback);
+  return ref as unknown as EnumRef<Types, ClosedSetOf<R, F> | typeof FALLBACK_VALUE>;
+}
+
+const FALLBACK_NAMES = new WeakMap<object, 'OTHER' | 'UNKNOWN'>();
+
+/** The GraphQL name of a record enum's fallback, for the descriptions of the fields that show it. */
+export function fallbackOf(enumRef: object): 'OTHER' | 'UNKNOWN' | undefined {
+  return FALLBACK_NAMES.get(enumRef);
 }

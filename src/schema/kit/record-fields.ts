@@ -8,12 +8,12 @@
 import type { EnumRef, FieldRef, ObjectFieldBuilder, OutputRef, SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { observeUnrecognizedValue } from '../../observability/unrecognized-values.js';
-import { FALLBACK_VALUE } from './enums.js';
+import { FALLBACK_VALUE, fallbackOf } from './enums.js';
 import { fieldRelease, UnrecognizedValue, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
 import { DecodeError } from '../../upstream/wire.js';
-import type { Release } from '../../upstream/releases.js';
+import { describeSince, type Release } from '../../upstream/releases.js';
 
 /**
  * The GraphQL type of each field kind the kit exposes as it is: the kind says what the upstream
@@ -132,7 +132,10 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
     fields[`${name}Raw`] = builder.field({
       type: 'String',
       nullable: true,
-      description: `\`${name}\` as the upstream sent it: the text of a value ${enumName} does not have yet (which \`${name}\` answers as the fallback, \`OTHER\` or \`UNKNOWN\`), else the spec's spelling of the value \`${name}\` answers (e.g. \`${spec.values?.[0] ?? ''}\`). Null when there is no value.`,
+      description: describeSince(
+        `\`${name}\` as the upstream sent it: the text of a value ${enumName} does not have yet (which \`${name}\` answers as \`${fallbackOf(enumType) ?? 'OTHER'}\`), else the spec's spelling of the value \`${name}\` answers (e.g. \`${spec.values?.[0] ?? ''}\`). Null when there is no value.`,
+        since,
+      ),
       extensions: { since, ...reads<Record<string, unknown>>(name) },
       resolve: (parent) => rawText(parent[name]),
     });
