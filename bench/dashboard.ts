@@ -41,7 +41,7 @@ export const DISTINCT_DASHBOARD_QUERY = DASHBOARD_QUERY.replace('query Dashboard
 
 /** Filters that each leave hundreds of the bench estate's VMs, and the sort keys the API offers (GraphQL name, wire name). */
 // Enum-valued keys take the GraphQL enum's names (the direct client spells them as the upstream does).
-const DISTINCT_FILTERS: readonly Record<string, string>[] = [{}, { state: 'Running' }, { state: 'Stopped' }, { platform: 'LINUX' }, { architecture: 'X86_64' }];
+const DISTINCT_FILTERS: readonly Record<string, string>[] = [{}, { state: 'RUNNING' }, { state: 'STOPPED' }, { platform: 'LINUX' }, { architecture: 'X86_64' }];
 export const ORDER_FIELDS: Readonly<Record<string, string>> = {
   CPU_NUM: 'cpuNum',
   CREATE_DATE: 'createDate',

@@ -80,6 +80,11 @@ const UPSTREAM_VALUES: Readonly<Record<string, ReadonlyMap<string, string>>> = {
     ['AARCH64', 'aarch64'],
     ['OTHER', 'Other'],
   ]),
+  state: new Map([
+    ['RUNNING', 'Running'],
+    ['STOPPED', 'Stopped'],
+    ['DESTROYED', 'Destroyed'],
+  ]),
 };
 
 /** The distinct-dashboards scenario's variables, as the GraphQL document has them. */
@@ -180,7 +185,8 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
       return {
         uuid: vm.uuid,
         name: vm.name ?? null,
-        state: vm.state ?? null,
+        // As VmState names it: the upstream's states are single words (`Running` is `RUNNING`).
+        state: vm.state?.toUpperCase() ?? null,
         host: host
           ? {
               uuid: host.uuid,

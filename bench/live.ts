@@ -192,9 +192,9 @@ async function measureSpread(
     let misses = 0;
     for (let index = 0; index < options.rounds; index++) {
       // A running VM every dashboard shows (the first 50 are the same for every credential).
-      const vm = latest[0]!.vmInstances.nodes.find((node) => node.state === 'Running');
+      const vm = latest[0]!.vmInstances.nodes.find((node) => node.state === 'RUNNING');
       if (vm === undefined) throw new Error('no running VM on the dashboard');
-      round = { uuid: vm.uuid, state: 'Stopped', startedAt: performance.now(), seen: new Set(), latencies: [] };
+      round = { uuid: vm.uuid, state: 'STOPPED', startedAt: performance.now(), seen: new Set(), latencies: [] };
       await fetch(`${simulator.url}/__sim/churn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'vmState', uuid: vm.uuid }) });
       const current = round;
       for (let waited = 0; current.seen.size < dashboards && waited < 3 * pollMs + 5_000; waited += 20) await sleep(20);

@@ -82,7 +82,7 @@ async function connectedHost(gatewayUrl: string, headers: Record<string, string>
   const response = await fetch(`${gatewayUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body: JSON.stringify({ query: '{ hosts(first: 1, filter: { status: "Connected" }) { nodes { uuid } } }' }),
+    body: JSON.stringify({ query: '{ hosts(first: 1, filter: { status: CONNECTED }) { nodes { uuid } } }' }),
   });
   const body = (await response.json()) as { data?: { hosts: { nodes: { uuid: string }[] } } };
   const uuid = body.data?.hosts.nodes[0]?.uuid;

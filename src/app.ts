@@ -27,6 +27,7 @@ import type { JobRecord } from './jobs/store.js';
 import { createLogger, withSecretsRedacted } from './observability/logging.js';
 import { maskUnexpectedError } from './errors/mask.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './observability/metrics.js';
+import { createUnrecognizedValues, withUnrecognizedValueObserver } from './observability/unrecognized-values.js';
 import { createNodeServer } from './server/node-server.js';
 import { createAdmission } from './plugins/execution/admission.js';
 import { createParseCaches } from './execution/parse-cache.js';
@@ -118,6 +119,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
   // So that clearing a request's loaders drops the records their last batches resolved too.
   if (!releaseDispatchedBatchesOnClear()) logger.warn('this DataLoader release is not one loader-batches.ts supports: loaders keep their last batch');
   const metrics = createMetrics();
+  const unrecognizedValues = createUnrecognizedValues({ counter: metrics.upstreamUnrecognizedValues, logger });
   // OTEL_*: undefined unless an exporter or endpoint is set; then spans are passed explicitly.
   const tracing = createTracing(config);
   const operationTracing = tracing && createOperationTracing(tracing.tracer);
@@ -338,7 +340,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
           clientAddress: resolveClientAddress(req?.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor),
           trace: operationTracing?.scopeOf(initial),
         });
-        return withBatchObserver(context, metrics);
+        return withUnrecognizedValueObserver(withBatchObserver(context, metrics), unrecognizedValues);
       },
     });
 

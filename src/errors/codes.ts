@@ -171,7 +171,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`). A variable or literal that does not coerce carries `extensions.field`, the path to the value in the shape of `UserError.field` (`["input", "volumeUuids", "1"]`, starting with the argument the variable is given to, whatever the variable is called), and `extensions.reason`: `REQUIRED` (missing or null), `UNKNOWN_FIELD` (an input field the type lacks) or `INVALID_VALUE`; such a variable fails the whole request before anything runs. Text in a variable that is not well-formed Unicode (a lone surrogate such as the JSON escape `\\ud800`), which cannot be sent upstream: `extensions.variable` and `path` point at it, and no upstream request is made.',
+      'A value the field refuses before any upstream call: a variable of the wrong type, a malformed scalar (`Uuid`, `DateTime`, ...), `first` outside 0..100, a global id this API did not issue (in its own slot of `nodes`), more than 100 ids in `nodes`, a malformed `_entities` representation or more than 1,000 of them (`extensions.argument`, `max`), an enum\'s fallback (`OTHER`, `UNKNOWN`) given as a filter value (`extensions.argument`, `field`). A variable or literal that does not coerce carries `extensions.field`, the path to the value in the shape of `UserError.field` (`["input", "volumeUuids", "1"]`, starting with the argument the variable is given to, whatever the variable is called), and `extensions.reason`: `REQUIRED` (missing or null), `UNKNOWN_FIELD` (an input field the type lacks) or `INVALID_VALUE`; such a variable fails the whole request before anything runs. Text in a variable that is not well-formed Unicode (a lone surrogate such as the JSON escape `\\ud800`), which cannot be sent upstream: `extensions.variable` and `path` point at it, and no upstream request is made.',
   },
   {
     code: 'BAD_USER_INPUT',
@@ -242,13 +242,6 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning: 'No record (or job) with that id, or none your credential can see.',
-  },
-  {
-    code: 'UNRECOGNIZED_ENUM_VALUE',
-    httpStatus: 200,
-    where: 'field',
-    meaning:
-      'The upstream sent a value outside a closed set the schema makes an enum: the field is null and the error carries the value as sent (`extensions.value`) and the enum (`extensions.enum`). A null without this error means the upstream sent no value.',
   },
   {
     code: 'UPSTREAM_ERROR',

@@ -176,7 +176,9 @@ query RefetchNode($id: ID!) {
       volumes { name size }
       nics { ip mac }
     }
-    ... on Host { name state managementIp }
+    # A host's state is a ResourceState, a VM's a VmState: two types in one
+    # place of the answer need an alias.
+    ... on Host { name hostState: state managementIp }
     ... on Job { operation status finishedAt }
   }
 }

@@ -50,6 +50,8 @@ export interface GatewayMetrics {
   readonly responseCacheLookups: Counter<'result'>;
   /** Entries the Redis outbox dropped at `REDIS_OUTBOX_MAX_BYTES`, by kind (`job`, `live_change`). */
   readonly redisOutboxDropped: Counter<'kind'>;
+  /** Values the upstream sent from outside an enum's set, answered as its fallback (`unrecognized-values.ts`). */
+  readonly upstreamUnrecognizedValues: Counter<'enum' | 'value'>;
   /** Reads the admission control's limit, running and waiting operations at every scrape. */
   observeAdmission(snapshot: () => { limit: number; active: number; queued: number }): void;
   /** The upstream client's `onRequest` hook. */
@@ -130,6 +132,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const costRefused = counter('gateway_cost_refused_total', 'Operations refused before running by the cost limits, by code: MAX_COST_EXCEEDED (above MAX_COST) or RATE_LIMITED (the credential\'s COST_BUDGET is spent).', ['code']);
   const responseCacheLookups = counter('gateway_response_cache_lookups_total', 'Queries the response cache could answer (a credential sent, not @live), by result: hit (answered from the cache) or miss (executed).', ['result']);
   const redisOutboxDropped = counter('gateway_redis_outbox_dropped_total', 'Finished jobs (kind job) and change-feed changes (kind live_change) dropped because REDIS_OUTBOX_MAX_BYTES already waited for Redis: their subscribers and other replicas\' live queries miss them (job(id) still answers a job).', ['kind']);
+  const upstreamUnrecognizedValues = counter('gateway_upstream_unrecognized_values_total', 'Values the upstream sent from outside an enum\'s set (a newer upstream release\'s), answered to clients as the enum\'s fallback (OTHER or UNKNOWN) with the text in <field>Raw, by GraphQL enum and value; past 20 values of one enum, the others count under value="(others)".', ['enum', 'value']);
   // Both kinds from the start, so an alert on their increase sees the first drop.
   for (const kind of ['job', 'live_change']) redisOutboxDropped.inc({ kind }, 0);
   // The server-side codes from the start too: the availability SLO's rate sees the first failure
@@ -168,6 +171,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     costRefused,
     responseCacheLookups,
     redisOutboxDropped,
+    upstreamUnrecognizedValues,
     observeAdmission(snapshot) {
       const gauges = [
         ['gateway_admission_limit', 'Operations admitted to run at once: adapted to the event loop utilization, up to MAX_CONCURRENT_OPERATIONS.', 'limit'],

@@ -10,16 +10,25 @@ import { directory } from '../upstream/records.js';
 import { deleteModeField } from './kit/delete-mode.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { deletedRecordFields, defineWriteMutation, removedByInput } from './kit/mutation-kit.js';
-import { exposeRecordFields } from './kit/record-fields.js';
+import { recordEnum } from './kit/enums.js';
+import { exposeRecordEnums, exposeRecordFields } from './kit/record-fields.js';
 
 const directories = cursorFamily('directory');
+
+export const DirectoryType = recordEnum('DirectoryType', {
+  record: 'directory',
+  field: 'type',
+  description: 'The kind of resources a directory holds. Since 4.6.0.',
+  values: { vminstance: { name: 'VM_INSTANCE', description: 'VM instances (`vminstance`).' } },
+});
 
 export const DirectoryRef = builder.loadableNode('Directory', {
   description: 'A directory that organizes resources into a tree (cursor family, resourceType `directory`). Since 4.6.0.',
   extensions: { since: directory.since },
   ...nodeByUuid(directories, 'Directory'),
   fields: (t) => ({
-    ...exposeRecordFields(t, 'directory', 'uuid', 'name', 'groupName', 'parentUuid', 'zoneUuid', 'type', 'createDate', 'lastOpDate'),
+    ...exposeRecordFields(t, 'directory', 'uuid', 'name', 'groupName', 'parentUuid', 'zoneUuid', 'createDate', 'lastOpDate'),
+    ...exposeRecordEnums(t, 'directory', DirectoryType, 'type'),
   }),
 });
 

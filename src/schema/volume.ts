@@ -5,6 +5,7 @@
  */
 import { builder } from '../builder.js';
 import { recordEnum } from './kit/enums.js';
+import { ResourceState } from './shared-enums.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
@@ -12,6 +13,20 @@ import { backedBy, exposeRecordEnums, exposeRecordFields, follows } from './kit/
 import { VmInstanceRef } from './vm-instance/index.js';
 
 const volumes = cursorFamily('volume');
+
+export const VolumeStatus = recordEnum('VolumeStatus', {
+  record: 'volume',
+  field: 'status',
+  description: 'Whether a volume can be used. Since 3.17.13.',
+  values: { Ready: 'The volume exists on its storage and can be used (`Ready`).' },
+});
+
+export const VolumeFormat = recordEnum('VolumeFormat', {
+  record: 'volume',
+  field: 'format',
+  description: 'The disk format of a volume. Since 3.17.13.',
+  values: { qcow2: 'QEMU copy-on-write (`qcow2`).', raw: 'A raw image (`raw`), e.g. on Ceph.' },
+});
 
 export const VolumeType = recordEnum('VolumeType', {
   record: 'volume',
@@ -30,9 +45,10 @@ VolumeRef.implement({
     vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the volume is attached to (`vmInstanceUuid`); null when detached. Also null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'diskOfferingUuid', 'rootImageUuid', 'installPath'),
     ...exposeRecordEnums(t, 'volume', VolumeType, 'type'),
-    ...exposeRecordFields(t, 'volume',
-      'format', 'state', 'status', 'volumeQos', 'lastVmInstanceUuid',
-    ),
+    ...exposeRecordEnums(t, 'volume', VolumeFormat, 'format'),
+    ...exposeRecordEnums(t, 'volume', ResourceState, 'state'),
+    ...exposeRecordEnums(t, 'volume', VolumeStatus, 'status'),
+    ...exposeRecordFields(t, 'volume', 'volumeQos', 'lastVmInstanceUuid'),
     lastVmInstance: follows(t, 'lastVmInstanceUuid', VmInstanceRef, 'VM the volume was last attached to (`lastVmInstanceUuid`). Null when it cannot be read (with an error). Since 3.17.13.'),
     ...exposeRecordFields(t, 'volume', 'size', 'actualSize', 'deviceId', 'isShareable', 'encrypted', 'lastDetachDate', 'createDate', 'lastOpDate'),
   }),
@@ -68,11 +84,11 @@ defineListQuery({
       diskOfferingUuid: equals('Only volumes created from this disk offering.'),
       type: equals('Only volumes of this type.', VolumeType),
       typeIn: anyOf('type', 'Only volumes of one of these types.', VolumeType),
-      format: equals('Only volumes of this format, e.g. `qcow2`.'),
-      state: equals('Only volumes in this state, e.g. `Enabled`.'),
-      stateIn: anyOf('state', 'Only volumes in one of these states.'),
-      status: equals('Only volumes with this status, e.g. `Ready`.'),
-      statusIn: anyOf('status', 'Only volumes with one of these statuses, e.g. `["Ready", "Creating"]`.'),
+      format: equals('Only volumes of this format, e.g. `QCOW2`.', VolumeFormat),
+      state: equals('Only volumes in this state, e.g. `ENABLED`.', ResourceState),
+      stateIn: anyOf('state', 'Only volumes in one of these states.', ResourceState),
+      status: equals('Only volumes with this status, e.g. `READY`.', VolumeStatus),
+      statusIn: anyOf('status', 'Only volumes with one of these statuses.', VolumeStatus),
     },
   },
   order: {

@@ -74,6 +74,51 @@ const VM_TYPES = ['UserVm', 'ApplianceVm'] as const;
 /** How an SNS platform and its endpoints deliver. */
 const SNS_TYPES = ['HTTP', 'Email', 'SMS'] as const;
 
+/*
+ * The open sets below hold the values the spec shows (and those the simulator plays); a value
+ * outside one is kept as an `UnrecognizedValue`, which the schema answers as its enum's fallback.
+ */
+
+/** Whether a record is in use: hosts, volumes, LUNs, SNS platforms and endpoints (`Enabled` seen). */
+const RESOURCE_STATES = ['Enabled', 'Disabled'] as const;
+
+/** A host's connection to the management node (`Connected` seen). */
+const HOST_STATUSES = ['Connected', 'Disconnected'] as const;
+
+/** The hypervisor of a host, a VM or a NIC (`KVM`, typically). */
+const HYPERVISOR_TYPES = ['KVM'] as const;
+
+/** A host's chassis power as IPMI reports it (ipmitool's `chassis power status` text). */
+const IPMI_POWER_STATUSES = ['Chassis Power is on', 'Chassis Power is off'] as const;
+
+/** An FC HBA port's link state (`Online` seen) and the HBA's kind. */
+const HBA_PORT_STATES = ['Online', 'Linkdown'] as const;
+const HBA_TYPES = ['FC'] as const;
+
+/** A Linux bond's mode, transmit hash policy and MII link status, as the kernel names them; the bond's implementation. */
+const BONDING_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb'] as const;
+const XMIT_HASH_POLICIES = ['layer2', 'layer2+3', 'layer3+4', 'encap2+3', 'encap3+4', 'vlan+srcmac'] as const;
+const MII_STATUSES = ['up', 'down'] as const;
+const BONDING_IMPLEMENTATIONS = ['LinuxBonding'] as const;
+
+/** A LUN's disk type. */
+const LUN_TYPES = ['disk'] as const;
+
+/** A volume's status (`Ready` seen) and disk format. */
+const VOLUME_STATUSES = ['Ready'] as const;
+const VOLUME_FORMATS = ['qcow2', 'raw'] as const;
+
+/** A VM's state (`Running`, `Stopped` seen; `Destroyed` what RecoverVmInstance starts from) and host allocation strategy. */
+const VM_STATES = ['Running', 'Stopped', 'Destroyed'] as const;
+const VM_ALLOCATOR_STRATEGIES = ['LastHostPreferredAllocatorStrategy'] as const;
+
+/** A VM NIC's type (`VNIC`, in any case) and state (`enable` seen). */
+const VM_NIC_TYPES = ['VNIC'] as const;
+const VM_NIC_STATES = ['enable'] as const;
+
+/** The kind of resources a directory holds. */
+const DIRECTORY_TYPES = ['vminstance'] as const;
+
 export const host = defineRecord('host', {
   uuid: field.uuid({ description: 'Identifier.', since: '0.6' }),
   zoneUuid: field.uuidRef({ description: 'Data center (zone) the host belongs to.', since: '0.6' }),
@@ -81,9 +126,9 @@ export const host = defineRecord('host', {
   name: field.text({ description: 'Name.', since: '0.6' }),
   description: field.text({ description: 'Description.', since: '0.6' }),
   managementIp: field.text({ description: 'Management IP address.', since: '0.6' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
-  state: field.text({ description: 'Resource state; `Enabled` is seen, other values are open.', since: '0.6' }),
-  status: field.text({ description: 'Connection status; `Connected` is seen, other values are open.', since: '0.6' }),
+  hypervisorType: field.oneOf(HYPERVISOR_TYPES, { description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
+  state: field.oneOf(RESOURCE_STATES, { description: 'Resource state: whether the host takes new VMs (`Enabled`).', since: '0.6' }),
+  status: field.oneOf(HOST_STATUSES, { description: 'Connection status: whether the management node reaches the host (`Connected`).', since: '0.6' }),
   totalCpuCapacity: field.long({ description: 'Total CPU capacity, in vCPUs the host can allocate: its logical CPUs times the CPU overcommit ratio.', since: '0.6' }),
   availableCpuCapacity: field.long({ description: 'CPU capacity still available, in vCPUs (as `totalCpuCapacity`).', since: '0.6' }),
   totalMemoryCapacity: field.long({ description: 'Total memory in bytes.', since: '0.6' }),
@@ -92,9 +137,9 @@ export const host = defineRecord('host', {
   cpuNum: field.int({ description: 'Logical CPU count.', since: '0.6' }),
   ipmiAddress: field.text({ description: 'IPMI address.', since: '0.6' }),
   ipmiUsername: field.text({ description: 'IPMI user name.', since: '0.6' }),
-  ipmiPowerStatus: field.text({ description: 'Power status reported over IPMI.', since: '0.6' }),
+  ipmiPowerStatus: field.oneOf(IPMI_POWER_STATUSES, { description: 'Chassis power reported over IPMI.', since: '0.6' }),
   ipmiPort: field.int({ description: 'IPMI port.', since: '0.6' }),
-  architecture: field.text({ description: 'CPU architecture, e.g. `x86_64`.', since: '0.6' }),
+  architecture: field.oneOf(VM_ARCHITECTURES, { description: 'CPU architecture: `x86_64`, `aarch64` or `Other`.', since: '0.6' }),
   nqn: field.text({ description: 'NVMe qualified name.', since: '4.10.6' }),
   hostname: field.text({ description: 'Host name.', since: '4.10.20' }),
   createDate: field.timestamp({ description: 'When the host was added.', since: '0.6' }),
@@ -150,13 +195,13 @@ export const hostBonding = defineRecord(
     bondingType: field.oneOf(BONDING_TYPES, { description: 'Bond usage state: `noBridge` (the bond carries addresses itself) or `bridgeSlave` (it is enslaved to a bridge).', since: '4.7.0' }),
     speed: field.long({ description: 'Bond speed in Mbit/s.', since: '4.7.0' }),
     miimon: field.long({ description: 'MII link monitoring interval, in milliseconds.' }),
-    mode: field.text({ description: 'Bonding mode, e.g. `802.3ad`.' }),
-    xmitHashPolicy: field.text({ description: 'Transmit hash policy.' }),
-    miiStatus: field.text({ description: 'MII status, e.g. `up`.' }),
+    mode: field.oneOf(BONDING_MODES, { description: 'Bonding mode, as Linux names it (e.g. `802.3ad`).' }),
+    xmitHashPolicy: field.oneOf(XMIT_HASH_POLICIES, { description: 'Transmit hash policy, as Linux names it (e.g. `layer2+3`).' }),
+    miiStatus: field.oneOf(MII_STATUSES, { description: 'MII link status: `up` or `down`.' }),
     mac: field.text({ description: 'MAC address of the bond.' }),
     gateway: field.text({ description: 'Gateway.', since: '4.7.0' }),
     callBackIp: field.text({ description: 'Callback IP.', since: '4.7.0' }),
-    type: field.text({ description: 'Bond type.', since: '4.7.0' }),
+    type: field.oneOf(BONDING_IMPLEMENTATIONS, { description: 'How the bond is implemented, e.g. `LinuxBonding`.', since: '4.7.0' }),
     description: field.text({ description: 'Description.', since: '4.7.0' }),
     ipAddresses: field.strings({ description: 'IP addresses on the bond.' }),
     allSlavesActive: field.bool({ description: 'Whether every slave NIC is active.' }),
@@ -182,10 +227,10 @@ export const hbaDevice = defineRecord('hbaDevice', {
   name: field.text({ description: 'Port name, e.g. `host1`.', since: '5.3.0' }),
   hostUuid: field.uuidRef({ description: 'Host the HBA is installed in.', since: '5.3.0' }),
   portName: field.text({ description: 'World wide port name (WWPN) of the port.', since: '5.3.0' }),
-  portState: field.text({ description: 'Port state; `Online` is seen, other values are open.', since: '5.3.0' }),
-  hbaType: field.text({ description: 'HBA type, e.g. `FC`.', since: '5.3.0' }),
-  speed: field.text({ description: 'Current port speed as text, a number with its unit (e.g. `16 Gbit`).', since: '5.3.0' }),
-  supportedSpeeds: field.text({ description: 'Speeds the port supports, as text (e.g. `4 Gbit, 8 Gbit, 16 Gbit`).', since: '5.3.0' }),
+  portState: field.oneOf(HBA_PORT_STATES, { description: 'Port link state: `Online` or `Linkdown`.', since: '5.3.0' }),
+  hbaType: field.oneOf(HBA_TYPES, { description: 'HBA type, e.g. `FC`.', since: '5.3.0' }),
+  speed: field.text({ description: 'Current port speed as the upstream writes it, a number with its unit (e.g. `16 Gbit`); `speed` reads it in Mbit/s.', since: '5.3.0' }),
+  supportedSpeeds: field.text({ description: 'Speeds the port supports as the upstream writes them (e.g. `4 Gbit, 8 Gbit, 16 Gbit`); `supportedSpeeds` reads them in Mbit/s.', since: '5.3.0' }),
   symbolicName: field.text({ description: 'Symbolic name: adapter model, firmware and driver versions.', since: '5.3.0' }),
   supportedClasses: field.text({ description: 'Fibre-channel classes of service supported, e.g. `Class 3`.', since: '5.3.0' }),
   createDate: field.timestamp({ description: 'When the port was discovered.', since: '5.3.0' }),
@@ -218,10 +263,10 @@ export const fiberChannelLun = defineRecord('fiberChannelLun', {
   serial: field.text({ description: 'Serial number of the disk.', since: '3.1.0' }),
   vendor: field.text({ description: 'Disk vendor.', since: '3.1.0' }),
   model: field.text({ description: 'Disk model.', since: '3.1.0' }),
-  type: field.text({ description: 'Disk type, e.g. `disk`.', since: '3.1.0' }),
+  type: field.oneOf(LUN_TYPES, { description: 'Disk type, e.g. `disk`.', since: '3.1.0' }),
   path: field.text({ description: 'Disk path on the hosts.', since: '3.1.0' }),
   size: field.long({ description: 'Disk size in bytes.', since: '3.1.0' }),
-  state: field.text({ description: 'Enabled status, e.g. `Enabled`; other values are open.', since: '3.1.0' }),
+  state: field.oneOf(RESOURCE_STATES, { description: 'Whether the LUN is in use (`Enabled`).', since: '3.1.0' }),
   createDate: field.timestamp({ description: 'When the LUN was discovered.', since: '3.1.0' }),
   lastOpDate: field.timestamp({ description: 'When the LUN record last changed.', since: '3.1.0' }),
   scsiLunHostRefs: field.references(scsiLunHostRef),
@@ -294,7 +339,7 @@ export const vmNic = defineRecord('vmNic', {
   l3NetworkUuid: field.uuidRef({ description: 'L3 network the NIC is on.', since: '3.9.0' }),
   ip: field.text({ description: 'IP address.', since: '3.9.0' }),
   mac: field.text({ description: 'MAC address.', since: '3.9.0' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
+  hypervisorType: field.oneOf(HYPERVISOR_TYPES, { description: 'Hypervisor type, typically `KVM` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
   netmask: field.text({ description: 'Netmask.', since: '3.9.0' }),
   gateway: field.text({ description: 'Gateway.', since: '3.9.0' }),
   metaData: field.text({ description: 'Metadata text.', since: '3.9.0' }),
@@ -305,8 +350,11 @@ export const vmNic = defineRecord('vmNic', {
     since: '3.17.13',
   }),
   internalName: field.text({ description: 'Name of the device inside the hypervisor (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
-  type: field.text({ description: 'NIC type, e.g. `VNIC` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
-  state: field.text({ description: 'NIC state; `enable` is seen, other values are open (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
+  type: field.normalized(VM_NIC_TYPES, (text) => (text.toUpperCase() === 'VNIC' ? 'VNIC' : null), {
+    description: 'NIC type, e.g. `VNIC`, in any case (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).',
+    since: '3.17.13',
+  }),
+  state: field.oneOf(VM_NIC_STATES, { description: 'NIC state, e.g. `enable` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
   ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6.', since: '3.9.0' }),
   deviceId: field.int({ description: 'Device order of the NIC in the VM.', since: '3.9.0' }),
   createDate: field.timestamp({ description: 'Creation time.', since: '3.9.0' }),
@@ -330,9 +378,9 @@ export const volume = defineRecord('volume', {
   rootImageUuid: field.uuidRef({ description: 'Image a root volume was created from.', since: '3.17.13' }),
   installPath: field.text({ description: 'Path of the volume on its primary storage.', since: '3.17.13' }),
   type: field.oneOf(VOLUME_TYPES, { description: 'Volume type: `Root` (a VM\'s boot disk) or `Data`.', since: '3.17.13' }),
-  format: field.text({ description: 'Disk format, e.g. `qcow2`.', since: '3.17.13' }),
-  state: field.text({ description: 'Volume state; `Enabled` is seen, other values are open.', since: '3.17.13' }),
-  status: field.text({ description: 'Volume status; `Ready` is seen, other values are open.', since: '3.17.13' }),
+  format: field.oneOf(VOLUME_FORMATS, { description: 'Disk format: `qcow2` or `raw`.', since: '3.17.13' }),
+  state: field.oneOf(RESOURCE_STATES, { description: 'Volume state: whether the volume is in use (`Enabled`).', since: '3.17.13' }),
+  status: field.oneOf(VOLUME_STATUSES, { description: 'Volume status, e.g. `Ready`.', since: '3.17.13' }),
   volumeQos: field.text({ description: 'QoS settings of the volume.', since: '3.17.13' }),
   lastVmInstanceUuid: field.uuidRef({ description: 'VM the volume was last attached to.', since: '3.17.13' }),
   size: field.long({ description: 'Virtual size in bytes.', since: '3.17.13' }),
@@ -375,14 +423,14 @@ export const vmInstance = defineRecord('vmInstance', {
   platform: field.oneOf(VM_PLATFORMS, { description: 'Guest platform: `Windows`, `Linux` or `Other`.', since: '0.6' }),
   architecture: field.oneOf(VM_ARCHITECTURES, { description: 'CPU architecture: `x86_64`, `aarch64` or `Other`.', since: '0.6' }),
   type: field.oneOf(VM_TYPES, { description: 'A user VM (`UserVm`) or a platform special-purpose VM (`ApplianceVm`).', since: '0.6' }),
-  hypervisorType: field.text({ description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
+  hypervisorType: field.oneOf(HYPERVISOR_TYPES, { description: 'Hypervisor type, typically `KVM`.', since: '0.6' }),
   memorySize: field.long({ description: 'Memory size in bytes.', since: '0.6' }),
   cpuNum: field.int({ description: 'CPU count.', since: '0.6' }),
   cpuSpeed: field.long({ description: 'CPU speed in MHz; 0 when the VM sets none.', since: '0.6' }),
-  allocatorStrategy: field.text({ description: 'Host allocation strategy.', since: '0.6' }),
+  allocatorStrategy: field.oneOf(VM_ALLOCATOR_STRATEGIES, { description: 'Host allocation strategy, e.g. `LastHostPreferredAllocatorStrategy`.', since: '0.6' }),
   createDate: field.timestamp({ description: 'When the VM was created.', since: '0.6' }),
   lastOpDate: field.timestamp({ description: 'When the VM record last changed.', since: '0.6' }),
-  state: field.text({ description: 'VM state; `Running`, `Stopped` and `Destroyed` are seen, other values are open.', since: '0.6' }),
+  state: field.oneOf(VM_STATES, { description: 'VM state: `Running`, `Stopped` or `Destroyed` (recoverable).', since: '0.6' }),
   guestOsType: field.text({ description: 'Guest OS type, e.g. `CentOS 7`.', since: '3.11.2' }),
   // The lists are as old as the VM record; their items, per the spec, only since 3.17.13.
   vmNics: field.records(vmNic, 'uuid', { since: '3.17.13' }),
@@ -397,9 +445,8 @@ export const snsApplicationPlatform = defineRecord('snsApplicationPlatform', {
   name: field.text({ description: 'Name.', since: '2.3' }),
   description: field.text({ description: 'Description.', since: '2.3' }),
   type: field.oneOf(SNS_TYPES, { description: 'How the platform delivers: `HTTP`, `Email` or `SMS`, as its endpoints do.', since: '2.3' }),
-  state: field.text({
-    description:
-      'Platform state: `Enabled` is seen (ChangeSNSApplicationPlatformState with `enable`); the state `disable` gives is unshown in the spec, so the set stays open.',
+  state: field.oneOf(RESOURCE_STATES, {
+    description: 'Platform state: `Enabled` after ChangeSNSApplicationPlatformState with `enable`; the state `disable` gives is unshown in the spec (`Disabled` in the simulator).',
     since: '2.3',
   }),
   createDate: field.timestamp({ description: 'When the platform was created.', since: '2.3' }),
@@ -422,7 +469,7 @@ export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
   description: field.text({ description: 'Description.', since: '5.0.0' }),
   type: field.oneOf(SNS_TYPES, { description: 'Delivery type: `HTTP`, `Email` or `SMS`.', since: '5.0.0' }),
   platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to.', since: '5.0.0' }),
-  state: field.text({ description: 'Endpoint state; `Enabled` is seen, other values are open.', since: '5.0.0' }),
+  state: field.oneOf(RESOURCE_STATES, { description: 'Endpoint state, e.g. `Enabled`.', since: '5.0.0' }),
   createDate: field.timestamp({ description: 'When the endpoint was created.', since: '5.0.0' }),
   lastOpDate: field.timestamp({ description: 'When the endpoint last changed.', since: '5.0.0' }),
   /** HTTP endpoints only (simulator's cursor-family record; not in the spec's inventory). */
@@ -458,7 +505,7 @@ export const directory = defineRecord('directory', {
   groupName: field.text({ description: 'Name of the group of resources the directory organizes.' }),
   parentUuid: field.uuidRef({ description: 'The parent directory; null for a top-level one.' }),
   zoneUuid: field.uuidRef({ description: 'Zone (data center) the directory belongs to.' }),
-  type: field.text({ description: 'Kind of resources the directory holds.' }),
+  type: field.oneOf(DIRECTORY_TYPES, { description: 'Kind of resources the directory holds, e.g. `vminstance`.' }),
   createDate: field.timestamp({ description: 'When the directory was created.' }),
   lastOpDate: field.timestamp({ description: 'When the directory last changed.' }),
 }, { since: '4.6.0' });

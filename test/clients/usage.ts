@@ -12,7 +12,7 @@ import type { UpdateHostNqnMutation } from './documents/UpdateHostNqn';
 import type { VmListQuery } from './documents/VmList';
 import { VmSummaryFragment } from './documents/VmSummary';
 import { useFragment, type FragmentType } from './gql';
-import type { HwMonitorStatus, JobOperation, JobStatus, UserErrorCode } from './gql/graphql';
+import type { HwMonitorStatus, JobOperation, JobStatus, UserErrorCode, VmState } from './gql/graphql';
 
 /** True only when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -37,6 +37,22 @@ same<typeof cpuStatus, HwMonitorStatus | null | undefined>(true);
 // @ts-expect-error An enum is its closed set of values: a typo is a type error.
 export const typo: HwMonitorStatus = 'OK';
 
+// futureProofEnums: an enum's type also holds '%future added value', so a switch over it needs a
+// default; the API answers such a value as the enum's fallback (OTHER) with the text in <field>Raw.
+same<Exclude<VmState, 'RUNNING' | 'STOPPED' | 'DESTROYED' | 'OTHER'>, '%future added value'>(true);
+export function stateLabel(state: VmState, stateRaw: string | null): string {
+  switch (state) {
+    case 'RUNNING':
+      return 'Running';
+    case 'STOPPED':
+      return 'Stopped';
+    case 'DESTROYED':
+      return 'Destroyed';
+    default:
+      return stateRaw ?? 'Unknown';
+  }
+}
+
 // Fragment masking: a VM row's fields are read through its fragment, not through the query.
 export function vmRow(vm: FragmentType<typeof VmSummaryFragment>) {
   const row = useFragment(VmSummaryFragment, vm);
@@ -50,7 +66,9 @@ export const maskedName = firstVm?.name;
 export const dashboardRow = firstVm ? vmRow(firstVm) : null;
 
 // The paged list: `first` is required, `after` is the previous page's `endCursor`.
-export const nextPage: VariablesOf<typeof VmListQuery> = { first: 50, after: vmList.vmInstances?.pageInfo.endCursor ?? null, filter: { state: 'Running' } };
+export const nextPage: VariablesOf<typeof VmListQuery> = { first: 50, after: vmList.vmInstances?.pageInfo.endCursor ?? null, filter: { state: 'RUNNING' } };
+// @ts-expect-error A filter takes the enum, not the upstream's spelling.
+export const wireSpelling: VariablesOf<typeof VmListQuery> = { first: 50, filter: { state: 'Running' } };
 // @ts-expect-error `$first` is declared `Int!`.
 export const noFirst: VariablesOf<typeof VmListQuery> = { after: null };
 same<typeof vmList.vmInstances, ResultOf<typeof VmListQuery>['vmInstances']>(true);

@@ -59,7 +59,7 @@ describe('cursors', () => {
   }
 
   it('are at most 80 characters and show neither the tenant nor the filters', async () => {
-    const filter = { state: 'Running' };
+    const filter = { state: 'RUNNING' };
     const first = await vms({ first: 20, filter });
     const second = await vms({ first: 20, filter, after: first.data!.vmInstances.pageInfo.endCursor });
     const cbt = await harness.gql<{ cbtTasks: Page }>(CBT_TASKS);
@@ -122,7 +122,7 @@ describe('cursors', () => {
   it('a cursor of another connection or of other filters is INVALID_CURSOR', async () => {
     const hosts = await harness.gql<{ hosts: Page }>(HOSTS);
     expectCursorError(await vms({ first: 5, after: hosts.data!.hosts.edges[0]!.cursor }), 'INVALID_CURSOR', 'vmInstances');
-    const filtered = await vms({ first: 5, filter: { state: 'Running' } });
+    const filtered = await vms({ first: 5, filter: { state: 'RUNNING' } });
     expectCursorError(await vms({ first: 5, after: filtered.data!.vmInstances.pageInfo.endCursor }), 'INVALID_CURSOR', 'vmInstances');
   });
 });

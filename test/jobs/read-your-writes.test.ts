@@ -306,7 +306,7 @@ describe('read your writes', () => {
     it('recoverVmInstance: the count of destroyed VMs read afterwards has one less', async () => {
       const vm = takeVm('is stopped', (candidate) => candidate.state === 'Stopped');
       store().vms.update(vm, { state: 'Destroyed' });
-      const query = '{ vmInstances(first: 1, filter: { state: "Destroyed" }) { totalCount } }';
+      const query = '{ vmInstances(first: 1, filter: { state: DESTROYED }) { totalCount } }';
       const before = await cachedRead<{ vmInstances: { totalCount: number } }>(query);
       await write('recoverVmInstance', { uuid: vm.uuid });
       expect((await freshRead(query)).data).toEqual({ vmInstances: { totalCount: before.vmInstances.totalCount - 1 } });
@@ -362,7 +362,7 @@ describe('read your writes', () => {
       await cachedRead(query, { uuid: untouched!.uuid });
       await write('deleteVmSshKey', { uuid: touched!.uuid });
       harness.resetStats();
-      expect((await read(query, { uuid: untouched!.uuid })).data).toEqual({ vmInstance: { uuid: untouched!.uuid, state: 'Running' } });
+      expect((await read(query, { uuid: untouched!.uuid })).data).toEqual({ vmInstance: { uuid: untouched!.uuid, state: 'RUNNING' } });
       expect(harness.upstreamRequests()).toBe(0);
     });
   });
@@ -411,7 +411,7 @@ describe('read your writes', () => {
 
     it('changeSnsApplicationPlatformState: the count of disabled platforms read afterwards has one more', async () => {
       const platform = take(store().snsPlatforms.list(tenantId), (candidate) => candidate.state === 'Enabled', 'enabled SNS platform');
-      const query = '{ snsApplicationPlatforms(first: 1, filter: { state: "Disabled" }) { totalCount } }';
+      const query = '{ snsApplicationPlatforms(first: 1, filter: { state: DISABLED }) { totalCount } }';
       const before = await cachedRead<{ snsApplicationPlatforms: { totalCount: number } }>(query);
       await write('changeSnsApplicationPlatformState', { uuid: platform.uuid, stateEvent: 'DISABLE' });
       expect((await freshRead(query)).data).toEqual({ snsApplicationPlatforms: { totalCount: before.snsApplicationPlatforms.totalCount + 1 } });

@@ -73,9 +73,9 @@ describe('live queries kept fresh by the upstream change feed', () => {
       const { simulator } = harness;
       await morePolls(simulator, simulator.credentials.token, 1);
 
-      const vm = last(dashboard).nodes.find((node) => node.state === 'Running')!;
+      const vm = last(dashboard).nodes.find((node) => node.state === 'RUNNING')!;
       await churn(simulator, { kind: 'vmState', uuid: vm.uuid });
-      await eventually(() => last(dashboard).nodes.find((node) => node.uuid === vm.uuid)?.state === 'Stopped', 'the stopped VM in a live answer', 600, 25);
+      await eventually(() => last(dashboard).nodes.find((node) => node.uuid === vm.uuid)?.state === 'STOPPED', 'the stopped VM in a live answer', 600, 25);
 
       const total = last(dashboard).totalCount;
       const removed = last(dashboard).nodes[10]!;
@@ -97,14 +97,14 @@ describe('live queries kept fresh by the upstream change feed', () => {
     await morePolls(simulator, simulator.credentials.token, 4);
     const answers = live.results.length;
     const nodes = live.results.at(-1)!.data!.vmInstances.nodes;
-    const vm = nodes.find((node) => node.state === 'Running' && node.host !== null)!;
+    const vm = nodes.find((node) => node.state === 'RUNNING' && node.host !== null)!;
     const host = nodes.find((node) => node.host !== null && node.host.uuid !== vm.host!.uuid)!.host!;
     // Both at once, so no poll falls between them.
     simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm.uuid });
     simulator.churn.apply({ tenant: 'first', kind: 'hostStatus', uuid: host.uuid });
     const shows = () => {
       const latest = live.results.at(-1)?.data?.vmInstances.nodes ?? [];
-      return latest.find((node) => node.uuid === vm.uuid)?.state === 'Stopped' && latest.some((node) => node.host?.uuid === host.uuid && node.host.status !== host.status);
+      return latest.find((node) => node.uuid === vm.uuid)?.state === 'STOPPED' && latest.some((node) => node.host?.uuid === host.uuid && node.host.status !== host.status);
     };
     await eventually(shows, 'both changes in a live answer', 600, 25);
     await morePolls(simulator, simulator.credentials.token, 4);
@@ -166,17 +166,17 @@ describe('the change feed across two replicas sharing Redis', () => {
         expect(await metricTotal(replicaB.url, 'gateway_live_pollers')).toBe(0);
         expect(await metricTotal(replicaB.url, 'gateway_live_poll_requests_total')).toBe(0);
 
-        const vm = last(onB).nodes.find((node) => node.state === 'Running')!;
+        const vm = last(onB).nodes.find((node) => node.state === 'RUNNING')!;
         await churn(simulator, { kind: 'vmState', uuid: vm.uuid });
-        await eventually(() => last(onB).nodes.find((node) => node.uuid === vm.uuid)?.state === 'Stopped', 'the change on replica B', 600, 25);
-        await eventually(() => last(onA).nodes.find((node) => node.uuid === vm.uuid)?.state === 'Stopped', 'the change on replica A', 600, 25);
+        await eventually(() => last(onB).nodes.find((node) => node.uuid === vm.uuid)?.state === 'STOPPED', 'the change on replica B', 600, 25);
+        await eventually(() => last(onA).nodes.find((node) => node.uuid === vm.uuid)?.state === 'STOPPED', 'the change on replica A', 600, 25);
 
         // A's live query ends: B takes the pair over and keeps its dashboard fresh.
         await onA.close();
         await eventually(async () => (await metricTotal(replicaB.url, 'gateway_live_pollers')) === 1, 'B polling', 600, 25);
-        const other = last(onB).nodes.find((node) => node.state === 'Running')!;
+        const other = last(onB).nodes.find((node) => node.state === 'RUNNING')!;
         await churn(simulator, { kind: 'vmState', uuid: other.uuid });
-        await eventually(() => last(onB).nodes.find((node) => node.uuid === other.uuid)?.state === 'Stopped', 'the later change on replica B', 600, 25);
+        await eventually(() => last(onB).nodes.find((node) => node.uuid === other.uuid)?.state === 'STOPPED', 'the later change on replica B', 600, 25);
       } finally {
         await onB.close();
       }

@@ -91,13 +91,13 @@ describe('live invalidation seam', () => {
     expect([mine.results.length, respelled.results.length, theirs.results.length]).toEqual([1, 1, 1]);
 
     // Changed on the simulator directly, as outside the gateway.
-    const vm = mine.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!;
+    const vm = mine.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING')!;
     const tenant = harness.simulator.credentials.tenantId;
     const record = [...harness.simulator.store.vms.list(tenant)].find((candidate) => candidate.uuid === vm.uuid)!;
     harness.simulator.store.vms.update(record, { state: 'Stopped' });
     harness.app.live.invalidate(firstScope(), { collection: 'vmInstance', uuids: [vm.uuid] }, 'feed');
     await Promise.all([mine.waitFor(2), respelled.waitFor(2)]);
-    for (const live of [mine, respelled]) expect(live.results[1]!.data!.vmInstances.nodes.find((candidate) => candidate.uuid === vm.uuid)?.state).toBe('Stopped');
+    for (const live of [mine, respelled]) expect(live.results[1]!.data!.vmInstances.nodes.find((candidate) => candidate.uuid === vm.uuid)?.state).toBe('STOPPED');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(theirs.results).toHaveLength(1);
     expect(await metric(harness, 'gateway_live_reexecutions_total', '{cause="feed"}')).toBe(2);
@@ -161,12 +161,12 @@ describe('live runs sharing an execution', () => {
       const hostsAsked = (): boolean => harness.simulator.journal().some((entry) => entry.query.includes('resourceType=host') && decodeURIComponent(entry.query).includes('uuid:in:'));
       await until(hostsAsked, 'the slow run to read the VMs and ask for their hosts');
       // ...a VM changes: the idle one runs at once, while the slow run (which read the VM before) goes on.
-      const vm = idle.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!;
+      const vm = idle.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING')!;
       const record = [...harness.simulator.store.vms.list(harness.simulator.credentials.tenantId)].find((candidate) => candidate.uuid === vm.uuid)!;
       harness.simulator.store.vms.update(record, { state: 'Stopped' });
       harness.app.live.invalidate(scope, { collection: 'vmInstance', uuids: [vm.uuid] }, 'feed');
       const stateIn = (live: Collected<Dashboard>): string | undefined => live.results.at(-1)?.data?.vmInstances.nodes.find((candidate) => candidate.uuid === vm.uuid)?.state;
-      await until(() => stateIn(idle) === 'Stopped' && stateIn(slow!) === 'Stopped', 'both live queries to show the change', 15_000);
+      await until(() => stateIn(idle) === 'STOPPED' && stateIn(slow!) === 'STOPPED', 'both live queries to show the change', 15_000);
     } finally {
       harness.simulator.configure({ latencyMs: 0 });
       await slow?.close();

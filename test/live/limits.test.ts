@@ -31,7 +31,7 @@ async function metric(harness: Harness, name: string): Promise<number> {
 
 /** Changes the driver of the first NIC of `count` running VMs of the answer, all at once. */
 async function changeDrivers(harness: Harness, answer: Dashboard, count: number): Promise<void> {
-  const vms = answer.vmInstances.nodes.filter((vm) => vm.state === 'Running' && vm.nics[0] !== undefined).slice(0, count);
+  const vms = answer.vmInstances.nodes.filter((vm) => vm.state === 'RUNNING' && vm.nics[0] !== undefined).slice(0, count);
   expect(vms).toHaveLength(count);
   const responses = await Promise.all(
     vms.map((vm) =>

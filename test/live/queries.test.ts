@@ -56,7 +56,7 @@ describe('@live queries', () => {
 
   /** A VM of the answer with a NIC, as the mutation names it. */
   function vmIn(result: { data?: Dashboard | null } | undefined): { uuid: string; vmNics: { uuid: string }[] } {
-    const vm = result?.data?.vmInstances.nodes.find((candidate) => candidate.state === 'Running' && candidate.nics[0] !== undefined);
+    const vm = result?.data?.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING' && candidate.nics[0] !== undefined);
     if (!vm) throw new Error('no running VM with a NIC in the answer');
     return { uuid: vm.uuid, vmNics: vm.nics };
   }

@@ -48,7 +48,7 @@ describe('live queries across two replicas sharing Redis', () => {
     const overSse = await subscribeSse<Dashboard>(replicaB.url, DASHBOARD, {}, headers);
     try {
       await Promise.all([overWs.waitFor(1), overSse.waitFor(1)]);
-      const vm = overWs.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running' && candidate.nics[0] !== undefined)!;
+      const vm = overWs.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING' && candidate.nics[0] !== undefined)!;
       const driver = vm.nics[0]!.driverType === 'E1000' ? 'VIRTIO' : 'E1000';
       const response = await fetch(`${replicaA.url}/graphql`, {
         method: 'POST',
@@ -91,7 +91,7 @@ describe('a replica that may have missed changes other replicas published', () =
     const { simulator, replicaB } = replicas!;
     const live = await subscribeWs<Dashboard>(replicaB.url, DASHBOARD, {}, credentialHeaders(simulator.credentials));
     await live.waitFor(1);
-    return { live, vm: live.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!.uuid };
+    return { live, vm: live.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING')!.uuid };
   }
 
   function stateIn(live: Collected<Dashboard>, index: number, vm: string): string {
@@ -112,7 +112,7 @@ describe('a replica that may have missed changes other replicas published', () =
       for (const id of readers) cut.client('KILL', 'ID', id);
       await cut.xadd(LIVE_CHANGES_STREAM_KEY, '*', 'change', '{}').xtrim(LIVE_CHANGES_STREAM_KEY, 'MAXLEN', 0).exec();
       await live.waitFor(2);
-      expect(stateIn(live, 1, vm)).not.toBe('Running');
+      expect(stateIn(live, 1, vm)).not.toBe('RUNNING');
     } finally {
       await live.close();
     }
@@ -127,7 +127,7 @@ describe('a replica that may have missed changes other replicas published', () =
       const scopeKey = new Caller({ authorization: `OAuth ${simulator.credentials.session}` }, { authorization: `Bearer ${simulator.credentials.token}`, tenantId: simulator.credentials.tenantId }).key;
       await admin.publish('gateway:live:changes', JSON.stringify({ from: 'older-release', scopeKey, changes: [{ collection: 'vmInstance', uuids: [vm] }] }));
       await live.waitFor(2);
-      expect(stateIn(live, 1, vm)).not.toBe('Running');
+      expect(stateIn(live, 1, vm)).not.toBe('RUNNING');
 
       // Changed while the replicas' subscriber connections are cut: a PUBLISH then reaches nobody.
       simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm });

@@ -82,7 +82,7 @@ describe('a 30 s Redis outage under two replicas', () => {
     const vmsOnB = await subscribeWs<Vms>(b.url, VMS, {}, reader);
     const volumesOnB = await subscribeWs(b.url, VOLUMES, {}, reader);
     await Promise.all([vmsOnB.waitFor(1), volumesOnB.waitFor(1)]);
-    const vm = vmsOnB.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'Running')!.uuid;
+    const vm = vmsOnB.results[0]!.data!.vmInstances.nodes.find((candidate) => candidate.state === 'RUNNING')!.uuid;
 
     const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
     const eventsOnA = await subscribeSse<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, { authorization: fleet.headers.authorization! });
@@ -103,7 +103,7 @@ describe('a 30 s Redis outage under two replicas', () => {
     // Changed upstream as Redis goes: A's poller finds it, its PUBLISH and append fail.
     simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm });
     await vmsOnA.waitFor(2, 10_000);
-    expect(stateOf(vmsOnA.results, 1, vm)).not.toBe('Running');
+    expect(stateOf(vmsOnA.results, 1, vm)).not.toBe('RUNNING');
     await eventually(async () => (await metricTotal(a.url, 'gateway_redis_outbox_entries')) >= 1, 'the change waiting in A\'s outbox');
     // What a client sees meanwhile: writes refused, saying why; the subscriptions silent; the
     // replica still ready (Redis is everyone's: the Service keeps it).
@@ -117,7 +117,7 @@ describe('a 30 s Redis outage under two replicas', () => {
     await redis.start();
     await Promise.all([eventsOnA.waitFor(JOBS, 60_000), eventsOnB.waitFor(JOBS, 60_000), ...completed.map((subscription) => subscription.completed)]);
     await vmsOnB.waitFor(2, 20_000);
-    expect(stateOf(vmsOnB.results, 1, vm)).not.toBe('Running');
+    expect(stateOf(vmsOnB.results, 1, vm)).not.toBe('RUNNING');
     await eventually(async () => (await metricTotal(a.url, 'gateway_redis_outbox_entries')) === 0, 'A\'s outbox written');
     // Late duplicates, or a re-run of every live query, would come now.
     await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -5,7 +5,7 @@
  */
 import { getNamedType, isEnumType, isObjectType, type GraphQLEnumType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { constantCase, type ClosedSetSource } from '../../src/schema/kit/enums.js';
+import { constantCase, FALLBACK_VALUE, type ClosedSetSource, type RecordEnumExtensions } from '../../src/schema/kit/enums.js';
 import { schema } from '../../src/schema/index.js';
 import type { AnyRecordDefinition, FieldSpec } from '../../src/upstream/define-record.js';
 import { RECORDS } from '../../src/upstream/records.js';
@@ -16,8 +16,13 @@ function closedSetOf(record: string, field: string): readonly string[] | undefin
   return spec?.values === undefined ? undefined : [...spec.values].sort();
 }
 
-// The schema is printed sorted, so the sets are compared sorted too.
-const wireValues = (type: GraphQLEnumType) => type.getValues().map((value) => value.value as string).sort();
+// The schema is printed sorted, so the sets are compared sorted too; a record enum's fallback is no wire value.
+const wireValues = (type: GraphQLEnumType) =>
+  type
+    .getValues()
+    .map((value) => value.value as string)
+    .filter((value) => value !== FALLBACK_VALUE)
+    .sort();
 
 const enums = Object.values(schema.getTypeMap()).filter((type): type is GraphQLEnumType => isEnumType(type) && !type.name.startsWith('__'));
 
@@ -25,16 +30,34 @@ describe('closed sets and their GraphQL enums', () => {
   it('an enum built from a record field has exactly the values of the field\'s closed set', () => {
     const fromRecords = enums.filter((type) => (type.extensions as { closedSet?: ClosedSetSource }).closedSet !== undefined);
     expect(fromRecords.map((type) => type.name).sort()).toEqual([
+      'BondingMode',
       'BondingType',
       'CbtTaskStatus',
       'CpuArchitecture',
+      'DirectoryType',
+      'FiberChannelLunType',
+      'HbaPortState',
+      'HbaType',
+      'HostNetworkBondingType',
+      'HostStatus',
       'HwMonitorStatus',
+      'HypervisorType',
       'InterfaceType',
+      'IpmiPowerStatus',
+      'MiiStatus',
       'NicDriverType',
+      'ResourceState',
       'SnsEndpointType',
+      'VmAllocatorStrategy',
       'VmInstanceType',
+      'VmNicState',
+      'VmNicType',
       'VmPlatform',
+      'VmState',
+      'VolumeFormat',
+      'VolumeStatus',
       'VolumeType',
+      'XmitHashPolicy',
     ]);
     for (const type of fromRecords) {
       const { record, field } = (type.extensions as { closedSet: ClosedSetSource }).closedSet;
@@ -57,13 +80,42 @@ describe('closed sets and their GraphQL enums', () => {
         checked += 1;
       }
     }
-    expect(checked).toBeGreaterThanOrEqual(10);
+    expect(checked).toBeGreaterThanOrEqual(30);
   });
 
-  it('enum value names are the wire values in CONSTANT_CASE', () => {
+  it('every record enum has one fallback, OTHER unless the set has a value of that name, and each enum field a <field>Raw text beside it', () => {
+    for (const type of enums) {
+      const fallback = (type.extensions as Partial<RecordEnumExtensions>).fallback;
+      if (fallback === undefined) continue;
+      const fallbacks = type.getValues().filter((value) => value.value === FALLBACK_VALUE);
+      expect({ enum: type.name, fallbacks: fallbacks.map((value) => value.name) }).toEqual({ enum: type.name, fallbacks: [fallback] });
+      const own = type.getValues().filter((value) => value.value !== FALLBACK_VALUE).map((value) => value.name);
+      expect(fallback).toBe(own.includes('OTHER') ? 'UNKNOWN' : 'OTHER');
+    }
+    let paired = 0;
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__')) continue;
+      for (const field of Object.values(type.getFields())) {
+        const named = getNamedType(field.type);
+        if (!isEnumType(named) || (named.extensions as Partial<RecordEnumExtensions>).fallback === undefined) continue;
+        expect(`${type.name}.${field.name}Raw: ${String(type.getFields()[`${field.name}Raw`]?.type)}`).toBe(`${type.name}.${field.name}Raw: String`);
+        paired += 1;
+      }
+    }
+    expect(paired).toBeGreaterThanOrEqual(40);
+  });
+
+  it('enum value names are the wire values in CONSTANT_CASE, where the wire value makes a GraphQL name', () => {
     expect(['InstantStart', 'noMaster', 'e1000', 'SMS', 'Email', 'asc'].map(constantCase)).toEqual(['INSTANT_START', 'NO_MASTER', 'E1000', 'SMS', 'EMAIL', 'ASC']);
     for (const type of enums.filter((each) => !each.name.endsWith('OrderField'))) {
-      for (const value of type.getValues()) expect(`${type.name}.${value.name}`).toBe(`${type.name}.${constantCase(value.value as string)}`);
+      for (const value of type.getValues()) {
+        expect(value.name).toMatch(/^[A-Z][A-Z0-9_]*$/);
+        const derived = constantCase(value.value as string);
+        // A fallback, a value whose wire spelling is no GraphQL name (`802.3ad`, `Chassis Power is on`)
+        // and `vminstance` (two words run together) are named by hand.
+        if (value.value === FALLBACK_VALUE || !/^[A-Z][A-Z0-9_]*$/.test(derived) || value.value === 'vminstance') continue;
+        expect(`${type.name}.${value.name}`).toBe(`${type.name}.${derived}`);
+      }
     }
   });
 });

@@ -58,10 +58,10 @@ describe('list filters', () => {
     },
     {
       key: 'hosts.statusIn',
-      query: 'query($v: [String!]) { hosts(first: 100, filter: { statusIn: $v }) { nodes { uuid } } }',
+      query: 'query($v: [HostStatus!]) { hosts(first: 100, filter: { statusIn: $v }) { nodes { uuid } } }',
       list: 'hosts',
-      pick: () => ['Connected', 'Disconnected'],
-      expected: (value: unknown) => sorted([...store().hosts.list(tenantId)].filter((host) => (value as string[]).includes(host.status))),
+      pick: () => ['CONNECTED', 'DISCONNECTED'],
+      expected: () => sorted([...store().hosts.list(tenantId)].filter((host) => ['Connected', 'Disconnected'].includes(host.status))),
       condition: () => 'status:in:Connected,Disconnected',
     },
     {
@@ -130,10 +130,10 @@ describe('list filters', () => {
     },
     {
       key: 'vmInstances.stateIn',
-      query: 'query($v: [String!]) { vmInstances(first: 100, filter: { stateIn: $v }) { nodes { uuid } } }',
+      query: 'query($v: [VmState!]) { vmInstances(first: 100, filter: { stateIn: $v }) { nodes { uuid } } }',
       list: 'vmInstances',
-      pick: () => ['Stopped', 'Destroyed'],
-      expected: (value: unknown) => sorted([...store().vms.list(tenantId)].filter((vm) => (value as string[]).includes(vm.state))),
+      pick: () => ['STOPPED', 'DESTROYED'],
+      expected: () => sorted([...store().vms.list(tenantId)].filter((vm) => ['Stopped', 'Destroyed'].includes(vm.state))),
       condition: () => 'state:in:Stopped,Destroyed',
     },
     {
@@ -197,7 +197,7 @@ describe('list filters', () => {
     it('Host.vmInstances takes filter and orderBy: one CursorQuery for every host, the host condition and the filter together, in the order asked', async () => {
       harness.resetStats();
       const response = await harness.gql<{ hosts: { nodes: { uuid: string; vmInstances: { nodes: { uuid: string; name: string; state: string }[] } }[] } }>(
-        '{ hosts(first: 100) { nodes { uuid vmInstances(first: 100, filter: { stateIn: ["Running"] }, orderBy: { field: NAME, direction: DESC }) { nodes { uuid name state } } } } }',
+        '{ hosts(first: 100) { nodes { uuid vmInstances(first: 100, filter: { stateIn: [RUNNING] }, orderBy: { field: NAME, direction: DESC }) { nodes { uuid name state } } } } }',
       );
       expect(response.errors).toBeUndefined();
       const vmQueries = harness.simulator.journal().filter((entry) => entry.operation === 'CursorQuery' && new URLSearchParams(entry.query).get('resourceType') === 'vm');
@@ -219,7 +219,7 @@ describe('list filters', () => {
     it('two aliases of Host.vmInstances with other filters are read apart, each answering its own', async () => {
       harness.resetStats();
       const response = await harness.gql<{ hosts: { nodes: { uuid: string; running: { totalCount: number }; stopped: { totalCount: number } }[] } }>(
-        '{ hosts(first: 100) { nodes { uuid running: vmInstances(filter: { state: "Running" }) { totalCount } stopped: vmInstances(filter: { state: "Stopped" }) { totalCount } } } }',
+        '{ hosts(first: 100) { nodes { uuid running: vmInstances(filter: { state: RUNNING }) { totalCount } stopped: vmInstances(filter: { state: STOPPED }) { totalCount } } } }',
       );
       expect(response.errors).toBeUndefined();
       for (const host of response.data!.hosts.nodes) {

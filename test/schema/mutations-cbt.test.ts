@@ -205,7 +205,7 @@ describe.each(WEBHOOK_MODES)('CBT task mutations (webhooks $mode)', ({ dropWebho
       const host = store.hosts.get(tenantId, (vm.hostUuid ?? vm.lastHostUuid)!)!;
 
       const payload = await mutate<ExportPayload>('exportNbdVolumes', EXPORT, { volumeUuids: [volume.uuid], vmInstanceUuid: vmUuid });
-      expect(payload).toMatchObject({ error: null, job: { status: 'SUCCEEDED' }, vmInstance: { uuid: vmUuid, state: 'Stopped' } });
+      expect(payload).toMatchObject({ error: null, job: { status: 'SUCCEEDED' }, vmInstance: { uuid: vmUuid, state: 'STOPPED' } });
       expect(payload.volumeInfos).toEqual([
         {
           volume: { uuid: volume.uuid, vmInstanceUuid: vmUuid },

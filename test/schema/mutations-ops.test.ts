@@ -181,27 +181,27 @@ describe.each(WEBHOOK_MODES)('host bond, directory and SNS mutations (webhooks $
         uuid: platform.uuid,
         stateEvent: 'DISABLE',
       });
-      expect(disabled).toMatchObject({ error: null, job: { status: 'SUCCEEDED' }, platform: { uuid: platform.uuid, state: 'Disabled' } });
+      expect(disabled).toMatchObject({ error: null, job: { status: 'SUCCEEDED' }, platform: { uuid: platform.uuid, state: 'DISABLED' } });
       expectSent(disabled.job.id, {
         operation: 'ChangeSNSApplicationPlatformState',
         method: 'PUT',
         path: `/svc/v1/sns/application-platforms/${platform.uuid}/actions`,
         body: { changeSNSApplicationPlatformState: { stateEvent: 'disable' } },
       });
-      expect(await platformState(platform.uuid)).toBe('Disabled');
+      expect(await platformState(platform.uuid)).toBe('DISABLED');
 
       const enabled = await mutate<PlatformPayload>('changeSnsApplicationPlatformState', 'platform { uuid state }', {
         uuid: platform.uuid,
         stateEvent: 'ENABLE',
       });
-      expect(enabled).toMatchObject({ error: null, platform: { state: 'Enabled' } });
+      expect(enabled).toMatchObject({ error: null, platform: { state: 'ENABLED' } });
       expectSent(enabled.job.id, {
         operation: 'ChangeSNSApplicationPlatformState',
         method: 'PUT',
         path: `/svc/v1/sns/application-platforms/${platform.uuid}/actions`,
         body: { changeSNSApplicationPlatformState: { stateEvent: 'enable' } },
       });
-      expect(await platformState(platform.uuid)).toBe('Enabled');
+      expect(await platformState(platform.uuid)).toBe('ENABLED');
     });
 
     it('changeSnsApplicationPlatformState reports an unknown platform as SYS.1003', async () => {

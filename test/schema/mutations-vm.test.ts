@@ -191,7 +191,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       );
       expect(payload.error).toBeNull();
       const created = payload.vmInstance as { uuid: string; name: string; state: string; cpuNum: number; memorySize: number; volumes: unknown[] };
-      expect(created).toMatchObject({ name: 'restored-from-group', state: 'Stopped', cpuNum: 2, memorySize: 4 * GIB });
+      expect(created).toMatchObject({ name: 'restored-from-group', state: 'STOPPED', cpuNum: 2, memorySize: 4 * GIB });
       expect(created.volumes).toHaveLength(refs.length);
       taken.add(created.uuid);
 
@@ -215,7 +215,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       });
 
       const readBack = await readVm<{ name: string; state: string }>(created.uuid, 'name state');
-      expect(readBack).toEqual({ name: 'restored-from-group', state: 'Stopped' });
+      expect(readBack).toEqual({ name: 'restored-from-group', state: 'STOPPED' });
     });
 
     it('detachL3NetworkFromVm sends a DELETE of the NIC and the VM loses it', async () => {
@@ -236,14 +236,14 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       const vm = takeVm('is running with an SSH key', (candidate) => candidate.state === 'Running' && candidate.sshKey !== null);
       const payload = await mutate('deleteVmSshKey', { uuid: vm.uuid }, 'vmInstance { uuid state lastOpDate }');
       expect(payload.error).toBeNull();
-      expect(payload.vmInstance).toMatchObject({ uuid: vm.uuid, state: 'Running' });
+      expect(payload.vmInstance).toMatchObject({ uuid: vm.uuid, state: 'RUNNING' });
 
       const sent = sentFor(payload.job);
       expect(sent).toMatchObject({ operation: 'DeleteVmSshKey', method: 'DELETE', path: `/svc/v1/vm-instances/${vm.uuid}/ssh-keys`, body: null });
 
       // The key is not part of the inventory: the simulator's record shows it went, and the VM reads back unharmed.
       expect(store().vms.get(tenantId(), vm.uuid)?.sshKey).toBeNull();
-      expect(await readVm(vm.uuid, 'uuid state')).toEqual({ uuid: vm.uuid, state: 'Running' });
+      expect(await readVm(vm.uuid, 'uuid state')).toEqual({ uuid: vm.uuid, state: 'RUNNING' });
     });
 
     it('setVmBootVolume sends the action and makes the volume device 0, first in volumes', async () => {
@@ -278,7 +278,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       const vm = takeVm('is running', (candidate) => candidate.state === 'Running');
       const hostUuid = vm.hostUuid;
       const destroyed = await mutate('destroyVmInstance', { uuid: vm.uuid, deleteMode: 'ENFORCING' }, 'vmInstance { uuid state host { name } }');
-      expect(destroyed).toMatchObject({ error: null, vmInstance: { uuid: vm.uuid, state: 'Destroyed', host: null }, job: { status: 'SUCCEEDED' } });
+      expect(destroyed).toMatchObject({ error: null, vmInstance: { uuid: vm.uuid, state: 'DESTROYED', host: null }, job: { status: 'SUCCEEDED' } });
       expect(sentFor(destroyed.job)).toMatchObject({
         operation: 'DestroyVmInstance',
         method: 'DELETE',
@@ -286,23 +286,23 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
         query: '',
         body: { params: { deleteMode: 'Enforcing' } },
       });
-      expect(await readVm(vm.uuid, 'state')).toEqual({ state: 'Destroyed' });
+      expect(await readVm(vm.uuid, 'state')).toEqual({ state: 'DESTROYED' });
 
       const recovered = await mutate('recoverVmInstance', { uuid: vm.uuid }, 'vmInstance { uuid state }');
-      expect(recovered).toMatchObject({ error: null, vmInstance: { uuid: vm.uuid, state: 'Stopped' }, job: { status: 'SUCCEEDED' } });
+      expect(recovered).toMatchObject({ error: null, vmInstance: { uuid: vm.uuid, state: 'STOPPED' }, job: { status: 'SUCCEEDED' } });
       expect(sentFor(recovered.job)).toMatchObject({
         operation: 'RecoverVmInstance',
         method: 'PUT',
         path: `/svc/v1/vm-instances/${vm.uuid}/actions`,
         body: { recoverVmInstance: {} },
       });
-      expect(await readVm(vm.uuid, 'state lastHost { uuid }')).toEqual({ state: 'Stopped', lastHost: { uuid: hostUuid } });
+      expect(await readVm(vm.uuid, 'state lastHost { uuid }')).toEqual({ state: 'STOPPED', lastHost: { uuid: hostUuid } });
     });
 
     it('destroyVmInstance without deleteMode sends no body', async () => {
       const vm = takeVm('is stopped', (candidate) => candidate.state === 'Stopped');
       const payload = await mutate('destroyVmInstance', { uuid: vm.uuid }, 'vmInstance { state }');
-      expect(payload).toMatchObject({ error: null, vmInstance: { state: 'Destroyed' } });
+      expect(payload).toMatchObject({ error: null, vmInstance: { state: 'DESTROYED' } });
       expect(sentFor(payload.job)).toMatchObject({ method: 'DELETE', path: `/svc/v1/vm-instances/${vm.uuid}`, body: null });
     });
 
@@ -311,7 +311,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       const payload = await mutate('recoverVmInstance', { uuid: vm.uuid }, 'vmInstance { state }');
       expect(payload).toMatchObject({ vmInstance: null, error: { code: 'SYS.1006', cause: { code: 'VM.1010' } }, job: { status: 'FAILED' } });
       expect(sentFor(payload.job).body).toEqual({ recoverVmInstance: {} });
-      expect(await readVm(vm.uuid, 'state')).toEqual({ state: 'Running' });
+      expect(await readVm(vm.uuid, 'state')).toEqual({ state: 'RUNNING' });
     });
 
     it('destroyVmInstance of an unknown VM comes back as SYS.1003', async () => {
@@ -500,7 +500,7 @@ describe.each(WEBHOOK_MODES)('VM instance and snapshot group mutations (webhooks
       }
       expect(job).toEqual({
         status: 'SUCCEEDED',
-        payload: { vmInstance: { uuid: vm.uuid, state: 'Destroyed' }, error: null },
+        payload: { vmInstance: { uuid: vm.uuid, state: 'DESTROYED' }, error: null },
       });
     });
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FiberChannelLun, HbaDevice } from '../../src/simulator/model.js';
+import { enumValue } from '../support/expected.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
 
 interface Page<T> {
@@ -16,8 +17,10 @@ interface HbaNode {
   portName: string;
   portState: string;
   hbaType: string;
-  speed: string;
-  supportedSpeeds: string;
+  speed: number | null;
+  speedRaw: string | null;
+  supportedSpeeds: number[];
+  supportedSpeedsRaw: string | null;
   symbolicName: string;
   supportedClasses: string;
   createDate: string;
@@ -47,13 +50,16 @@ interface LunNode {
   vmInstances: { uuid: string; name: string }[] | null;
 }
 
-const HBA_FIELDS = `id uuid name hostUuid portName portState hbaType speed supportedSpeeds symbolicName supportedClasses
+const HBA_FIELDS = `id uuid name hostUuid portName portState hbaType speed speedRaw supportedSpeeds supportedSpeedsRaw symbolicName supportedClasses
   createDate lastOpDate host { uuid name }`;
 
 const LUN_FIELDS = `id uuid name fiberChannelStorageUuid wwid wwn serial vendor model type path size state createDate lastOpDate
   scsiLunHostRefs { scsiLunUuid hostUuid createDate lastOpDate host { uuid } }
   scsiLunVmInstanceRefs { scsiLunUuid vmInstanceUuid createDate vmInstance { uuid } }
   hosts { uuid name } vmInstances { uuid name }`;
+
+/** `16 Gbit` → 16000. */
+const gbitTextInMbits = (text: string): number => Number(/^(\d+) Gbit$/.exec(text)![1]) * 1000;
 
 const MISSING_UUID = '0123456789abcdef0123456789abcdef';
 
@@ -64,10 +70,13 @@ function expectHbaMatches(node: HbaNode, device: HbaDevice, hostName: string): v
     name: device.name,
     hostUuid: device.hostUuid,
     portName: device.portName,
-    portState: device.portState,
-    hbaType: device.hbaType,
-    speed: device.speed,
-    supportedSpeeds: device.supportedSpeeds,
+    portState: enumValue(device.portState),
+    hbaType: enumValue(device.hbaType),
+    // The simulator writes Gbit speeds (`16 Gbit`); the API answers Mbit/s, the unit of HostNic.speed.
+    speed: gbitTextInMbits(device.speed),
+    speedRaw: device.speed,
+    supportedSpeeds: device.supportedSpeeds.split(', ').map(gbitTextInMbits),
+    supportedSpeedsRaw: device.supportedSpeeds,
     symbolicName: device.symbolicName,
     supportedClasses: device.supportedClasses,
     createDate: device.createDate.toISOString(),
@@ -87,10 +96,10 @@ function expectLunMatches(node: LunNode, lun: FiberChannelLun, hostName: (uuid: 
     serial: lun.serial,
     vendor: lun.vendor,
     model: lun.model,
-    type: lun.type,
+    type: enumValue(lun.type),
     path: lun.path,
     size: lun.size,
-    state: lun.state,
+    state: enumValue(lun.state),
     createDate: lun.createDate.toISOString(),
     lastOpDate: lun.lastOpDate.toISOString(),
     scsiLunHostRefs: lun.scsiLunHostRefs.map((ref) => ({
@@ -196,11 +205,11 @@ describe('HBA devices and fibre-channel LUNs', () => {
       expect(byHost.data!.hbaDevices.edges.map((edge) => edge.node.uuid).sort()).toEqual([...hostDevices].sort());
 
       const online = await harness.gql<{ hbaDevices: Page<{ portState: string }> }>(
-        '{ hbaDevices(first: 100, filter: { portState: "Online", hbaType: "FC" }) { totalCount edges { node { portState } } } }',
+        '{ hbaDevices(first: 100, filter: { portState: ONLINE, hbaType: FC }) { totalCount edges { node { portState } } } }',
       );
       expect(online.data!.hbaDevices.totalCount).toBe(all.filter((device) => device.portState === 'Online').length);
       expect(online.data!.hbaDevices.totalCount).toBeLessThan(all.length);
-      expect(online.data!.hbaDevices.edges.every((edge) => edge.node.portState === 'Online')).toBe(true);
+      expect(online.data!.hbaDevices.edges.every((edge) => edge.node.portState === 'ONLINE')).toBe(true);
 
       const two = [all[3]!.uuid, all[5]!.uuid];
       const byUuids = await harness.gql<{ hbaDevices: Page<{ uuid: string }> }>(
@@ -328,7 +337,7 @@ describe('HBA devices and fibre-channel LUNs', () => {
       const luns = [...store().luns.list(tenantId)];
       const target = luns[1]!;
       const byName = await harness.gql<{ fiberChannelLuns: Page<{ uuid: string }> }>(
-        'query ($name: String) { fiberChannelLuns(filter: { nameContains: $name, state: "Enabled" }) { totalCount edges { node { uuid } } } }',
+        'query ($name: String) { fiberChannelLuns(filter: { nameContains: $name, state: ENABLED }) { totalCount edges { node { uuid } } } }',
         { name: target.name.slice(4) },
       );
       const expected = luns.filter((lun) => lun.name.includes(target.name.slice(4)) && lun.state === 'Enabled').map((lun) => lun.uuid);
@@ -344,7 +353,7 @@ describe('HBA devices and fibre-channel LUNs', () => {
       );
 
       const none = await harness.gql<{ fiberChannelLuns: { totalCount: number } }>(
-        '{ fiberChannelLuns(filter: { state: "Disabled" }) { totalCount } }',
+        '{ fiberChannelLuns(filter: { state: DISABLED }) { totalCount } }',
       );
       expect(none.data!.fiberChannelLuns.totalCount).toBe(0);
 

@@ -116,11 +116,12 @@ describe('replicas of the previous release and of this one on one Redis', () => 
   /** Flips the state of a VM `live` shows, and resolves once `live` shows the new state. */
   async function changeVmSeenBy(live: Collected<LiveVms>): Promise<void> {
     await live.waitFor(1);
-    const vm = live.results[0]!.data!.vmInstances.nodes.find((node) => node.state === 'Running' || node.state === 'Stopped')!;
+    const vm = live.results[0]!.data!.vmInstances.nodes.find((node) => ['RUNNING', 'STOPPED'].includes(node.state.toUpperCase()))!;
     simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm.uuid });
-    const state = simulator.store.vms.getAny(vm.uuid)!.state;
-    expect(state).not.toBe(vm.state);
-    await eventually(() => live.results.at(-1)?.data?.vmInstances.nodes.find((node) => node.uuid === vm.uuid)?.state === state, 'the live query shows the changed VM', 200, 50);
+    // This release answers VmState (`RUNNING`), the previous one the upstream's text (`Running`).
+    const state = simulator.store.vms.getAny(vm.uuid)!.state.toUpperCase();
+    expect(state).not.toBe(vm.state.toUpperCase());
+    await eventually(() => live.results.at(-1)?.data?.vmInstances.nodes.find((node) => node.uuid === vm.uuid)?.state.toUpperCase() === state, 'the live query shows the changed VM', 200, 50);
   }
 
   /** `updateHostNqn` to `suffix`, as a live query of the hosts shows it. */

@@ -3,7 +3,8 @@
  */
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { hosts } from './loaders.js';
-import { HostConnection, HostRef } from './types.js';
+import { HypervisorType, ResourceState } from '../shared-enums.js';
+import { HostConnection, HostRef, HostStatus } from './types.js';
 
 defineListQuery({
   record: 'host',
@@ -29,11 +30,11 @@ defineListQuery({
       clusterUuid: equals('Only hosts of this cluster.'),
       managementIp: equals('Only the host with this management IP address.'),
       hostname: equals('Only the host with this host name.'),
-      state: equals('Only hosts in this state, e.g. `Enabled`.'),
-      stateIn: anyOf('state', 'Only hosts in one of these states, e.g. `["Enabled", "Maintenance"]`.'),
-      status: equals('Only hosts with this status, e.g. `Connected`.'),
-      statusIn: anyOf('status', 'Only hosts with one of these statuses, e.g. `["Disconnected", "Connecting"]`.'),
-      hypervisorType: equals('Only hosts with this hypervisor, e.g. `KVM`.'),
+      state: equals('Only hosts in this state, e.g. `ENABLED`.', ResourceState),
+      stateIn: anyOf('state', 'Only hosts in one of these states, e.g. `[ENABLED, DISABLED]`.', ResourceState),
+      status: equals('Only hosts with this status, e.g. `CONNECTED`.', HostStatus),
+      statusIn: anyOf('status', 'Only hosts with one of these statuses, e.g. `[CONNECTED, DISCONNECTED]`.', HostStatus),
+      hypervisorType: equals('Only hosts with this hypervisor, e.g. `KVM`.', HypervisorType),
     },
   },
   order: {

@@ -12,6 +12,7 @@ import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
+import { CpuArchitecture, HypervisorType, ResourceState } from '../shared-enums.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
 import { HostNetworkFactsRef } from './network-facts.js';
 
@@ -22,6 +23,23 @@ export const HwMonitorStatus = recordEnum('HwMonitorStatus', {
   field: 'cpuStatus',
   description: 'State reported by a host hardware monitor. Since 4.10.0.',
   values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
+});
+
+export const HostStatus = recordEnum('HostStatus', {
+  record: 'host',
+  field: 'status',
+  description: 'Whether the management node reaches a host.',
+  values: { Connected: 'The host answers (`Connected`).', Disconnected: 'The host does not answer (`Disconnected`): its VMs are not placed.' },
+});
+
+export const IpmiPowerStatus = recordEnum('IpmiPowerStatus', {
+  record: 'host',
+  field: 'ipmiPowerStatus',
+  description: 'A host\'s chassis power as its IPMI controller reports it.',
+  values: {
+    'Chassis Power is on': { name: 'ON', description: 'Powered on (`Chassis Power is on`).' },
+    'Chassis Power is off': { name: 'OFF', description: 'Powered off (`Chassis Power is off`).' },
+  },
 });
 
 /**
@@ -54,11 +72,18 @@ export const HostRef = builder.loadableNode('Host', {
   ...nodeByUuid(hosts, 'Host'),
   extensions: backedBy('host'),
   fields: (t) => ({
+    ...exposeRecordFields(t, 'host', 'uuid', 'name', 'description', 'zoneUuid', 'clusterUuid', 'managementIp'),
+    ...exposeRecordEnums(t, 'host', HypervisorType, 'hypervisorType'),
+    ...exposeRecordEnums(t, 'host', ResourceState, 'state'),
+    ...exposeRecordEnums(t, 'host', HostStatus, 'status'),
     ...exposeRecordFields(t, 'host',
-      'uuid', 'name', 'description', 'zoneUuid', 'clusterUuid', 'managementIp', 'hypervisorType', 'state', 'status', 'totalCpuCapacity',
-      'availableCpuCapacity', 'totalMemoryCapacity', 'availableMemoryCapacity', 'cpuSockets', 'cpuNum', 'ipmiAddress', 'ipmiUsername',
-      'ipmiPowerStatus', 'ipmiPort', 'architecture', 'nqn', 'hostname', 'createDate', 'lastOpDate',
+      'totalCpuCapacity', 'availableCpuCapacity', 'totalMemoryCapacity', 'availableMemoryCapacity', 'cpuSockets', 'cpuNum', 'ipmiAddress',
+      'ipmiUsername',
     ),
+    ...exposeRecordEnums(t, 'host', IpmiPowerStatus, 'ipmiPowerStatus'),
+    ...exposeRecordFields(t, 'host', 'ipmiPort'),
+    ...exposeRecordEnums(t, 'host', CpuArchitecture, 'architecture'),
+    ...exposeRecordFields(t, 'host', 'nqn', 'hostname', 'createDate', 'lastOpDate'),
     ...exposeRecordEnums(t, 'host', HwMonitorStatus,
       'cpuStatus', 'memoryStatus', 'diskStatus', 'nicStatus', 'gpuStatus', 'powerSupplyStatus', 'fanStatus', 'raidStatus',
       'temperatureStatus',

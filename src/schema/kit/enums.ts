@@ -4,6 +4,11 @@
  * `InstantStart` → `INSTANT_START`). An enum of a record field's closed set (`recordEnum`) takes
  * its values from the field's definition in `upstream/records.ts`: its `values` must name exactly
  * that set, so the enum and the decoder cannot drift apart.
+ *
+ * A record enum also has a fallback value (`OTHER`, or `UNKNOWN` where `OTHER` is one of the set's
+ * own): what a field answers for a value the upstream sent from outside the set, beside a
+ * `<field>Raw` field holding the text (`exposeRecordEnums`). A newer upstream's value then costs a
+ * client one generic branch, never an error that discards the whole answer.
  */
 import type { EnumRef } from '@pothos/core';
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
@@ -21,6 +26,12 @@ export interface ClosedSetSource {
   readonly record: string;
   readonly field: string;
 }
+
+/** The extensions of a record enum: its values' source and the GraphQL name of its fallback. */
+export type RecordEnumExtensions = {
+  readonly closedSet: ClosedSetSource;
+  readonly fallback: 'OTHER' | 'UNKNOWN';
+};
 
 type RecordName = keyof typeof RECORDS;
 type FieldsOf<R extends RecordName> = (typeof RECORDS)[R] extends RecordDefinition<infer F> ? F : never;
@@ -44,12 +55,16 @@ function defineEnum<V extends string>(
   values: Readonly<Record<V, EnumValueDoc>>,
   extensions?: Readonly<Record<string, unknown>>,
 ): EnumRef<Types, V> {
+  return builder.enumType(name, { description, values: graphqlValuesOf(values), ...(extensions ? { extensions } : {}) }) as unknown as EnumRef<Types, V>;
+}
+
+function graphqlValuesOf(values: Readonly<Record<string, EnumValueDoc>>): Record<string, { value: string; description: string }> {
   const graphqlValues: Record<string, { value: string; description: string }> = {};
   for (const [value, doc] of Object.entries<EnumValueDoc>(values)) {
     const { description: valueDescription, name: valueName } = typeof doc === 'string' ? { description: doc, name: undefined } : doc;
     graphqlValues[valueName ?? constantCase(value)] = { value, description: valueDescription };
   }
-  return builder.enumType(name, { description, values: graphqlValues, ...(extensions ? { extensions } : {}) }) as unknown as EnumRef<Types, V>;
+  return graphqlValues;
 }
 
 /**
@@ -65,9 +80,27 @@ export function closedSetEnum<const V extends string>(
   return defineEnum(name, describeSince(options.description, options.since), options.values, { since: options.since });
 }
 
+/**
+ * The internal value of every record enum's fallback: what a field of the enum resolves to for an
+ * upstream value outside the set. No wire value looks like it, and an input carrying it is refused
+ * (`isFallback`): the fallback names no value the upstream could be asked for.
+ */
+export const FALLBACK_VALUE = '\u0000unrecognized';
+
+/** Whether an input value is a record enum's fallback (`OTHER`/`UNKNOWN`), which no filter or write can ask for. */
+export function isFallback(value: unknown): boolean {
+  return value === FALLBACK_VALUE || (Array.isArray(value) && value.includes(FALLBACK_VALUE));
+}
+
+/** The fallback's GraphQL name: `OTHER`, unless a value of the set is already called so. */
+export function fallbackName(names: readonly string[]): 'OTHER' | 'UNKNOWN' {
+  return names.includes('OTHER') ? 'UNKNOWN' : 'OTHER';
+}
+
 /** What a client meets when the upstream sends a value the enum does not have (`exposeRecordEnums`). */
-const UNRECOGNIZED_NOTE =
-  ' A field of this enum whose upstream value is outside the set is null with an `UNRECOGNIZED_ENUM_VALUE` error carrying that value (`extensions.value`); a null without an error means no value.';
+function fallbackNote(fallback: string): string {
+  return ` A field of this enum answers \`${fallback}\` for a value the upstream sends from outside this set (a newer upstream's), with no error, and its sibling \`<field>Raw\` holds the upstream's text; null means no value. \`${fallback}\` is output only.`;
+}
 
 /**
  * `recordEnum('HwMonitorStatus', { record: 'host', field: 'cpuStatus', description, values })`:
@@ -77,7 +110,22 @@ const UNRECOGNIZED_NOTE =
 export function recordEnum<R extends RecordName, F extends ClosedSetField<R>>(
   name: string,
   options: { record: R; field: F; description: string; values: { readonly [V in ClosedSetOf<R, F>]: EnumValueDoc } },
-): EnumRef<Types, ClosedSetOf<R, F>> {
-  const source: ClosedSetSource = { record: options.record, field: options.field };
-  return defineEnum<ClosedSetOf<R, F>>(name, `${options.description}${UNRECOGNIZED_NOTE}`, options.values, { closedSet: source });
+): EnumRef<Types, ClosedSetOf<R, F> | typeof FALLBACK_VALUE> {
+  const known = graphqlValuesOf(options.values);
+  const fallback = fallbackName(Object.keys(known));
+  const extensions: RecordEnumExtensions = { closedSet: { record: options.record, field: options.field }, fallback };
+  const values = {
+    ...known,
+    [fallback]: { value: FALLBACK_VALUE, description: 'A value the upstream sent that this API does not know yet (a newer upstream release): its text is in the sibling `<field>Raw` field. Output only.' },
+  };
+  const ref = builder.enumType(name, { description: `${options.description}${fallbackNote(fallback)}`, values, extensions });
+  FALLBACK_NAMES.set(ref, fallback);
+  return ref as unknown as EnumRef<Types, ClosedSetOf<R, F> | typeof FALLBACK_VALUE>;
+}
+
+const FALLBACK_NAMES = new WeakMap<object, 'OTHER' | 'UNKNOWN'>();
+
+/** The GraphQL name of a record enum's fallback, for the descriptions of the fields that show it. */
+export function fallbackOf(enumRef: object): 'OTHER' | 'UNKNOWN' | undefined {
+  return FALLBACK_NAMES.get(enumRef);
 }

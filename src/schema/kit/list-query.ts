@@ -18,7 +18,8 @@ import type { ChildQuery } from './loading.js';
 import type { GatewayContext } from '../../context.js';
 import { loadListConnection, pageArgs, type PageArgs } from './connections.js';
 import { exposedAs } from './record-fields.js';
-import { closedSetEnum } from './enums.js';
+import { GraphQLError } from 'graphql';
+import { closedSetEnum, isFallback } from './enums.js';
 
 export const OrderDirection = closedSetEnum('OrderDirection', {
   description: 'Sort direction.',
@@ -167,11 +168,23 @@ export function conditionsOf(fields: Readonly<Record<string, FilterField>>, filt
   for (const [name, { field, op }] of Object.entries(fields)) {
     const value = filter[name];
     if (value === null || value === undefined) continue;
+    if (isFallback(value)) throw fallbackInFilter(name);
     if (op === 'in') where.push({ field, op, value: typeof value === 'string' ? [value] : value });
     else if (typeof value !== 'string') throw new TypeError(`Filter field ${name} takes one value.`);
     else if (op === 'eq' || value) where.push({ field, op, value });
   }
   return where;
+}
+
+/**
+ * The error of a filter naming an enum's fallback: `OTHER` stands for whatever value the API does
+ * not know yet, which the upstream cannot be asked for by name.
+ */
+function fallbackInFilter(name: string): GraphQLError {
+  return new GraphQLError(
+    `Filter field ${name}: OTHER (or UNKNOWN) is what this API answers for a value it does not know yet; it cannot be filtered on. Filter on the known values, or read \`<field>Raw\` to see the upstream's text.`,
+    { extensions: { code: 'BAD_USER_INPUT', argument: 'filter', field: name } },
+  );
 }
 
 function sortOf(orderBy: ListArgs['orderBy']): Sort | undefined {

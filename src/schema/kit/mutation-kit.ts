@@ -20,6 +20,7 @@ import type { JobOutcome, JobRecord } from '../../jobs/store.js';
 import { isDeclaredParam, type DeclaredValues, type ParamDeclaration, type ParamsOf, type ResultOf, type WriteOperation } from '../../upstream/operations/index.js';
 import { UpstreamErrorRef } from './errors.js';
 import { JobRef, JobStatusEnum, MutationPayloadUnion, errorOf, payloadSourceOf, registerJobOperation, succeeded, type PayloadSource } from './job.js';
+import { isFallback } from './enums.js';
 import { InputRefusal, inputFieldsOf, userErrorOf, UserErrorRef, type UserErrorRecord } from './user-errors.js';
 
 export type { PayloadSource } from './job.js';
@@ -345,6 +346,12 @@ function userErrorsOf(source: PayloadSource, context: GatewayContext, info: Grap
   return error === null ? [] : [userErrorOf(error, source.input, inputFieldsOf(info.schema, source.operation))];
 }
 
+/** Refuses an input field holding an enum's fallback (`OTHER`/`UNKNOWN`): it names no value the upstream could be sent. */
+function refuseFallbacks(input: Record<string, unknown>): void {
+  const field = Object.keys(input).find((name) => isFallback(input[name]));
+  if (field !== undefined) throw new InputRefusal(field, `${field}: OTHER (or UNKNOWN) is what this API answers for a value it does not know yet; send one of the enum's other values.`);
+}
+
 /** The payload of a write refused before any job: its input broke a rule the gateway checks. */
 function refusedPayload(operation: string, input: Record<string, unknown>, refusal: InputRefusal): PayloadSource {
   const clientMutationId = typeof input.clientMutationId === 'string' ? input.clientMutationId : null;
@@ -388,6 +395,7 @@ export function defineWriteMutation<Fields extends InputFieldMap, Op extends Wri
         const { credential, owner } = context.session.jobCaller();
         let params: ParamsOf<Op>;
         try {
+          refuseFallbacks(input);
           params = { ...sameNamed<Op>(input, paramNames), ...spec.params?.(input as MutationInput<Fields, Op>) };
         } catch (error) {
           if (error instanceof InputRefusal) return refusedPayload(spec.name, input, error);

@@ -7,11 +7,13 @@
  */
 import type { EnumRef, FieldRef, ObjectFieldBuilder, OutputRef, SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import { observeUnrecognizedValue } from '../../observability/unrecognized-values.js';
+import { FALLBACK_VALUE, fallbackOf } from './enums.js';
 import { fieldRelease, UnrecognizedValue, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
 import { DecodeError } from '../../upstream/wire.js';
-import type { Release } from '../../upstream/releases.js';
+import { describeSince, type Release } from '../../upstream/releases.js';
 
 /**
  * The GraphQL type of each field kind the kit exposes as it is: the kind says what the upstream
@@ -104,28 +106,48 @@ export function exposeRecordFields<Types extends SchemaTypes, R extends RecordNa
   });
 }
 
+/** The fields `exposeRecordEnums` adds for record fields `K`: each, and its `<field>Raw` text. */
+export type EnumFields<Types extends SchemaTypes, K extends string> = { [N in K]: FieldRef<Types, unknown, 'Object'> } & {
+  [N in K as `${N}Raw`]: FieldRef<Types, unknown, 'Object'>;
+};
+
 /**
  * `...exposeRecordEnums(t, 'host', HwMonitorStatus, 'cpuStatus', ...)`: fields of a closed set
- * (`field.oneOf`/`normalized`), exposed as the enum given, with their definitions' descriptions.
- * A value the upstream sent from outside the set is null with an `UNRECOGNIZED_ENUM_VALUE` error
- * carrying it (`extensions.value`), so a client tells "unknown value" from "no value".
+ * (`field.oneOf`/`normalized`), exposed as the enum given, with their definitions' descriptions,
+ * each beside a `<field>Raw: String` holding the text. A value the upstream sent from outside the
+ * set answers the enum's fallback (`OTHER`/`UNKNOWN`) without an error, and is counted and logged
+ * once (`observability/unrecognized-values.ts`): a client written against today's set keeps
+ * working when the upstream grows one, and can still show what it sent.
  */
 export function exposeRecordEnums<Types extends SchemaTypes, V, R extends RecordName, K extends FieldsOfKind<R, 'normalized', V>>(
   t: ObjectFieldBuilder<Types, RecordOf<(typeof RECORDS)[R]>>,
   record: R,
   enumType: EnumRef<Types, V>,
   ...names: K[]
-): { [N in K]: FieldRef<Types, unknown, 'Object'> } {
+): EnumFields<Types, K> {
   const builder = t as unknown as KitFieldBuilder<Types, Record<string, unknown>>;
-  return exposeEach(record, names, (name, { spec, description, since }) =>
-    builder.field({
+  const fields: Record<string, FieldRef<Types, unknown, 'Object'>> = {};
+  exposeEach(record, names, (name, { spec, description, since }) => {
+    const enumName = (enumType as unknown as { name: string }).name;
+    fields[`${name}Raw`] = builder.field({
+      type: 'String',
+      nullable: true,
+      description: describeSince(
+        `\`${name}\` as the upstream sent it: the text of a value ${enumName} does not have yet (which \`${name}\` answers as \`${fallbackOf(enumType) ?? 'OTHER'}\`), else the spec's spelling of the value \`${name}\` answers (e.g. \`${spec.values?.[0] ?? ''}\`). Null when there is no value.`,
+        since,
+      ),
+      extensions: { since, ...reads<Record<string, unknown>>(name) },
+      resolve: (parent) => rawText(parent[name]),
+    });
+    return (fields[name] = builder.field({
       type: enumType,
       nullable: true,
       description,
       extensions: { since, ...reads<Record<string, unknown>>(name) },
-      resolve: (parent, _args, _context, info) => knownValue(parent[name], spec.values ?? [], info),
-    }),
-  );
+      resolve: (parent, _args, context) => knownOrFallback(parent[name], enumName, context),
+    }));
+  });
+  return fields as EnumFields<Types, K>;
 }
 
 /**
@@ -142,14 +164,17 @@ interface KitFieldBuilder<Types extends SchemaTypes, Parent> {
   }): FieldRef<Types, unknown, 'Object'>;
 }
 
-/** A closed set's value as decoded, or the error of one the upstream sent from outside the set. */
-function knownValue(value: unknown, known: readonly string[], info: GraphQLResolveInfo): unknown {
+/** A closed set's value as decoded, or the fallback of one the upstream sent from outside the set (reported). */
+function knownOrFallback(value: unknown, enumName: string, context: unknown): unknown {
   if (!(value instanceof UnrecognizedValue)) return value;
-  const enumName = info.returnType.toString();
-  throw new GraphQLError(
-    `The upstream sent ${JSON.stringify(value.text)} for ${info.parentType.name}.${info.fieldName}, which is not a value of ${enumName} this API knows (${known.join(', ')}).`,
-    { extensions: { code: 'UNRECOGNIZED_ENUM_VALUE', enum: enumName, value: value.text } },
-  );
+  observeUnrecognizedValue(context, enumName, value.text);
+  return FALLBACK_VALUE;
+}
+
+/** The text of a closed set's value: the upstream's own when it is outside the set. */
+function rawText(value: unknown): string | null {
+  if (value instanceof UnrecognizedValue) return value.text;
+  return typeof value === 'string' ? value : null;
 }
 
 /** The extension a record-backed object type carries (`backedBy`). */

@@ -9,6 +9,7 @@ import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsAppl
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
+import { ResourceState } from '../shared-enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
 
@@ -33,7 +34,8 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     ...exposeRecordEnums(t, 'snsApplicationEndpoint', SnsEndpointType, 'type'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'platformUuid'),
     platform: follows(t, 'platformUuid', SnsApplicationPlatformRef, 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.'),
-    ...exposeRecordFields(t, 'snsApplicationEndpoint', 'state', 'createDate', 'lastOpDate', 'url', 'username'),
+    ...exposeRecordEnums(t, 'snsApplicationEndpoint', ResourceState, 'state'),
+    ...exposeRecordFields(t, 'snsApplicationEndpoint', 'createDate', 'lastOpDate', 'url', 'username'),
     receivers: t.field({
       type: [SnsSmsReceiverRef],
       nullable: false,
@@ -74,8 +76,8 @@ const endpointListArgs = defineListQuery({
       type: equals('Only endpoints of this delivery type.', SnsEndpointType),
       typeIn: anyOf('type', 'Only endpoints of one of these delivery types.', SnsEndpointType),
       platformUuid: equals('Only endpoints of this platform.'),
-      state: equals('Only endpoints in this state, e.g. `Enabled`.'),
-      stateIn: anyOf('state', 'Only endpoints in one of these states.'),
+      state: equals('Only endpoints in this state, e.g. `ENABLED`.', ResourceState),
+      stateIn: anyOf('state', 'Only endpoints in one of these states.', ResourceState),
     },
   },
   order: {

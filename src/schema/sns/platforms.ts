@@ -7,6 +7,7 @@ import { snsApplicationPlatform } from '../../upstream/records.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
+import { ResourceState } from '../shared-enums.js';
 import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
 const platforms = cursorFamily('sns-application-platform');
@@ -30,7 +31,8 @@ export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPla
   fields: (t) => ({
     ...exposeRecordFields(t, 'snsApplicationPlatform', 'uuid', 'name', 'description'),
     ...exposeRecordEnums(t, 'snsApplicationPlatform', SnsEndpointType, 'type'),
-    ...exposeRecordFields(t, 'snsApplicationPlatform', 'state', 'createDate', 'lastOpDate'),
+    ...exposeRecordEnums(t, 'snsApplicationPlatform', ResourceState, 'state'),
+    ...exposeRecordFields(t, 'snsApplicationPlatform', 'createDate', 'lastOpDate'),
   }),
 });
 
@@ -63,8 +65,8 @@ defineListQuery({
       nameContains: NAME_CONTAINS_FILTER,
       type: equals('Only platforms of this delivery type.', SnsEndpointType),
       typeIn: anyOf('type', 'Only platforms of one of these delivery types.', SnsEndpointType),
-      state: equals('Only platforms in this state, e.g. `Enabled`.'),
-      stateIn: anyOf('state', 'Only platforms in one of these states.'),
+      state: equals('Only platforms in this state, e.g. `ENABLED`.', ResourceState),
+      stateIn: anyOf('state', 'Only platforms in one of these states.', ResourceState),
     },
   },
   order: {

@@ -7,7 +7,9 @@ import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord,
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { exposeRecordFields, follows, referenceItems, wellFormed } from '../kit/record-fields.js';
+import { recordEnum } from '../kit/enums.js';
+import { exposeRecordEnums, exposeRecordFields, follows, referenceItems, wellFormed } from '../kit/record-fields.js';
+import { ResourceState } from '../shared-enums.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -52,15 +54,23 @@ ScsiLunVmInstanceRefType.implement({
   }),
 });
 
+export const FiberChannelLunType = recordEnum('FiberChannelLunType', {
+  record: 'fiberChannelLun',
+  field: 'type',
+  description: 'The disk type of a LUN as the hosts see it. Since 3.1.0.',
+  values: { disk: 'A whole disk (`disk`).' },
+});
+
 export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
   description: 'A fibre-channel SAN disk (LUN) and the hosts and VMs it is mapped to (QueryFiberChannelLun). Since 3.1.0.',
   extensions: { since: fiberChannelLun.since },
   ...nodeByUuid(fiberChannelLuns, 'FiberChannelLun'),
   fields: (t) => ({
-    ...exposeRecordFields(t, 'fiberChannelLun',
-      'uuid', 'name', 'fiberChannelStorageUuid', 'wwid', 'wwn', 'serial', 'vendor', 'model', 'type', 'path', 'size', 'state', 'createDate',
-      'lastOpDate',
-    ),
+    ...exposeRecordFields(t, 'fiberChannelLun', 'uuid', 'name', 'fiberChannelStorageUuid', 'wwid', 'wwn', 'serial', 'vendor', 'model'),
+    ...exposeRecordEnums(t, 'fiberChannelLun', FiberChannelLunType, 'type'),
+    ...exposeRecordFields(t, 'fiberChannelLun', 'path', 'size'),
+    ...exposeRecordEnums(t, 'fiberChannelLun', ResourceState, 'state'),
+    ...exposeRecordFields(t, 'fiberChannelLun', 'createDate', 'lastOpDate'),
     scsiLunHostRefs: t.field({
       type: [ScsiLunHostRefType],
       nullable: { list: false, items: true },
@@ -130,8 +140,8 @@ defineListQuery({
       wwid: equals('Only the LUN with this world wide identifier.'),
       wwn: equals('Only the LUN with this world wide name.'),
       serial: equals('Only the LUN with this serial number.'),
-      state: equals('Only LUNs in this state, e.g. `Enabled`.'),
-      stateIn: anyOf('state', 'Only LUNs in one of these states.'),
+      state: equals('Only LUNs in this state, e.g. `ENABLED`.', ResourceState),
+      stateIn: anyOf('state', 'Only LUNs in one of these states.', ResourceState),
     },
   },
   order: {

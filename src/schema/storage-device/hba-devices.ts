@@ -3,16 +3,49 @@
  */
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
-import type { HbaDeviceRecord, HostRecord } from '../../upstream/records.js';
+import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
-import { alsoReads, backedBy, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { recordEnum } from '../kit/enums.js';
+import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
 const hbaDevices = queryFamily('hbaDevices');
+
+export const HbaPortState = recordEnum('HbaPortState', {
+  record: 'hbaDevice',
+  field: 'portState',
+  description: 'The link state of a fibre-channel HBA port. Since 5.3.0.',
+  values: { Online: 'The link is up (`Online`).', Linkdown: 'The link is down (`Linkdown`).' },
+});
+
+export const HbaType = recordEnum('HbaType', {
+  record: 'hbaDevice',
+  field: 'hbaType',
+  description: 'The kind of a host bus adapter. Since 5.3.0.',
+  values: { FC: 'Fibre channel (`FC`).' },
+});
+
+const BITS_PER_UNIT: Readonly<Record<string, number>> = { k: 0.001, m: 1, g: 1000, t: 1_000_000 };
+
+/**
+ * A link speed the upstream writes as text (`16 Gbit`, `8 Gbit/s`) in Mbit/s, the unit of
+ * `HostNic.speed`; null for text that names no speed (`Unknown`).
+ */
+export function linkSpeedMbits(text: string | null): number | null {
+  const match = text === null ? null : /^\s*(\d+(?:\.\d+)?)\s*([kmgt])?bit(?:\/s)?\s*$/i.exec(text);
+  if (match === null) return null;
+  return Math.round(Number(match[1]) * BITS_PER_UNIT[(match[2] ?? 'm').toLowerCase()]!);
+}
+
+/** The speeds of a comma-separated list (`4 Gbit, 8 Gbit, 16 Gbit`) in Mbit/s, those that name one. */
+function linkSpeedsMbits(text: string | null): number[] {
+  if (text === null) return [];
+  return text.split(',').map(linkSpeedMbits).filter((speed): speed is number => speed !== null);
+}
 
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
@@ -21,9 +54,35 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   fields: (t) => ({
     ...exposeRecordFields(t, 'hbaDevice', 'uuid', 'name', 'hostUuid'),
     host: follows(t, 'hostUuid', HostRef, 'Host the HBA is installed in (read through the cursor family). Null when it cannot be read (with an error). Since 5.3.0.'),
-    ...exposeRecordFields(t, 'hbaDevice',
-      'portName', 'portState', 'hbaType', 'speed', 'supportedSpeeds', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate',
-    ),
+    ...exposeRecordFields(t, 'hbaDevice', 'portName'),
+    ...exposeRecordEnums(t, 'hbaDevice', HbaPortState, 'portState'),
+    ...exposeRecordEnums(t, 'hbaDevice', HbaType, 'hbaType'),
+    speed: t.field({
+      type: 'Long',
+      nullable: true,
+      description: 'Current port speed in Mbit/s (the unit of `HostNic.speed`): the upstream\'s text (`16 Gbit`) read as a number (16000). Null when the text names no speed; `speedRaw` has it. Since 5.3.0.',
+      extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
+      resolve: (device) => linkSpeedMbits(device.speed),
+    }),
+    // The text as the record holds it, described where the record is defined.
+    speedRaw: t.exposeString('speed', {
+      nullable: true,
+      description: hbaDevice.fields.speed.description,
+      extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
+    }),
+    supportedSpeeds: t.field({
+      type: ['Long'],
+      nullable: false,
+      description: 'Speeds the port supports, in Mbit/s, slowest first as the upstream lists them (`4 Gbit, 8 Gbit, 16 Gbit` is `[4000, 8000, 16000]`); an entry that names no speed is left out (`supportedSpeedsRaw` has the text). Since 5.3.0.',
+      extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
+      resolve: (device) => linkSpeedsMbits(device.supportedSpeeds),
+    }),
+    supportedSpeedsRaw: t.exposeString('supportedSpeeds', {
+      nullable: true,
+      description: hbaDevice.fields.supportedSpeeds.description,
+      extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
+    }),
+    ...exposeRecordFields(t, 'hbaDevice', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate'),
   }),
 });
 
@@ -59,9 +118,9 @@ const hbaListArgs = defineListQuery({
       uuids: uuidsFilter('ports'),
       hostUuid: equals('Only ports of this host.'),
       portName: equals('Only the port with this world wide port name (WWPN), e.g. `0x21000024ff3dbb01`.'),
-      portState: equals('Only ports in this state, e.g. `Online`.'),
-      portStateIn: anyOf('portState', 'Only ports in one of these states, e.g. `["Online", "Linkdown"]`.'),
-      hbaType: equals('Only HBAs of this type, e.g. `FC`.'),
+      portState: equals('Only ports in this state, e.g. `ONLINE`.', HbaPortState),
+      portStateIn: anyOf('portState', 'Only ports in one of these states, e.g. `[ONLINE, LINKDOWN]`.', HbaPortState),
+      hbaType: equals('Only HBAs of this type, e.g. `FC`.', HbaType),
     },
   },
   order: {

@@ -8,6 +8,7 @@ import type { VmInstanceRecord } from '../../upstream/records.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
+import { HypervisorType } from '../shared-enums.js';
 import { VmInstanceRef } from './types.js';
 
 export const NicDriverType = recordEnum('NicDriverType', {
@@ -35,15 +36,34 @@ const loadVmNics = loadEmbedded('VmNic', loadVms, (vm: VmInstanceRecord) => vm.v
 const loadVmCdRoms = loadEmbedded('VmCdRom', loadVms, (vm: VmInstanceRecord) => vm.vmCdRoms);
 const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => vm.vmNics.flatMap((nic) => nic.usedIps));
 
+export const VmNicType = recordEnum('VmNicType', {
+  record: 'vmNic',
+  field: 'type',
+  description: 'The kind of a VM NIC; the upstream\'s spelling varies in case (`VNIC`, `VNic`). Since 3.17.13.',
+  values: { VNIC: 'A virtual NIC (`VNIC`, in any case).' },
+});
+
+export const VmNicState = recordEnum('VmNicState', {
+  record: 'vmNic',
+  field: 'state',
+  description: 'The state of a VM NIC. Since 3.17.13.',
+  values: { enable: 'The NIC is enabled (`enable`).' },
+});
+
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (VmNicInventory; a `vmNics` item of the VM record since 3.17.13). Since 3.9.0.',
   ...embeddedNode(loadVmNics, 'vmInstanceUuid', backedBy('vmNic')),
   fields: (t) => ({
     ...exposeRecordFields(t, 'vmNic', 'uuid', 'vmInstanceUuid'),
     vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM the NIC belongs to. Null when it cannot be read (with an error). Since 3.9.0.'),
-    ...exposeRecordFields(t, 'vmNic', 'l3NetworkUuid', 'ip', 'mac', 'hypervisorType', 'netmask', 'gateway', 'metaData'),
+    ...exposeRecordFields(t, 'vmNic', 'l3NetworkUuid', 'ip', 'mac'),
+    ...exposeRecordEnums(t, 'vmNic', HypervisorType, 'hypervisorType'),
+    ...exposeRecordFields(t, 'vmNic', 'netmask', 'gateway', 'metaData'),
     ...exposeRecordEnums(t, 'vmNic', NicDriverType, 'driverType'),
-    ...exposeRecordFields(t, 'vmNic', 'internalName', 'type', 'state', 'ipVersion', 'deviceId', 'usedIpUuid', 'createDate', 'lastOpDate'),
+    ...exposeRecordFields(t, 'vmNic', 'internalName'),
+    ...exposeRecordEnums(t, 'vmNic', VmNicType, 'type'),
+    ...exposeRecordEnums(t, 'vmNic', VmNicState, 'state'),
+    ...exposeRecordFields(t, 'vmNic', 'ipVersion', 'deviceId', 'usedIpUuid', 'createDate', 'lastOpDate'),
     usedIps: embeddedList(t, 'usedIps', UsedIpRef, 'IP addresses allocated to the NIC. Since 4.10.0.'),
   }),
 });

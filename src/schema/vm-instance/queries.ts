@@ -8,7 +8,8 @@ import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FI
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmInstances, vmsOfHost } from './loaders.js';
-import { CpuArchitecture, VmInstanceConnection, VmInstanceRef, VmInstanceType, VmPlatform } from './types.js';
+import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
+import { VmInstanceConnection, VmInstanceRef, VmInstanceType, VmPlatform, VmState } from './types.js';
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
 const vmListArgs = defineListQuery({
@@ -31,8 +32,8 @@ const vmListArgs = defineListQuery({
     fields: {
       uuids: uuidsFilter('VMs'),
       nameContains: NAME_CONTAINS_FILTER,
-      state: equals('Only VMs in this state, e.g. `Running`.'),
-      stateIn: anyOf('state', 'Only VMs in one of these states, e.g. `["Running", "Paused"]`.'),
+      state: equals('Only VMs in this state, e.g. `RUNNING`.', VmState),
+      stateIn: anyOf('state', 'Only VMs in one of these states, e.g. `[RUNNING, STOPPED]`.', VmState),
       hostUuid: equals('Only VMs running on this host.'),
       lastHostUuid: equals('Only VMs that last ran on this host.'),
       zoneUuid: equals('Only VMs of this zone.'),
@@ -43,7 +44,7 @@ const vmListArgs = defineListQuery({
       defaultL3NetworkUuid: equals('Only VMs whose default L3 network this is.'),
       platform: equals('Only VMs of this guest platform.', VmPlatform),
       architecture: equals('Only VMs of this CPU architecture.', CpuArchitecture),
-      hypervisorType: equals('Only VMs with this hypervisor, e.g. `KVM`.'),
+      hypervisorType: equals('Only VMs with this hypervisor, e.g. `KVM`.', HypervisorType),
       type: equals('Only VMs of this kind.', VmInstanceType),
       typeIn: anyOf('type', 'Only VMs of one of these kinds.', VmInstanceType),
     },

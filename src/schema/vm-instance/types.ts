@@ -12,6 +12,7 @@ import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
 import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
+import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
 import { followsHost } from '../host/index.js';
 import { VolumeRef } from '../volume.js';
 import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
@@ -25,11 +26,22 @@ export const VmPlatform = recordEnum('VmPlatform', {
   values: { Windows: 'Windows (`Windows`).', Linux: 'Linux (`Linux`).', Other: 'Any other guest (`Other`).' },
 });
 
-export const CpuArchitecture = recordEnum('CpuArchitecture', {
+export const VmState = recordEnum('VmState', {
   record: 'vmInstance',
-  field: 'architecture',
-  description: 'The CPU architecture of a VM, as the spec lists them. Since 0.6.',
-  values: { x86_64: '64-bit x86 (`x86_64`).', aarch64: '64-bit ARM (`aarch64`).', Other: 'Any other architecture (`Other`).' },
+  field: 'state',
+  description: 'The state of a VM. Since 0.6.',
+  values: {
+    Running: 'Running on its host (`Running`).',
+    Stopped: 'Stopped: placed on no host (`Stopped`).',
+    Destroyed: 'Destroyed and recoverable, until expunged (`Destroyed`; RecoverVmInstance brings it back `Stopped`).',
+  },
+});
+
+export const VmAllocatorStrategy = recordEnum('VmAllocatorStrategy', {
+  record: 'vmInstance',
+  field: 'allocatorStrategy',
+  description: 'How the upstream chooses a VM\'s host. Since 0.6.',
+  values: { LastHostPreferredAllocatorStrategy: 'The host it last ran on, when it can (`LastHostPreferredAllocatorStrategy`).' },
 });
 
 export const VmInstanceType = recordEnum('VmInstanceType', {
@@ -55,9 +67,11 @@ VmInstanceRef.implement({
     ...exposeRecordEnums(t, 'vmInstance', VmPlatform, 'platform'),
     ...exposeRecordEnums(t, 'vmInstance', CpuArchitecture, 'architecture'),
     ...exposeRecordEnums(t, 'vmInstance', VmInstanceType, 'type'),
-    ...exposeRecordFields(t, 'vmInstance',
-      'hypervisorType', 'memorySize', 'cpuNum', 'cpuSpeed', 'allocatorStrategy', 'state', 'guestOsType', 'createDate', 'lastOpDate',
-    ),
+    ...exposeRecordEnums(t, 'vmInstance', HypervisorType, 'hypervisorType'),
+    ...exposeRecordFields(t, 'vmInstance', 'memorySize', 'cpuNum', 'cpuSpeed'),
+    ...exposeRecordEnums(t, 'vmInstance', VmAllocatorStrategy, 'allocatorStrategy'),
+    ...exposeRecordEnums(t, 'vmInstance', VmState, 'state'),
+    ...exposeRecordFields(t, 'vmInstance', 'guestOsType', 'createDate', 'lastOpDate'),
     host: followsHost(t, 'hostUuid', 'Host the VM runs on now (`hostUuid`); null when it is not placed. Also null when it cannot be read (with an error). Since 0.6.'),
     lastHost: followsHost(t, 'lastHostUuid', 'Host the VM last ran on (`lastHostUuid`). Null when it cannot be read (with an error). Since 0.6.'),
     rootVolume: t.field({
