@@ -26,6 +26,8 @@ import { isUpstreamRequestError } from '../../upstream/errors.js';
 import { toCursorFilters, toQueryConditions, type Condition, type Sort } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
+import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
+import { unreadableRecordError } from './errors.js';
 import { childKey, type ChildQuery } from './loading.js';
 
 /** Default page size when `first` is omitted. */
@@ -196,14 +198,20 @@ class PageInfo<T> {
   }
 }
 
+/**
+ * A page's connection. A record the gateway cannot read keeps its edge, so the cursors around it
+ * stay valid, and its node is its error: null in `nodes` and in `edges { node }`, with an
+ * `UPSTREAM_PROTOCOL_ERROR` at that index, while the page's other records answer.
+ */
 function toConnection<T>(
-  nodes: T[],
+  nodes: readonly Readable<T>[],
   cursors: Cursors,
   totalCount: number,
   hasNextPage: boolean,
   hasPreviousPage: boolean,
 ): ConnectionResult<T> {
-  const edges = nodes.map((node, index) => new Edge(node, index, cursors));
+  // Every engine raises an Error found as a field's value (or a list slot) as that field's error.
+  const edges = nodes.map((node, index) => new Edge(node instanceof UnreadableRecord ? (unreadableRecordError(node) as T) : node, index, cursors));
   // Pothos types a cursor as a string; a field's value may be a promise of one, which GraphQL awaits.
   return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount } as unknown as ConnectionResult<T>;
 }
@@ -288,9 +296,14 @@ export async function readCursorPage<K extends CursorResourceType>(
       nextPageCursor ??= keeper.keep(nextCursor).then((ref) => keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref, skip: 0 })));
       return nextPageCursor;
     }
-    return keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref: start.ref, skip: position + 1, uuid: items[position]!.uuid }));
+    return keeper.seal(encodePayload({ kind: 'keyset', binding: binding(), ref: start.ref, skip: position + 1, uuid: uuidOf(items[position]!) }));
   };
   return toConnection(nodes, { at: cursorAt }, page.total, skip + size < items.length || page.hasMore, request.after != null);
+}
+
+/** A record's uuid; an unreadable one's when its wire has one, else undefined (its cursor then names its position only). */
+function uuidOf(item: Readable<{ uuid: string }>): string | undefined {
+  return item instanceof UnreadableRecord ? (item.uuid ?? undefined) : item.uuid;
 }
 
 /** A Relay page read through a resource-family query (`limit`/`start`/`replyWithCount`). */
@@ -331,7 +344,7 @@ export async function readQueryPage<C extends QueryCollection>(
  */
 export function resolveListConnection<T>(
   context: GatewayContext,
-  list: readonly T[],
+  list: readonly Readable<T>[],
   args: PageArgs,
   field: string,
   key: string,
@@ -355,7 +368,7 @@ export function resolveListConnection<T>(
  */
 export function loadListConnection<T>(
   context: GatewayContext,
-  loader: { load(key: string): Promise<readonly T[]> },
+  loader: { load(key: string): Promise<readonly Readable<T>[]> },
   parentUuid: string,
   query: ChildQuery,
   args: PageArgs,

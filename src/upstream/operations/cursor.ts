@@ -25,7 +25,7 @@ export function cursorItemDecoder(decoder: RecordDecoder, resourceType: CursorRe
   return decoder[ITEM_DECODERS[resourceType]];
 }
 
-/** A page: `items`, `total`, and `nextCursor` whenever `hasMore`. */
+/** A page: `items` (one that cannot be read an `UnreadableRecord` in its slot), `total`, and `nextCursor` whenever `hasMore`. */
 function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder, resourceType: unknown): CursorPage<CursorRecord> {
   const decodeItem = cursorItemDecoder(decoder, resourceType as CursorResourceType);
   const items = body.items;
@@ -38,7 +38,7 @@ function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder,
   if (hasMore && nextCursor === null) throw new DecodeError('body.nextCursor', 'hasMore is true but nextCursor is null');
   const total = optionalCount(body, 'total');
   if (total === null) throw new DecodeError('body.total', 'the page has no total');
-  return { items: decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore };
+  return { items: decoder.each(items, 'body.items', decodeItem), total, nextCursor, hasMore };
 }
 
 export const CursorQuery = defineOperation('CursorQuery', 'GET cursor-query', {
