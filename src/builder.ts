@@ -21,8 +21,9 @@ export interface GatewaySchemaTypes {
   };
   /** Every connection reports `totalCount` (the upstream's `total`). */
   Connection: { totalCount: number };
-  DefaultEdgesNullability: false;
-  DefaultNodeNullability: false;
+  /** `edges: [XEdge]!` and `nodes: [X]!`: one record the gateway cannot read nulls its own slot, not the page. */
+  DefaultEdgesNullability: { list: false; items: true };
+  DefaultNodeNullability: true;
 }
 
 /**
@@ -50,10 +51,19 @@ export const builder = new SchemaBuilder<GatewaySchemaTypes>({
     clientMutationId: 'omit',
     cursorType: 'String',
     nodesOnConnection: {
-      description: 'The nodes of the page, without their cursors (a shortcut for `edges { node }`).',
+      description:
+        'The nodes of the page, without their cursors (a shortcut for `edges { node }`). A record the upstream sent unreadable is null in its slot, with an `UPSTREAM_PROTOCOL_ERROR` at that index; skip null nodes.',
     },
-    edgesFieldOptions: { nullable: false, description: 'The records of this page, each with its cursor.' },
-    nodeFieldOptions: { nullable: false, description: 'The record at this edge.' },
+    // A record the upstream sent unreadable keeps its edge (its cursor stays valid) with a null
+    // node and an error at its index; the page's other records answer (GitHub's shape).
+    edgesFieldOptions: {
+      nullable: { list: false, items: true },
+      description: 'The records of this page, each with its cursor. An edge is never null today; its `node` is null (with an error) when the upstream sent that record unreadable.',
+    },
+    nodeFieldOptions: {
+      nullable: true,
+      description: 'The record at this edge; null, with an `UPSTREAM_PROTOCOL_ERROR` at this path, when the upstream sent it unreadable (its cursor stays valid).',
+    },
     cursorFieldOptions: {
       description: 'Opaque position of this edge: pass it as `after` to continue right after this record.',
       extensions: CURSOR_MAY_BE_PROMISED,

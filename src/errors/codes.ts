@@ -280,7 +280,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
     httpStatus: 200,
     where: 'field',
     meaning:
-      'The upstream answered something unreadable: a selected field of the wrong type, a record without a valid uuid; for an item of a reference list, that item alone is null with this error at its index.',
+      'The upstream answered something unreadable: a selected field of the wrong type, a record without a valid uuid. A record of a page, of `nodes(ids:)` or of an embedded list is null alone, with this error at its own index; the other records answer.',
   },
   {
     code: PERSISTED_QUERY_NOT_FOUND,

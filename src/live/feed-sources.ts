@@ -8,9 +8,12 @@
  *
  * Records embedded in others (a VM's NICs, a host's bonds) have no collection of their own: they
  * change with their parent's `lastOpDate`, or not visibly at all, and the feed cannot poll them.
+ * A record the gateway cannot read has no timestamps to compare: the feed skips it (a query
+ * reading it answers its error anyway) and sees its change once it reads again.
  */
 import { cursorFamilyOf, resourceFamilyOf } from '../upstream/families.js';
 import type { Instant } from '../upstream/define-record.js';
+import { readableItems } from '../upstream/wire.js';
 import {
   cbtTask,
   directory,
@@ -62,9 +65,9 @@ function cursorSource(collection: LiveCollection, resourceType: CursorResourceTy
     credential: family.credential,
     async newest(session, pageSize) {
       const page = await session.cursorQuery({ resourceType, sort: 'lastOpDate', order: 'desc', pageSize });
-      return { records: page.items, total: page.total, more: page.hasMore };
+      return { records: readableItems(page.items), total: page.total, more: page.hasMore };
     },
-    changedSince: (session, since) => family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }]),
+    changedSince: async (session, since) => readableItems(await family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }])),
   };
 }
 
@@ -76,9 +79,9 @@ function querySource(collection: LiveCollection, name: QueryCollection): FeedSou
     async newest(session, pageSize) {
       const result = await session.query(name, { sort: { field: 'lastOpDate', direction: 'desc' }, limit: pageSize, replyWithCount: true });
       const total = result.total ?? result.inventories.length;
-      return { records: result.inventories, total, more: total > result.inventories.length };
+      return { records: readableItems(result.inventories), total, more: total > result.inventories.length };
     },
-    changedSince: (session, since) => family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }]),
+    changedSince: async (session, since) => readableItems(await family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }])),
   };
 }
 

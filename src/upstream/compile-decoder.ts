@@ -11,7 +11,7 @@
  * are spliced into the source; every function it calls is passed in, never looked up by name.
  */
 import { UnrecognizedValue, type AnyRecordDefinition, type DecodeRuntime, type FieldSpec } from './define-record.js';
-import { asObject, bool, int, json, list, listEach, requiredInt, requiredStr, str, strList, uuid } from './wire.js';
+import { asObject, bool, int, json, listEach, requiredInt, requiredStr, str, strList, uuid } from './wire.js';
 
 /** A field the demand left out was read: in tests, a starved `reads(...)` declaration. */
 export class UndecodedFieldError extends Error {
@@ -43,7 +43,7 @@ function closedSetValue<T>(normalize: (text: string) => T | null, text: string |
   return text === null ? null : (normalize(text) ?? new UnrecognizedValue(text));
 }
 
-const READERS = { asObject, bool, int, json, list, listEach, requiredInt, requiredStr, str, strList, uuid, closedSetValue };
+const READERS = { asObject, bool, int, json, listEach, requiredInt, requiredStr, str, strList, uuid, closedSetValue };
 
 export function compileDecoder(definition: AnyRecordDefinition, options: CompileOptions): CompiledDecoder {
   const { mask, strict, runtime } = options;
@@ -87,7 +87,8 @@ export function compileDecoder(definition: AnyRecordDefinition, options: Compile
         case 'records': {
           const item = bind(options.decoderOf(spec.record as AnyRecordDefinition));
           const context = spec.passes === undefined ? '' : `, f_${spec.passes}`;
-          expression = spec.eachAlone === true ? `listEach(o.${key}, ${q}, path, ${item})` : `list(o.${key}, ${q}, path, ${item}${context})`;
+          // Each item stands alone: one the decoder cannot read fills its own slot, not the record's.
+          expression = `listEach(o.${key}, ${q}, path, ${item}${context})`;
           break;
         }
         case 'fromParent': expression = 'parent'; break;

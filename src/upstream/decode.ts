@@ -20,11 +20,11 @@ import type { AnyRecordDefinition, DecodeRuntime, RecordOf } from './define-reco
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
 import { DEMANDED_RECORDS, RECORDS, type ErrorCodeRecord } from './records.js';
 import { createTimestampParser, type TimestampParser } from './timestamps.js';
-import { asObject, DecodeError, decodeList, describe, requiredStr, str } from './wire.js';
+import { asObject, DecodeError, decodeEach, decodeList, describe, requiredStr, str, type Readable } from './wire.js';
 
 export { UndecodedFieldError } from './compile-decoder.js';
 export { normalizeInterfaceType } from './records.js';
-export { asObject, DecodeError } from './wire.js';
+export { asObject, DecodeError, isUnreadable, readableItems, UnreadableRecord, type Readable } from './wire.js';
 
 /** ErrorCode causes nest; a chain deeper than this is not an error report but a loop or an attack. */
 const MAX_CAUSE_DEPTH = 32;
@@ -117,6 +117,15 @@ export class RecordDecoder {
   readonly list = <T>(items: unknown, path: string, decodeItem: (value: unknown, path: string) => T): T[] => {
     if (!Array.isArray(items)) throw new DecodeError(path, `expected a list, got ${describe(items)}`);
     return decodeList(items, path, decodeItem);
+  };
+
+  /**
+   * Decodes a list of records one by one: one that cannot be read is an `UnreadableRecord` in its
+   * own slot (a page of records answers the others).
+   */
+  readonly each = <T>(items: unknown, path: string, decodeItem: (value: unknown, path: string) => T): Readable<T>[] => {
+    if (!Array.isArray(items)) throw new DecodeError(path, `expected a list, got ${describe(items)}`);
+    return decodeEach(items, path, decodeItem);
   };
 }
 

@@ -11,7 +11,7 @@
  */
 import type { ErrorCodeRecord } from './records.js';
 import { describeSince, newerOf, type Release } from './releases.js';
-import type { DecodeError, Wire } from './wire.js';
+import type { Readable, Wire } from './wire.js';
 
 /** 32 lowercase hexadecimal characters. */
 export type Uuid = string;
@@ -74,8 +74,6 @@ export interface FieldSpec<T, K extends FieldKind = FieldKind> extends FieldDoc 
   readonly record?: AnyRecordDefinition;
   /** `records`: the field of this record handed to each item as its parent value. */
   readonly passes?: string;
-  /** `records`: an item that cannot be decoded is its `DecodeError` in its slot, not the whole record's failure. */
-  readonly eachAlone?: boolean;
   /** `custom`: reads the field from the whole wire object. */
   readonly read?: (wire: Wire, path: string, runtime: DecodeRuntime) => T;
   /** Never set: carries `T` for `RecordOf`. */
@@ -206,16 +204,15 @@ export const field = {
     spec<V | UnrecognizedValue | null, 'normalized'>('normalized', false, doc, { normalize, values }),
   /**
    * A list of embedded records; `passes` names the field of this record handed to each item (what
-   * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`.
+   * the item's `fromParent`/`ownOrParent` field receives). Absent is `[]`. Its items stand alone:
+   * one the decoder cannot read is an `UnreadableRecord` in its own slot, and costs only itself
+   * (not the record that embeds it, nor the page that record is on).
    */
   records: <D extends AnyRecordDefinition>(record: D, passes?: string, doc: FieldDoc = {}) =>
-    spec<RecordOf<D>[], 'records'>('records', false, doc, { record, passes }),
-  /**
-   * A list of references to other records whose items stand alone: one the decoder cannot read
-   * (a reference without its uuid) is a `DecodeError` in its own slot, and costs only itself.
-   */
+    spec<Readable<RecordOf<D>>[], 'records'>('records', false, doc, { record, passes }),
+  /** A list of references to other records (a LUN's host mappings): embedded records with no parent value to pass. */
   references: <D extends AnyRecordDefinition>(record: D, doc: FieldDoc = {}) =>
-    spec<(RecordOf<D> | DecodeError)[], 'records'>('records', false, doc, { record, eachAlone: true }),
+    spec<Readable<RecordOf<D>>[], 'records'>('records', false, doc, { record }),
   /** Not on the wire: the value the parent record hands down (`records(def, passes)`); null without one. */
   fromParent: (doc: FieldDoc = {}) => spec<Uuid | null, 'fromParent'>('fromParent', true, doc),
   /**

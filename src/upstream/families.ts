@@ -8,6 +8,7 @@
  */
 import { CursorQuery, QUERY_OPERATIONS } from './operations/index.js';
 import type { Release } from './releases.js';
+import type { Readable } from './wire.js';
 import type { CredentialFamily, UpstreamSession } from './session.js';
 import type {
   CursorFilter,
@@ -152,8 +153,11 @@ export interface UpstreamFamily<R> {
   readonly credential: CredentialFamily;
   /** The release that brought its reads (CursorQuery's, or the collection's query operation's). */
   readonly since: Release;
-  /** Every record meeting `where`, in `sort`'s order: the first page, then the next while the upstream has more. */
-  readAll(session: UpstreamSession, where: readonly Condition[], sort?: Sort): Promise<R[]>;
+  /**
+   * Every record meeting `where`, in `sort`'s order: the first page, then the next while the
+   * upstream has more. One the gateway cannot read is an `UnreadableRecord` in its place.
+   */
+  readAll(session: UpstreamSession, where: readonly Condition[], sort?: Sort): Promise<Readable<R>[]>;
 }
 
 /** The cursor family: CursorQuery, then CursorNext while `hasMore`. */
@@ -163,7 +167,7 @@ export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): U
     credential: 'cursor',
     since: CursorQuery.since,
     async readAll(session, where, sort) {
-      const records: CursorResourceTypes[K][] = [];
+      const records: Readable<CursorResourceTypes[K]>[] = [];
       const order = sort === undefined ? {} : { sort: sort.field, ...(sort.direction === undefined ? {} : { order: sort.direction }) };
       let page = await session.cursorQuery({ resourceType, pageSize: READ_ALL_PAGE_SIZE, filter: toCursorFilters(where), ...order });
       records.push(...page.items);
@@ -183,7 +187,7 @@ export function resourceFamilyOf<C extends QueryCollection>(collection: C): Upst
     credential: 'resource',
     since: QUERY_OPERATIONS[collection].since,
     async readAll(session, where, sort) {
-      const records: QueryCollections[C][] = [];
+      const records: Readable<QueryCollections[C]>[] = [];
       const conditions = toQueryConditions(where);
       const order = sort === undefined ? {} : { sort: { field: sort.field, direction: sort.direction ?? 'asc' } };
       for (;;) {

@@ -5,7 +5,7 @@
  */
 export { createUpstreamClient, UPSTREAM_FIXED_OPTIONS } from './client.js';
 export type { UpstreamClientOptions, UpstreamRequestEvent } from './client.js';
-export { DecodeError, normalizeInterfaceType, RecordDecoder, UndecodedFieldError } from './decode.js';
+export { DecodeError, isUnreadable, normalizeInterfaceType, readableItems, RecordDecoder, UndecodedFieldError, UnreadableRecord, type Readable } from './decode.js';
 export * from './errors.js';
 export { cursorFamilyOf, resourceFamilyOf, toCursorFilters, toQueryConditions } from './families.js';
 export type { Condition, ConditionOperator, Sort, UpstreamFamily } from './families.js';

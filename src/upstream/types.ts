@@ -10,7 +10,7 @@
  * `UpstreamRequestError` subclass from `errors.ts`, each with a stable `code`.
  */
 import type { SpanScope } from '../tracing/spans.js';
-import type { RecordDecoder } from './decode.js';
+import type { Readable, RecordDecoder } from './decode.js';
 import type { RecordDemand } from './demand.js';
 import type { ParamsOf, ReadOperation, ResultOf, WriteOperation } from './operations/define.js';
 import type { WriteTags } from './operations/request.js';
@@ -94,7 +94,8 @@ export interface QueryRequest {
 }
 
 export interface QueryResult<T> {
-  inventories: T[];
+  /** The records, one the gateway cannot read an `UnreadableRecord` in its own slot. */
+  inventories: Readable<T>[];
   /** Present when `replyWithCount` was asked for. */
   total: number | null;
 }
@@ -163,7 +164,8 @@ export type WireSortKey = string | number | boolean | null;
 export const DEFAULT_CURSOR_SORT = 'createDate';
 
 export interface CursorPage<T> {
-  items: T[];
+  /** The records, one the gateway cannot read an `UnreadableRecord` in its own slot. */
+  items: Readable<T>[];
   total: number;
   nextCursor: string | null;
   hasMore: boolean;

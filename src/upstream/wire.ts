@@ -129,30 +129,81 @@ export function strList(v: unknown, key: string, path: string): string[] {
 }
 
 /**
- * A list field decoded item by item; `context` is handed to each item (what an embedded record
- * needs from its parent, e.g. a NIC's VM uuid), so no closure is made per parent.
+ * An item of a list (a page's record, an embedded record) that could not be decoded: its own slot
+ * holds this instead of failing the list, so one record the gateway cannot read costs only itself.
+ * It keeps the item's wire value, from which what can still be read (its uuid, the parent it
+ * names) places it: a page keeps its position, a loader gives the error to its own key.
  */
-export function list<T, C = undefined>(v: unknown, key: string, path: string, decodeItem: (value: unknown, path: string, context: C) => T, context?: C): T[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new DecodeError(`${path}.${key}`, `expected a list, got ${describe(v)}`);
-  return decodeList(v, `${path}.${key}`, decodeItem, context);
+export class UnreadableRecord extends DecodeError {
+  constructor(
+    error: DecodeError,
+    private readonly wire: unknown,
+  ) {
+    super(error.path, error.message.slice(error.path.length + 2));
+    this.name = 'UnreadableRecord';
+  }
+
+  /** The item's text under `key`, when it is text (a reference to another record); else null. */
+  text(key: string): string | null {
+    const o = this.wire;
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return null;
+    const value = (o as Wire)[key];
+    return typeof value === 'string' ? value : null;
+  }
+
+  /** The item's own uuid, when it carries a well-formed one (lowered, as the decoder lowers it); else null. */
+  get uuid(): string | null {
+    const text = this.text('uuid');
+    return text !== null && uuidShape(text) !== 0 ? text.toLowerCase() : null;
+  }
+}
+
+/** A list slot: the decoded item, or why it could not be. */
+export type Readable<T> = T | UnreadableRecord;
+
+/** Whether a list slot holds an item the decoder could not read. */
+export function isUnreadable(value: unknown): value is UnreadableRecord {
+  return value instanceof UnreadableRecord;
+}
+
+/** The items of a list the decoder could read. */
+export function readableItems<T>(items: readonly Readable<T>[]): T[] {
+  return items.filter((item): item is T => !(item instanceof UnreadableRecord));
 }
 
 /**
- * A list whose items stand alone: an item that cannot be decoded is its `DecodeError` in its own
- * slot, and the others decode (a malformed reference costs only itself). The list itself must
- * still be a list.
+ * A list whose items stand alone: an item that cannot be decoded is an `UnreadableRecord` in its
+ * own slot, and the others decode (a malformed record costs only itself). The list itself must
+ * still be a list. `context` is handed to each item (what an embedded record needs from its
+ * parent, e.g. a NIC's VM uuid), so no closure is made per parent.
  */
-export function listEach<T>(v: unknown, key: string, path: string, decodeItem: (value: unknown, path: string) => T): (T | DecodeError)[] {
+export function listEach<T, C = undefined>(
+  v: unknown,
+  key: string,
+  path: string,
+  decodeItem: (value: unknown, path: string, context: C) => T,
+  context?: C,
+): Readable<T>[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new DecodeError(`${path}.${key}`, `expected a list, got ${describe(v)}`);
-  const out = new Array<T | DecodeError>(v.length);
-  for (let i = 0; i < v.length; i++) {
+  return decodeEach(v, `${path}.${key}`, decodeItem, context);
+}
+
+/** Decodes `items` one by one, an `UnreadableRecord` in the slot of each that cannot be read. */
+export function decodeEach<T, C = undefined>(
+  items: readonly unknown[],
+  path: string,
+  decodeItem: (value: unknown, path: string, context: C) => T,
+  context?: C,
+): Readable<T>[] {
+  const out = new Array<Readable<T>>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     try {
-      out[i] = decodeItem(v[i], `${path}.${key}[${i}]`);
+      out[i] = decodeItem(item, `${path}[${i}]`, context as C);
     } catch (error) {
       if (!(error instanceof DecodeError)) throw error;
-      out[i] = error;
+      out[i] = error instanceof UnreadableRecord ? error : new UnreadableRecord(error, item);
     }
   }
   return out;

@@ -25,7 +25,8 @@ declare const completed: ResultOf<typeof JobCompletedSubscription>;
 declare const live: ResultOf<typeof LiveHostsQuery>;
 declare const running: ResultOf<typeof RunningJobsQuery>;
 
-// The dashboard: a connection may be null (partial data), its nodes are not; a scalar field may be null.
+// The dashboard: a connection may be null (partial data), and so may each of its nodes (a record the
+// gateway could not read); a scalar field may be null.
 export const firstHostName: string | null | undefined = dashboard.hosts?.nodes[0]?.name;
 same<typeof firstHostName, string | null | undefined>(true);
 // @ts-expect-error `hosts` is null when it cannot be read: the client must check it.
@@ -73,7 +74,7 @@ export const wireSpelling: VariablesOf<typeof VmListQuery> = { first: 50, filter
 export const noFirst: VariablesOf<typeof VmListQuery> = { after: null };
 same<typeof vmList.vmInstances, ResultOf<typeof VmListQuery>['vmInstances']>(true);
 export const hasNextPage: boolean | undefined = vmList.vmInstances?.pageInfo.hasNextPage;
-export const placedOn: string | null | undefined = vmList.vmInstances?.edges[0]?.node.host?.name;
+export const placedOn: string | null | undefined = vmList.vmInstances?.edges[0]?.node?.host?.name;
 
 // The mutation: a nullable payload (a mutation that cannot run nulls only itself), its status,
 // and userErrors a form marks its inputs with.
@@ -106,8 +107,8 @@ export const operation: JobOperation = completed.jobCompleted.operation;
 export const neverTrue: boolean = completed.jobCompleted.status === 'DONE';
 
 // The jobs of a reloaded dashboard.
-export const runningIds: string[] = running.jobs?.nodes.map((job) => job.id) ?? [];
-export const runningOperations: JobOperation[] = running.jobs?.nodes.map((job) => job.operation) ?? [];
+export const runningIds: string[] = running.jobs?.nodes.flatMap((job) => (job ? [job.id] : [])) ?? [];
+export const runningOperations: JobOperation[] = running.jobs?.nodes.flatMap((job) => (job ? [job.operation] : [])) ?? [];
 
 // The live query: typed like any query.
-export const liveStatuses: (string | null)[] = live.hosts?.nodes.map((host) => host.status) ?? [];
+export const liveStatuses: (string | null)[] = live.hosts?.nodes.flatMap((host) => (host ? [host.status] : [])) ?? [];

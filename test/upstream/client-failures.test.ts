@@ -4,9 +4,10 @@
  * which GETs are retried and which calls never are.
  */
 import { describe, expect, it } from 'vitest';
-import { UpstreamBusinessError } from '../../src/upstream/index.js';
+import { readable } from '../support/readable.js';
+import { readableItems, UnreadableRecord, UpstreamBusinessError } from '../../src/upstream/index.js';
 import { CreateCbtTask, DestroyVmInstance, GetHostNetworkFacts, GetHostSensors } from '../../src/upstream/operations/index.js';
-import { JOB, RES, SESSION, TEXT_HEADERS, JSON_HEADERS, TOKEN, U1, UP, failure, useMockUpstream } from './mock-upstream.js';
+import { JOB, RES, SESSION, TEXT_HEADERS, JSON_HEADERS, TOKEN, U1, U2, UP, failure, useMockUpstream } from './mock-upstream.js';
 
 const upstream = useMockUpstream();
 
@@ -116,18 +117,26 @@ describe('error mapping', () => {
     await expect(upstream.client.query(SESSION, 'cbtTasks', {}, { signal: controller.signal })).rejects.toBe(reason);
   });
 
-  it.each([
-    ['a body that is not JSON', 'this is not json'],
-    ['a record without a uuid', JSON.stringify({ inventories: [{ name: 'no id' }] })],
-    ['a record with a malformed uuid', JSON.stringify({ inventories: [{ uuid: 'vm-050' }] })],
-    ['a list that is not a list', JSON.stringify({ inventories: [{ uuid: U1, scsiLunHostRefs: 'none' }] })],
-    ['an unreadable timestamp', JSON.stringify({ inventories: [{ uuid: U1, createDate: 'yesterday' }] })],
-    ['a fractional integer', JSON.stringify({ inventories: [{ uuid: U1, size: 1.5 }] })],
-  ])('maps %s to UPSTREAM_PROTOCOL_ERROR', async (_name, body) => {
-    upstream.capture(UP, 200, body);
+  it('maps a body that is not JSON to UPSTREAM_PROTOCOL_ERROR', async () => {
+    upstream.capture(UP, 200, 'this is not json');
     const error = await failure(upstream.client.query(SESSION, 'fiberChannelLuns', {}));
     expect(error.code).toBe('UPSTREAM_PROTOCOL_ERROR');
     expect(error.operation).toBe('QueryFiberChannelLun');
+  });
+
+  it.each([
+    ['a record without a uuid', { name: 'no id' }, 'body.inventories[1].uuid'],
+    ['a record with a malformed uuid', { uuid: 'vm-050' }, 'body.inventories[1].uuid'],
+    ['a list that is not a list', { uuid: U1, scsiLunHostRefs: 'none' }, 'body.inventories[1].scsiLunHostRefs'],
+    ['an unreadable timestamp', { uuid: U1, createDate: 'yesterday' }, 'body.inventories[1].createDate'],
+    ['a fractional integer', { uuid: U1, size: 1.5 }, 'body.inventories[1].size'],
+  ])('reads %s as an unreadable record in its own slot, the others decoded', async (_name, record, path) => {
+    upstream.capture(UP, 200, JSON.stringify({ inventories: [{ uuid: U2 }, record, { uuid: U2.replace(/^./, 'c') }] }));
+    const result = await upstream.client.query(SESSION, 'fiberChannelLuns', {});
+    expect(result.inventories).toHaveLength(3);
+    expect(result.inventories[1]).toBeInstanceOf(UnreadableRecord);
+    expect((result.inventories[1] as UnreadableRecord).path).toBe(path);
+    expect(readableItems(result.inventories).map((lun) => lun.uuid)).toEqual([U2, U2.replace(/^./, 'c')]);
   });
 
   it('rejects a cursor page that claims more records but gives no cursor', async () => {
@@ -143,7 +152,7 @@ describe('retries', () => {
     const result = await upstream.client.query(SESSION, 'cbtTasks', {});
     expect(first).toHaveLength(1);
     expect(second).toHaveLength(1);
-    expect(result.inventories.map((task) => task.status)).toEqual(['Running']);
+    expect(readable(result.inventories).map((task) => task.status)).toEqual(['Running']);
     expect(upstream.events).toEqual([expect.objectContaining({ operation: 'QueryCbtTask', method: 'GET', status: 200 })]);
     expect(upstream.events[0]?.error).toBeUndefined();
   });

@@ -4,6 +4,7 @@
  * the simulator's injected faults. Nothing is mocked.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readable } from '../support/readable.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import {
   type CursorCredential,
@@ -60,7 +61,7 @@ async function walk<K extends CursorResourceType>(
     last = await upstream.cursorNext(credential, { resourceType, cursor: last.nextCursor, pageSize });
     pages.push(last);
   }
-  return { items: pages.flatMap((page) => page.items), pages };
+  return { items: pages.flatMap((page) => readable(page.items)), pages };
 }
 
 beforeAll(async () => {
@@ -96,7 +97,7 @@ describe('the cursor family', () => {
       expect(vm.createDate).toBeLessThan(Date.UTC(2100, 0, 1));
       expect(Number.isInteger(vm.cpuNum)).toBe(true);
       expect(['Running', 'Stopped', 'Destroyed']).toContain(vm.state);
-      for (const nic of vm.vmNics) expect(nic.vmInstanceUuid).toBe(vm.uuid);
+      for (const nic of readable(vm.vmNics)) expect(nic.vmInstanceUuid).toBe(vm.uuid);
       if (vm.rootVolumeUuid !== null && vm.state !== 'Destroyed') expect(vm.allVolumes.map((volume) => volume.uuid)).toContain(vm.rootVolumeUuid);
     }
     // Counted by the spec's operation names: one CursorQuery, then one CursorNext per further page.
@@ -123,7 +124,7 @@ describe('the cursor family', () => {
 
   it('sorts descending by the field asked for', async () => {
     const page = await client.cursorQuery(token, { resourceType: 'vm', pageSize: 1000, sort: 'createDate', order: 'desc' });
-    const times = page.items.map((vm) => vm.createDate ?? 0);
+    const times = readable(page.items).map((vm) => vm.createDate ?? 0);
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });
 
@@ -146,7 +147,7 @@ describe('the cursor family', () => {
     for (const endpoint of endpoints) {
       if (endpoint.type === 'SMS') {
         expect(endpoint.receivers.length).toBeGreaterThan(0);
-        expect(endpoint.receivers.every((receiver) => typeof receiver.phoneNumber === 'string' && receiver.phoneNumber.length > 0)).toBe(true);
+        expect(readable(endpoint.receivers).every((receiver) => typeof receiver.phoneNumber === 'string' && receiver.phoneNumber.length > 0)).toBe(true);
       }
       if (endpoint.type === 'HTTP') expect(endpoint.url).toMatch(/^https?:\/\//);
     }
@@ -187,13 +188,13 @@ describe('the resource family', () => {
     const all = await client.query(session, 'fiberChannelLuns', { replyWithCount: true });
     expect(all.total).toBe(all.inventories.length);
     expect(all.inventories.length).toBeGreaterThan(2);
-    const chosen = all.inventories.slice(0, 2).map((lun) => lun.uuid);
+    const chosen = readable(all.inventories).slice(0, 2).map((lun) => lun.uuid);
     const some = await client.query(session, 'fiberChannelLuns', { conditions: [{ field: 'uuid', op: '?=', value: chosen }], replyWithCount: true });
-    expect(some.inventories.map((lun) => lun.uuid).sort()).toEqual([...chosen].sort());
+    expect(readable(some.inventories).map((lun) => lun.uuid).sort()).toEqual([...chosen].sort());
     expect(some.total).toBe(2);
-    for (const lun of all.inventories) {
+    for (const lun of readable(all.inventories)) {
       expect(Number.isInteger(lun.size)).toBe(true);
-      for (const ref of lun.scsiLunHostRefs) expect(ref).toMatchObject({ scsiLunUuid: lun.uuid });
+      for (const ref of readable(lun.scsiLunHostRefs)) expect(ref).toMatchObject({ scsiLunUuid: lun.uuid });
     }
     expect(simulator.stats().byOperation.QueryFiberChannelLun).toBe(2);
   });
@@ -211,19 +212,19 @@ describe('the resource family', () => {
   it('decodes HBA devices, CBT tasks, snapshot groups and SNS email addresses', async () => {
     const hbas = await client.query(session, 'hbaDevices', {});
     expect(hbas.inventories.length).toBeGreaterThan(0);
-    expect(hbas.inventories.every((hba) => hba.hostUuid?.match(UUID))).toBe(true);
+    expect(readable(hbas.inventories).every((hba) => hba.hostUuid?.match(UUID))).toBe(true);
     const tasks = await client.query(session, 'cbtTasks', {});
-    expect(tasks.inventories.every((task) => ['Created', 'Starting', 'Running', 'Stopped', 'Failed'].includes(String(task.status)))).toBe(true);
+    expect(readable(tasks.inventories).every((task) => ['Created', 'Starting', 'Running', 'Stopped', 'Failed'].includes(String(task.status)))).toBe(true);
     const groups = await client.query(session, 'volumeSnapshotGroups', {});
     expect(groups.inventories.length).toBeGreaterThan(0);
-    for (const group of groups.inventories) {
+    for (const group of readable(groups.inventories)) {
       expect(Number.isInteger(group.snapshotCount)).toBe(true);
-      expect(group.volumeSnapshotRefs.length).toBe(group.snapshotCount);
-      for (const ref of group.volumeSnapshotRefs) expect(Number.isInteger((ref as { deviceId?: unknown }).deviceId)).toBe(true);
+      expect(readable(group.volumeSnapshotRefs).length).toBe(group.snapshotCount);
+      for (const ref of readable(group.volumeSnapshotRefs)) expect(Number.isInteger((ref as { deviceId?: unknown }).deviceId)).toBe(true);
     }
     const emails = await client.query(session, 'snsEmailAddresses', {});
     expect(emails.inventories.length).toBeGreaterThan(0);
-    expect(emails.inventories.every((email) => email.emailAddress?.includes('@'))).toBe(true);
+    expect(readable(emails.inventories).every((email) => email.emailAddress?.includes('@'))).toBe(true);
   });
 
   it('sends a cursor-family read of the catalogue with the cursor credential', async () => {
@@ -238,13 +239,13 @@ describe('the resource family', () => {
     for (const host of hosts) {
       const facts = await client.read(session, GetHostNetworkFacts, { hostUuid: host.uuid });
       expect(facts.nics.length).toBeGreaterThan(0);
-      for (const nic of facts.nics) {
+      for (const nic of readable(facts.nics)) {
         expect(nic.hostUuid).toBe(host.uuid);
         expect(INTERFACE_TYPES.has(nic.interfaceType as InterfaceType | null)).toBe(true);
       }
-      for (const bond of facts.bondings) {
+      for (const bond of readable(facts.bondings)) {
         bonds += 1;
-        for (const slave of bond.slaves) {
+        for (const slave of readable(bond.slaves)) {
           expect(slave.bondingUuid).toBe(bond.uuid);
           expect(slave.interfaceType).toBe('bondingSlave');
         }
@@ -273,7 +274,7 @@ describe('the resource family', () => {
     for (const vm of vms.slice(0, 10)) {
       const volumes = await client.read(session, GetVmAttachableDataVolume, { vmInstanceUuid: vm.uuid });
       candidates += volumes.length;
-      for (const volume of volumes) {
+      for (const volume of readable(volumes)) {
         expect(volume.uuid).toMatch(UUID);
         expect(volume.type).toBe('Data');
       }

@@ -5,10 +5,11 @@
  * the definition misspells would otherwise decode to null without a word).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readable } from '../support/readable.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { compileDecoder, UndecodedFieldError, type CompiledDecoder } from '../../src/upstream/compile-decoder.js';
 import { defineRecord, field, UnrecognizedValue, type AnyRecordDefinition, type DecodeRuntime, type RecordOf } from '../../src/upstream/define-record.js';
-import { DecodeError, RecordDecoder } from '../../src/upstream/decode.js';
+import { DecodeError, RecordDecoder, UnreadableRecord } from '../../src/upstream/decode.js';
 import { demandOf, EMBEDDED_LISTS, FULL_DEMAND } from '../../src/upstream/demand.js';
 import { GetHostNetworkFacts, GetPrimaryStorageCapacity, GetVmAttachableDataVolume, type UpstreamClient } from '../../src/upstream/index.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../src/upstream/records.js';
@@ -86,7 +87,10 @@ describe('defineRecord', () => {
   it('names the field and the path of a value of the wrong shape', () => {
     const decode = compile(widget);
     expect(() => decode({ ...WIRE, count: 1.5 }, 'items[3]')).toThrow(/items\[3\]\.count: expected an integer/);
-    expect(() => decode({ ...WIRE, parts: [{ size: 1 }] })).toThrow(/widget\.parts\[0\]\.serial: required text is missing/);
+    // An embedded item stands alone: it is unreadable in its own slot, named by its path, and the record decodes.
+    const [part] = (decode({ ...WIRE, parts: [{ size: 1 }] }) as Widget).parts;
+    expect(part).toBeInstanceOf(UnreadableRecord);
+    expect(String((part as UnreadableRecord).message)).toMatch(/widget\.parts\[0\]\.serial: required text is missing/);
     expect(() => decode({ ...WIRE, uuid: 'nope' })).toThrow(DecodeError);
     expect(() => decode('not an object')).toThrow(/widget: expected an object/);
   });
@@ -96,7 +100,7 @@ describe('defineRecord', () => {
     // Values the mask leaves out are wrong on purpose: they are neither read nor checked.
     const decoded = compile(widget, mask)({ ...WIRE, count: 'many', madeAt: 'yesterday', tags: 'not a list' }) as Widget;
     expect(decoded).toMatchObject({ uuid: 'ab'.repeat(16), name: '42', count: null, madeAt: null, tags: [], color: null });
-    expect(decoded.parts[0]?.owner).toBe('ab'.repeat(16));
+    expect(readable(decoded.parts)[0]?.owner).toBe('ab'.repeat(16));
   });
 
   it('in strict mode, a field the demand left out throws when read, and the record still spreads and serializes', () => {
@@ -120,7 +124,7 @@ describe('defineRecord', () => {
     expect(() => vm.memorySize).toThrow(UndecodedFieldError);
     expect(() => vm.vmNics).toThrow(UndecodedFieldError);
     // A NIC always knows its VM, even when the demand asks nothing of it.
-    const nic = strict.withDemand(demandOf({ vmInstance: new Set(['vmNics']), vmNic: new Set(['ip']) })).vmInstance(wire).vmNics[0];
+    const nic = readable(strict.withDemand(demandOf({ vmInstance: new Set(['vmNics']), vmNic: new Set(['ip']) })).vmInstance(wire).vmNics)[0];
     expect(nic?.vmInstanceUuid).toBe('ab'.repeat(16));
     expect(() => nic?.mac).toThrow(UndecodedFieldError);
     // Types no demand narrows decode whole.
@@ -171,38 +175,38 @@ describe('every record field, from the simulator', () => {
     const add = (name: string, records: readonly object[]): void => {
       seen.set(name, [...(seen.get(name) ?? []), ...records]);
     };
-    const vms = (await client.cursorQuery(cursor, { resourceType: 'vm', pageSize: 100 })).items;
-    const hosts = (await client.cursorQuery(cursor, { resourceType: 'host', pageSize: 100 })).items;
+    const vms = readable((await client.cursorQuery(cursor, { resourceType: 'vm', pageSize: 100 })).items);
+    const hosts = readable((await client.cursorQuery(cursor, { resourceType: 'host', pageSize: 100 })).items);
     add('vmInstance', vms);
     add('host', hosts);
     add('volume', (await client.cursorQuery(cursor, { resourceType: 'volume', pageSize: 100 })).items);
     add('snsApplicationPlatform', (await client.cursorQuery(cursor, { resourceType: 'sns-application-platform', pageSize: 100 })).items);
-    const endpoints = (await client.cursorQuery(cursor, { resourceType: 'sns-application-endpoint', pageSize: 100 })).items;
+    const endpoints = readable((await client.cursorQuery(cursor, { resourceType: 'sns-application-endpoint', pageSize: 100 })).items);
     add('snsApplicationEndpoint', endpoints);
     add('directory', (await client.cursorQuery(cursor, { resourceType: 'directory', pageSize: 100 })).items);
     add('hbaDevice', (await client.query(session, 'hbaDevices', {})).inventories);
-    const luns = (await client.query(session, 'fiberChannelLuns', {})).inventories;
+    const luns = readable((await client.query(session, 'fiberChannelLuns', {})).inventories);
     add('fiberChannelLun', luns);
-    add('cbtTask', (await client.query(session, 'cbtTasks', {})).inventories);
-    const groups = (await client.query(session, 'volumeSnapshotGroups', {})).inventories;
+    add('cbtTask', readable((await client.query(session, 'cbtTasks', {})).inventories));
+    const groups = readable((await client.query(session, 'volumeSnapshotGroups', {})).inventories);
     add('volumeSnapshotGroup', groups);
-    add('snsEmailAddress', (await client.query(session, 'snsEmailAddresses', {})).inventories);
+    add('snsEmailAddress', readable((await client.query(session, 'snsEmailAddresses', {})).inventories));
     add('primaryStorageCapacity', [await client.read(session, GetPrimaryStorageCapacity, { all: true })]);
     for (const host of hosts) {
       const facts = await client.read(session, GetHostNetworkFacts, { hostUuid: host.uuid });
       add('hostNetworkFacts', [facts]);
-      add('hostBonding', facts.bondings);
-      add('hostNic', [...facts.nics, ...facts.bondings.flatMap((bonding) => bonding.slaves)]);
+      add('hostBonding', readable(facts.bondings));
+      add('hostNic', [...readable(facts.nics), ...readable(facts.bondings).flatMap((bonding) => readable(bonding.slaves))]);
     }
-    for (const vm of vms.slice(0, 10)) add('volume', await client.read(session, GetVmAttachableDataVolume, { vmInstanceUuid: vm.uuid }));
-    add('vmNic', vms.flatMap((vm) => vm.vmNics));
-    add('usedIp', vms.flatMap((vm) => vm.vmNics.flatMap((nic) => nic.usedIps)));
-    add('vmCdRom', vms.flatMap((vm) => vm.vmCdRoms));
-    add('volume', vms.flatMap((vm) => vm.allVolumes));
-    add('scsiLunHostRef', luns.flatMap((lun) => lun.scsiLunHostRefs));
-    add('scsiLunVmInstanceRef', luns.flatMap((lun) => lun.scsiLunVmInstanceRefs));
-    add('volumeSnapshotRef', groups.flatMap((group) => group.volumeSnapshotRefs));
-    add('snsSmsReceiver', endpoints.flatMap((endpoint) => endpoint.receivers));
+    for (const vm of vms.slice(0, 10)) add('volume', readable(await client.read(session, GetVmAttachableDataVolume, { vmInstanceUuid: vm.uuid })));
+    add('vmNic', vms.flatMap((vm) => readable(vm.vmNics)));
+    add('usedIp', vms.flatMap((vm) => readable(vm.vmNics).flatMap((nic) => readable(nic.usedIps))));
+    add('vmCdRom', vms.flatMap((vm) => readable(vm.vmCdRoms)));
+    add('volume', vms.flatMap((vm) => readable(vm.allVolumes)));
+    add('scsiLunHostRef', luns.flatMap((lun) => readable(lun.scsiLunHostRefs)));
+    add('scsiLunVmInstanceRef', luns.flatMap((lun) => readable(lun.scsiLunVmInstanceRefs)));
+    add('volumeSnapshotRef', groups.flatMap((group) => readable(group.volumeSnapshotRefs)));
+    add('snsSmsReceiver', endpoints.flatMap((endpoint) => readable(endpoint.receivers)));
 
     const missing: string[] = [];
     // A deletion result comes only from a finished DeleteVolumeSnapshotGroup job (test/mutations-ops).

@@ -6,7 +6,8 @@ import { builder } from '../../builder.js';
 import { hostNetworkFacts, hostBonding, hostNic, type HostNetworkFactsRecord } from '../../upstream/records.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
+import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
+import { readableItems } from '../../upstream/wire.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostRef } from './types.js';
 
@@ -83,15 +84,15 @@ HostNetworkFactsRef.implement({
   fields: (t) => ({
     bondings: t.field({
       type: [HostNetworkBondingRef],
-      nullable: false,
-      description: 'Bonds configured on the host. Since 3.5.0.',
-      resolve: (facts) => facts.bondings,
+      nullable: { list: false, items: true },
+      description: 'Bonds configured on the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
+      resolve: (facts) => itemsOrErrors(facts.bondings),
     }),
     nics: t.field({
       type: [HostNicRef],
-      nullable: false,
-      description: 'Physical NICs of the host. Since 3.5.0.',
-      resolve: (facts) => facts.nics,
+      nullable: { list: false, items: true },
+      description: 'Physical NICs of the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
+      resolve: (facts) => itemsOrErrors(facts.nics),
     }),
   }),
 });
@@ -100,7 +101,7 @@ HostNetworkFactsRef.implement({
 const loadBondings = loadEmbedded('HostNetworkBonding', loadNetworkFacts, (facts: HostNetworkFactsRecord) => facts.bondings);
 const loadHostNics = loadEmbedded('HostNic', loadNetworkFacts, (facts: HostNetworkFactsRecord) => [
   ...facts.nics,
-  ...facts.bondings.flatMap((bond) => bond.slaves),
+  ...readableItems(facts.bondings).flatMap((bond) => bond.slaves),
 ]);
 
 export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', {
@@ -119,9 +120,9 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
     ...exposeRecordFields(t, 'hostBonding', 'mac', 'gateway', 'callBackIp', 'description', 'ipAddresses', 'allSlavesActive', 'createDate', 'lastOpDate'),
     slaves: t.field({
       type: [HostNicRef],
-      nullable: false,
-      description: 'The NICs enslaved to this bond.',
-      resolve: (bond) => bond.slaves,
+      nullable: { list: false, items: true },
+      description: 'The NICs enslaved to this bond; one the upstream sent unreadable is null with an error at its index.',
+      resolve: (bond) => itemsOrErrors(bond.slaves),
     }),
   }),
 });

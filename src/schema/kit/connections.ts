@@ -36,7 +36,9 @@ import {
   type QueryCollections,
   type WireSortKey,
 } from '../../upstream/types.js';
+import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
 import { resumeWalk, type CursorWalk } from './cursor-resume.js';
+import { unreadableRecordError } from './errors.js';
 import { childKey, type ChildQuery } from './loading.js';
 
 /** Default page size when `first` is omitted. */
@@ -207,14 +209,20 @@ class PageInfo<T> {
   }
 }
 
+/**
+ * A page's connection. A record the gateway cannot read keeps its edge, so the cursors around it
+ * stay valid, and its node is its error: null in `nodes` and in `edges { node }`, with an
+ * `UPSTREAM_PROTOCOL_ERROR` at that index, while the page's other records answer.
+ */
 function toConnection<T>(
-  nodes: T[],
+  nodes: readonly Readable<T>[],
   cursors: Cursors,
   totalCount: number,
   hasNextPage: boolean,
   hasPreviousPage: boolean,
 ): ConnectionResult<T> {
-  const edges = nodes.map((node, index) => new Edge(node, index, cursors));
+  // Every engine raises an Error found as a field's value (or a list slot) as that field's error.
+  const edges = nodes.map((node, index) => new Edge(node instanceof UnreadableRecord ? (unreadableRecordError(node) as T) : node, index, cursors));
   // Pothos types a cursor as a string; a field's value may be a promise of one, which GraphQL awaits.
   return { edges, pageInfo: new PageInfo(edges, hasNextPage, hasPreviousPage), totalCount } as unknown as ConnectionResult<T>;
 }
@@ -249,7 +257,7 @@ function keptReference(keeper: CursorKeeper, binding: Buffer, uuid: string, key:
 
 /** A page of the cursor family as the connection cuts it: its records, their sort keys, and how it goes on. */
 interface CursorFamilyPage<T> {
-  items: T[];
+  items: Readable<T>[];
   keys: ReadonlyMap<string, WireSortKey>;
   hasMore: boolean;
   /** The upstream cursor continuing right after the last item; null when there is none to keep. */
@@ -312,13 +320,13 @@ export async function readCursorPage<K extends CursorResourceType>(
   // store that cannot keep it (Redis away) costs a cursor nothing but a resumption.
   let lastCursor: Promise<string> | undefined;
   const sealAt = (index: number, kept: boolean): string => {
-    const uuid = (nodes[index] as { uuid: string }).uuid;
+    const uuid = positionUuid(nodes, index);
     return keeper.seal(encodePayload({ kind: 'position', binding: binding(), issuedAt, kept, uuid, key: keys.get(uuid) }));
   };
   const cursorAt = (index: number): CursorValue => {
     if (index !== items.length - 1 || nextCursor === null) return sealAt(index, false);
     lastCursor ??= (async () => {
-      const uuid = (nodes[index] as { uuid: string }).uuid;
+      const uuid = positionUuid(nodes, index);
       const ref = keptReference(keeper, binding(), uuid, keys.get(uuid));
       const kept = await keeper.keep(nextCursor, ref).then(
         () => true,
@@ -337,6 +345,22 @@ export async function readCursorPage<K extends CursorResourceType>(
     Object.defineProperty(connection, 'totalCount', { get: count, enumerable: true });
   }
   return connection;
+}
+
+/**
+ * The uuid a cursor at `index` names: its record's, or, for a record that cannot be read and whose
+ * wire carries no uuid, the nearest readable record's before it (the next page then starts with
+ * the unreadable one again). None before it either: the edge's cursor is an error of its own.
+ */
+function positionUuid(nodes: readonly Readable<{ uuid: string }>[], index: number): string {
+  for (let at = index; at >= 0; at -= 1) {
+    const node = nodes[at]!;
+    const uuid = node instanceof UnreadableRecord ? node.uuid : node.uuid;
+    if (typeof uuid === 'string') return uuid;
+  }
+  throw new GraphQLError('This record cannot be read, and no cursor can be made at it: page on from the cursor of a record after it.', {
+    extensions: { code: 'UPSTREAM_PROTOCOL_ERROR' },
+  });
 }
 
 /** The page after a position: through the upstream cursor kept for it while there is one, else resumed from the position. */
@@ -434,7 +458,7 @@ export async function readQueryPage<C extends QueryCollection>(
  */
 export function resolveListConnection<T>(
   context: GatewayContext,
-  list: readonly T[],
+  list: readonly Readable<T>[],
   args: PageArgs,
   field: string,
   key: string,
@@ -458,7 +482,7 @@ export function resolveListConnection<T>(
  */
 export function loadListConnection<T>(
   context: GatewayContext,
-  loader: { load(key: string): Promise<readonly T[]> },
+  loader: { load(key: string): Promise<readonly Readable<T>[]> },
   parentUuid: string,
   query: ChildQuery,
   args: PageArgs,

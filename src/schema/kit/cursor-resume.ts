@@ -20,6 +20,7 @@
  * A position whose record stands in a run of ties longer than `MAX_SEEK_PAGES` upstream pages
  * is not resumed either (the caller answers `CURSOR_EXPIRED`).
  */
+import type { Readable } from '../../upstream/wire.js';
 import { RECORDS } from '../../upstream/records.js';
 import { cursorRecordOf } from '../../upstream/operations/index.js';
 import type { UpstreamSession } from '../../upstream/session.js';
@@ -43,7 +44,8 @@ export interface CursorWalk<K extends CursorResourceType> {
 
 /** What follows a position: up to the records wanted, and whether the walk has more after them. */
 export interface ResumedRecords<T> {
-  items: T[];
+  /** One the gateway cannot read is an `UnreadableRecord` in its slot, as in any page. */
+  items: Readable<T>[];
   keys: Map<string, WireSortKey>;
   hasMore: boolean;
 }

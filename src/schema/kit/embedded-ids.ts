@@ -3,6 +3,8 @@
  * query of their own.
  */
 import type { GatewayContext } from '../../context.js';
+import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
+import { unreadableRecordError } from './errors.js';
 import { embeddedLoadError, notFound } from './loading.js';
 import type { UuidFields } from './record-fields.js';
 
@@ -31,12 +33,13 @@ export function parseEmbeddedId(id: string): { parentUuid: string; uuid: string 
  * The batch function of a record type embedded in parents, by `<parentUuid>.<uuid>` ids: each
  * parent is read once (`loadParents`, answering in the order of the uuids given) and each id is
  * found in what `pick` takes from its parent. A malformed id or a record its parent lacks is
- * `NOT_FOUND` in its own slot; a parent that failed gives its error to its own records only.
+ * `NOT_FOUND` in its own slot; a parent that failed gives its error to its own records only, and
+ * a record its parent holds unreadable gives its own error.
  */
 export function loadEmbedded<P, T extends { uuid: string }>(
   typeName: string,
   loadParents: (parentUuids: string[], context: GatewayContext) => Promise<readonly (P | Error)[]>,
-  pick: (parent: P) => readonly T[],
+  pick: (parent: P) => readonly Readable<T>[],
 ): (ids: string[], context: GatewayContext) => Promise<(T | Error)[]> {
   return async (ids, context) => {
     const parsed = ids.map(parseEmbeddedId);
@@ -47,7 +50,9 @@ export function loadEmbedded<P, T extends { uuid: string }>(
       if (!id) return notFound(typeName, ids[index]!);
       const parent = byUuid.get(id.parentUuid);
       if (parent instanceof Error) return embeddedLoadError(parent, typeName, id.uuid);
-      return (parent && pick(parent).find((record) => record.uuid === id.uuid)) ?? notFound(typeName, id.uuid);
+      const found = parent && pick(parent).find((record) => record.uuid === id.uuid);
+      if (!found) return notFound(typeName, id.uuid);
+      return found instanceof UnreadableRecord ? unreadableRecordError(found) : found;
     });
   };
 }

@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
 import { isUpstreamRequestError, UpstreamRateLimitedError } from '../../upstream/errors.js';
 import type { ErrorCodeRecord } from '../../upstream/records.js';
+import type { UnreadableRecord } from '../../upstream/wire.js';
 
 export const UpstreamErrorRef = builder.objectRef<ErrorCodeRecord>('UpstreamError');
 
@@ -56,5 +57,15 @@ export function upstreamToGraphQLError(error: unknown): GraphQLError | null {
       ...(error.errorCode === undefined ? {} : { upstream: errorCodeToJson(error.errorCode) }),
       ...(error instanceof UpstreamRateLimitedError ? { retryAfter: error.retryAfterSeconds } : {}),
     },
+  });
+}
+
+/**
+ * The field error of one record the gateway cannot read (an `UnreadableRecord` in a page or an
+ * embedded list): it nulls that record's slot only; `extensions.path` names the value upstream.
+ */
+export function unreadableRecordError(item: UnreadableRecord): GraphQLError {
+  return new GraphQLError(`The upstream sent a record the gateway cannot read: ${item.message}`, {
+    extensions: { code: 'UPSTREAM_PROTOCOL_ERROR', path: item.path, ...(item.uuid === null ? {} : { uuid: item.uuid }) },
   });
 }

@@ -12,7 +12,8 @@ import type { CredentialFamily } from '../../upstream/session.js';
 import type { Release } from '../../upstream/releases.js';
 import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
 import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
-import { matchByKey, notFound, type ChildQuery } from './loading.js';
+import type { Readable } from '../../upstream/wire.js';
+import { matchByUuid, notFound, type ChildQuery } from './loading.js';
 
 export type { Condition, Sort } from '../../upstream/families.js';
 export type { FamilyPageRequest } from './connections.js';
@@ -27,8 +28,9 @@ export interface RecordFamily<R> {
   /**
    * Every record whose `field` is one of `values` (and that meets `also`'s conditions, in its
    * order): one upstream read (plus its further pages) per chunk of `maxBatchSize` distinct values.
+   * One the gateway cannot read is an `UnreadableRecord` in its place.
    */
-  whereIn(context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<R[]>;
+  whereIn(context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<Readable<R>[]>;
   /** A Relay page of the records meeting `request.where`, in `request.sort`'s order. */
   page(context: GatewayContext, request: FamilyPageRequest): Promise<ConnectionResult<R>>;
 }
@@ -58,7 +60,7 @@ function recordFamily<R>(upstream: UpstreamFamily<R>, defaultOrder: string, page
  * One loader batch: its records by `field`, read in chunks of `maxBatchSize` keys. Traced, it is
  * one span (`loader <family>`: its keys and the upstream requests it made, its pages included).
  */
-async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<R[]> {
+async function readWhereIn<R>(family: UpstreamFamily<R>, context: GatewayContext, field: string, values: readonly string[], also?: ChildQuery): Promise<Readable<R>[]> {
   context.session.requireCredential(family.credential);
   const distinct = [...new Set(values)];
   observeBatch(context, family.name, distinct.length);
@@ -85,12 +87,13 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * The batch function of a type's loader by uuid: one `whereIn` read per batch, each uuid matched
- * to its record, `NOT_FOUND` in the slot of one the upstream does not have.
+ * to its record, `NOT_FOUND` in the slot of one the upstream does not have, and the record's
+ * `UPSTREAM_PROTOCOL_ERROR` in the slot of one it sent unreadable.
  */
 export function loadByUuid<R extends { uuid: string }>(family: RecordFamily<R>, typeName: string) {
   return async (uuids: string[], context: GatewayContext): Promise<(R | Error)[]> => {
     const records = await family.whereIn(context, 'uuid', uuids);
-    return matchByKey(uuids, records, (record) => record.uuid, (uuid) => notFound(typeName, uuid));
+    return matchByUuid(uuids, records, (uuid) => notFound(typeName, uuid));
   };
 }
 

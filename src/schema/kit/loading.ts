@@ -8,6 +8,8 @@ import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../../context.js';
 import { isUpstreamRequestError } from '../../upstream/errors.js';
 import type { Condition, Sort } from '../../upstream/families.js';
+import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
+import { unreadableRecordError } from './errors.js';
 
 /**
  * A per-request DataLoader by uuid, from Pothos' own getter so that `clearAllDataLoaders` (see
@@ -84,23 +86,40 @@ function isMissingRecordError(error: Error): boolean {
   return isUpstreamRequestError(error) && (error.code === 'UPSTREAM_NOT_FOUND' || error.errorCode?.code === 'SYS.1003');
 }
 
-/** Orders `records` by `keys`, an error in the slot of each key with no record. */
-export function matchByKey<T>(
-  keys: readonly string[],
-  records: Iterable<T>,
-  keyOf: (record: T) => string,
-  missing: (key: string) => Error,
+/**
+ * Orders records read by uuid as `uuids` are: a record the gateway cannot read gives its error to
+ * its own uuid only. A uuid with no record is `missing`, unless a record whose uuid cannot be read
+ * came too: that one may be it, so the uuid gets that record's error rather than a false
+ * "not found". Each slot's error is its own object (Pothos brands a slot's value with its type).
+ */
+export function matchByUuid<T extends { uuid: string }>(
+  uuids: readonly string[],
+  records: readonly Readable<T>[],
+  missing: (uuid: string) => Error,
 ): (T | Error)[] {
-  const byKey = new Map<string, T>();
-  for (const record of records) byKey.set(keyOf(record), record);
-  return keys.map((key) => byKey.get(key) ?? missing(key));
+  const byUuid = new Map<string, T | UnreadableRecord>();
+  let anonymous: UnreadableRecord | undefined;
+  for (const record of records) {
+    if (!(record instanceof UnreadableRecord)) byUuid.set(record.uuid, record);
+    else if (record.uuid !== null) byUuid.set(record.uuid, record);
+    else anonymous ??= record;
+  }
+  return uuids.map((uuid) => {
+    const found = byUuid.get(uuid) ?? anonymous;
+    if (found === undefined) return missing(uuid);
+    return found instanceof UnreadableRecord ? unreadableRecordError(found) : found;
+  });
 }
 
-/** Groups `records` under each key (records with no key of the batch are dropped). */
-export function groupByKey<T>(keys: readonly string[], records: Iterable<T>, keyOf: (record: T) => string | null): T[][] {
-  const groups = new Map<string, T[]>(keys.map((key) => [key, []]));
+/**
+ * Groups `records` under each key by the uuid they hold in `field` (records with no key of the
+ * batch are dropped). A record the gateway cannot read goes under the key its wire text names, in
+ * its place, so its parent's list shows it as an error; one naming no readable key cannot be placed.
+ */
+export function groupByField<T, F extends keyof T & string>(keys: readonly string[], records: Iterable<Readable<T>>, field: F): Readable<T>[][] {
+  const groups = new Map<string, Readable<T>[]>(keys.map((key) => [key, []]));
   for (const record of records) {
-    const key = keyOf(record);
+    const key = record instanceof UnreadableRecord ? record.text(field) : (record[field] as string | null);
     if (key !== null) groups.get(key)?.push(record);
   }
   return keys.map((key) => groups.get(key) ?? []);

@@ -6,13 +6,14 @@
  * A record's `uuid` is always decoded.
  */
 import type { EnumRef, FieldRef, ObjectFieldBuilder, OutputRef, SchemaTypes } from '@pothos/core';
-import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { observeUnrecognizedValue } from '../../observability/unrecognized-values.js';
 import { FALLBACK_VALUE, fallbackOf } from './enums.js';
 import { fieldRelease, UnrecognizedValue, type AnyRecordDefinition, type FieldKind, type FieldSpec, type RecordDefinition, type RecordOf } from '../../upstream/define-record.js';
 import type { DemandedRecord, RecordDemand } from '../../upstream/demand.js';
 import { DEMANDED_RECORDS, RECORDS } from '../../upstream/records.js';
-import { DecodeError } from '../../upstream/wire.js';
+import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
+import { unreadableRecordError } from './errors.js';
 import { describeSince, type Release } from '../../upstream/releases.js';
 
 /**
@@ -157,7 +158,7 @@ export function exposeRecordEnums<Types extends SchemaTypes, V, R extends Record
 interface KitFieldBuilder<Types extends SchemaTypes, Parent> {
   field(options: {
     type: unknown;
-    nullable: boolean;
+    nullable: boolean | { list: boolean; items: boolean };
     description: string;
     extensions: Record<string, unknown>;
     resolve: (parent: Parent, args: unknown, context: unknown, info: GraphQLResolveInfo) => unknown;
@@ -235,11 +236,19 @@ export function follows<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Type
 
 /**
  * `nics: embeddedList(t, 'vmNics', VmNicRef, description)`: the records embedded in a list field
- * of this record, as they came with it; never null (an absent list is `[]`). It reads that one
- * field of its record.
+ * of this record, as they came with it; never null (an absent list is `[]`), its items nullable:
+ * one the upstream sent unreadable is null with an error at its own index, the others answer. It
+ * reads that one field of its record.
  */
 export function embeddedList<Types extends SchemaTypes, R>(t: ObjectFieldBuilder<Types, R>, field: ListFields<R>, itemType: OutputRef, description: string) {
-  return recordFieldValue(t, field, { type: [itemType], nullable: false, description });
+  const builder = t as unknown as KitFieldBuilder<Types, R>;
+  return builder.field({
+    type: [itemType],
+    nullable: { list: false, items: true },
+    description,
+    extensions: reads<R>(field),
+    resolve: (record) => itemsOrErrors(record[field] as readonly Readable<unknown>[]),
+  });
 }
 
 /** A field answering the value of one field of its record, which it declares it reads. */
@@ -253,22 +262,13 @@ function recordFieldValue<Types extends SchemaTypes, R>(
 }
 
 /**
- * The items of a reference list (`field.references`) for a GraphQL list of nullable items: one the
+ * The items of an embedded list (`field.records`) for a GraphQL list of nullable items: one the
  * decoder could not read is null with an `UPSTREAM_PROTOCOL_ERROR` at its own index, the others
  * answer as usual.
  */
-export function referenceItems<T>(items: readonly (T | DecodeError)[]): T[] {
-  const answered = items.map((item) =>
-    item instanceof DecodeError
-      ? new GraphQLError(`The upstream sent a malformed item: ${item.message}`, { extensions: { code: 'UPSTREAM_PROTOCOL_ERROR', path: item.path } })
-      : item,
-  );
+export function itemsOrErrors<T>(items: readonly Readable<T>[]): T[] {
+  const answered = items.map((item) => (item instanceof UnreadableRecord ? unreadableRecordError(item) : item));
   // Every engine raises an Error found in a list slot as that item's field error (graphql-js's
   // completeValue, graphql-jit's compiled lists); Pothos types list items as values only.
   return answered as T[];
-}
-
-/** The items of a reference list the decoder could read. */
-export function wellFormed<T>(items: readonly (T | DecodeError)[]): T[] {
-  return items.filter((item): item is T => !(item instanceof DecodeError));
 }

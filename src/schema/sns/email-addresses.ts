@@ -7,8 +7,8 @@ import type { GatewayContext } from '../../context.js';
 import { snsEmailAddress, type SnsEmailAddressRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { contains, DATE_ORDER_FIELDS, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
-import { groupByKey } from '../kit/loading.js';
-import { exposeRecordFields, follows } from '../kit/record-fields.js';
+import { groupByField } from '../kit/loading.js';
+import { exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 
 const emailAddresses = queryFamily('snsEmailAddresses');
@@ -65,15 +65,15 @@ defineListQuery({
 /** The email addresses of each endpoint: one QuerySNSEmailAddress (`q=endpointUuid?=...`) for every endpoint of the batch. */
 async function loadEmailAddressesOfEndpoints(endpointUuids: string[], context: GatewayContext): Promise<SnsEmailAddressRecord[][]> {
   const addresses = await emailAddresses.whereIn(context, 'endpointUuid', endpointUuids);
-  return groupByKey(endpointUuids, addresses, (address) => address.endpointUuid);
+  return groupByField(endpointUuids, addresses, 'endpointUuid').map(itemsOrErrors);
 }
 
 builder.objectField(SnsApplicationEndpointRef, 'emailAddresses', (t) =>
   t.loadableList({
     type: SnsEmailAddressRef,
-    nullable: true,
+    nullable: { list: true, items: true },
     description:
-      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Null when they cannot be read (with an error).',
+      'Email endpoints only: the addresses notified (QuerySNSEmailAddress; one upstream query for all endpoints of a page); empty for other types. Null when they cannot be read (with an error); one address the upstream sent unreadable is null with an error at its index.',
     load: loadEmailAddressesOfEndpoints,
     resolve: (endpoint) => endpoint.uuid,
   }),

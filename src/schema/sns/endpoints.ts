@@ -3,14 +3,15 @@
  * the cursor family (resourceType `sns-application-endpoint`), and the endpoints of each
  * platform.
  */
+import type { Readable } from '../../upstream/wire.js';
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsApplicationPlatformRecord, type SnsSmsReceiverRecord } from '../../upstream/records.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
+import { childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
 import { ResourceState } from '../shared-enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
+import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors, reads } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
 
 const endpoints = cursorFamily('sns-application-endpoint');
@@ -38,9 +39,9 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'createDate', 'lastOpDate', 'url', 'username'),
     receivers: t.field({
       type: [SnsSmsReceiverRef],
-      nullable: false,
-      description: 'SMS endpoints only: the receivers texted; empty for other types.',
-      resolve: (endpoint) => endpoint.receivers,
+      nullable: { list: false, items: true },
+      description: 'SMS endpoints only: the receivers texted; empty for other types. One the upstream sent unreadable is null with an error at its index.',
+      resolve: (endpoint) => itemsOrErrors(endpoint.receivers),
     }),
   }),
 });
@@ -86,9 +87,9 @@ const endpointListArgs = defineListQuery({
 });
 
 /** The endpoints of each platform meeting `query`: one CursorQuery (`filter=platformUuid:in:...`) for every platform of the batch. */
-async function loadEndpointsOfPlatforms(platformUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<SnsApplicationEndpointRecord[][]> {
+async function loadEndpointsOfPlatforms(platformUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<Readable<SnsApplicationEndpointRecord>[][]> {
   const found = await endpoints.whereIn(context, 'platformUuid', platformUuids, query);
-  return groupByKey(platformUuids, found, (endpoint) => endpoint.platformUuid);
+  return groupByField(platformUuids, found, 'platformUuid');
 }
 
 const endpointsOfPlatform = childrenLoader(loadEndpointsOfPlatforms);

@@ -8,8 +8,9 @@ import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, referenceItems, wellFormed } from '../kit/record-fields.js';
+import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
 import { ResourceState } from '../shared-enums.js';
+import { readableItems } from '../../upstream/wire.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 
@@ -75,13 +76,13 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
       type: [ScsiLunHostRefType],
       nullable: { list: false, items: true },
       description: 'Mappings of this LUN to the hosts that see it; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
-      resolve: (lun) => referenceItems(lun.scsiLunHostRefs),
+      resolve: (lun) => itemsOrErrors(lun.scsiLunHostRefs),
     }),
     scsiLunVmInstanceRefs: t.field({
       type: [ScsiLunVmInstanceRefType],
       nullable: { list: false, items: true },
       description: 'Mappings of this LUN to the VMs that use it directly; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
-      resolve: (lun) => referenceItems(lun.scsiLunVmInstanceRefs),
+      resolve: (lun) => itemsOrErrors(lun.scsiLunVmInstanceRefs),
     }),
     hosts: t.field({
       type: [HostRef],
@@ -89,7 +90,7 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
       description:
         'The hosts that see this LUN (from `scsiLunHostRefs`, batched with every other host of the request); hosts that no longer exist are left out. Null, with an error, only when the hosts could not be read. Since 3.1.0.',
       resolve: (lun, _args, context) =>
-        loadExisting<HostRecord>(HostRef.getDataloader(context), wellFormed(lun.scsiLunHostRefs).map((ref) => ref.hostUuid)),
+        loadExisting<HostRecord>(HostRef.getDataloader(context), readableItems(lun.scsiLunHostRefs).map((ref) => ref.hostUuid)),
     }),
     vmInstances: t.field({
       type: [VmInstanceRef],
@@ -97,7 +98,7 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
       description:
         'The VMs that use this LUN directly (from `scsiLunVmInstanceRefs`, batched with every other VM of the request); VMs that no longer exist are left out. Null, with an error, only when the VMs could not be read. Since 3.1.0.',
       resolve: (lun, _args, context) =>
-        loadExisting(VmInstanceRef.getDataloader(context), wellFormed(lun.scsiLunVmInstanceRefs).map((ref) => ref.vmInstanceUuid)),
+        loadExisting(VmInstanceRef.getDataloader(context), readableItems(lun.scsiLunVmInstanceRefs).map((ref) => ref.vmInstanceUuid)),
     }),
   }),
 });

@@ -1,6 +1,7 @@
 /**
  * Fibre-channel HBA ports of the resource family (QueryHBADevice), and `Host.hbaDevices`.
  */
+import type { Readable } from '../../upstream/wire.js';
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
@@ -8,7 +9,7 @@ import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
-import { childKey, childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
+import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
 import { recordEnum } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
@@ -134,9 +135,9 @@ const hbaListArgs = defineListQuery({
 });
 
 /** The HBA ports of each host meeting `query`: one QueryHBADevice (`q=hostUuid?=...`) for every host of the batch. */
-async function loadHbaDevicesOfHosts(hostUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<HbaDeviceRecord[][]> {
+async function loadHbaDevicesOfHosts(hostUuids: readonly string[], query: ChildQuery, context: GatewayContext): Promise<Readable<HbaDeviceRecord>[][]> {
   const devices = await hbaDevices.whereIn(context, 'hostUuid', hostUuids, query);
-  return groupByKey(hostUuids, devices, (device) => device.hostUuid);
+  return groupByField(hostUuids, devices, 'hostUuid');
 }
 
 /** The HBA devices of each host, per request: one QueryHBADevice (`q=hostUuid?=...`) per batch and query. */

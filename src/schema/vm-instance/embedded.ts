@@ -5,6 +5,7 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
+import { readableItems } from '../../upstream/wire.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
@@ -34,7 +35,7 @@ function loadVms(vmUuids: string[], context: GatewayContext) {
 // when the upstream leaves it out of the embedded items: the resolvers hand them out as they are.
 const loadVmNics = loadEmbedded('VmNic', loadVms, (vm: VmInstanceRecord) => vm.vmNics);
 const loadVmCdRoms = loadEmbedded('VmCdRom', loadVms, (vm: VmInstanceRecord) => vm.vmCdRoms);
-const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => vm.vmNics.flatMap((nic) => nic.usedIps));
+const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => readableItems(vm.vmNics).flatMap((nic) => nic.usedIps));
 
 export const VmNicType = recordEnum('VmNicType', {
   record: 'vmNic',

@@ -5,8 +5,11 @@
 import type { GatewayContext } from '../../context.js';
 import { GetVmAttachableDataVolume } from '../../upstream/operations/index.js';
 import type { VolumeRecord } from '../../upstream/records.js';
+import type { Readable, UnreadableRecord } from '../../upstream/wire.js';
+import { unreadableRecordError } from '../kit/errors.js';
 import { cursorFamily } from '../kit/families.js';
-import { childrenLoader, groupByKey, type ChildQuery } from '../kit/loading.js';
+import { childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
+import { VolumeRef } from '../volume.js';
 import { volumeSnapshotGroups } from '../volume-snapshot-group/index.js';
 
 export const vmInstances = cursorFamily('vm');
@@ -14,13 +17,13 @@ export const vmInstances = cursorFamily('vm');
 /** The snapshot groups of every VM in the batch meeting `query`: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
 async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], query: ChildQuery, context: GatewayContext) {
   const groups = await volumeSnapshotGroups.whereIn(context, 'vmInstanceUuid', vmUuids, query);
-  return groupByKey(vmUuids, groups, (group) => group.vmInstanceUuid);
+  return groupByField(vmUuids, groups, 'vmInstanceUuid');
 }
 
 /** The VMs on every host of the batch meeting `query`: one CursorQuery (`filter=hostUuid:in:...`) plus CursorNext while more. */
 async function loadVmsOfHosts(hostUuids: readonly string[], query: ChildQuery, context: GatewayContext) {
   const vms = await vmInstances.whereIn(context, 'hostUuid', hostUuids, query);
-  return groupByKey(hostUuids, vms, (vm) => vm.hostUuid);
+  return groupByField(hostUuids, vms, 'hostUuid');
 }
 
 // The snapshot groups of each VM and the VMs of each host, per request, whatever page of them a
@@ -31,15 +34,49 @@ async function loadVmsOfHosts(hostUuids: readonly string[], query: ChildQuery, c
 export const snapshotGroupsOfVm = childrenLoader(loadSnapshotGroupsOfVms);
 export const vmsOfHost = childrenLoader(loadVmsOfHosts);
 
+/**
+ * The data volumes each VM of the batch could attach, each the whole volume `node(id:)` answers.
+ * GetVmAttachableDataVolume (one request per distinct VM: the spec has no batch form) names the
+ * candidates, whose records carry only a subset of a volume's fields; a client's normalized cache
+ * would merge those nulls over the volume's values shown elsewhere. So the candidates of every VM
+ * of the batch are read again by uuid in one load of the volume loader (one CursorQuery per
+ * `maxBatchSize` distinct volumes, shared with every other volume of the request). A candidate
+ * gone in between is left out; one the upstream sent unreadable, and that names no uuid, is its
+ * error in its slot.
+ */
 export async function loadAttachableDataVolumes(vmUuids: string[], context: GatewayContext): Promise<(VolumeRecord[] | Error)[]> {
   const session = context.session;
   session.requireCredential('resource');
-  // The spec has no batch form of GetVmAttachableDataVolume: one request per distinct VM.
-  return Promise.all(
+  const candidates = await Promise.all(
     vmUuids.map((uuid) =>
       session
         .read(GetVmAttachableDataVolume, { vmInstanceUuid: uuid })
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
     ),
   );
+  const uuidOf = (candidate: Readable<VolumeRecord>): string | null => candidate.uuid;
+  const wanted = [...new Set(candidates.flatMap((list) => (list instanceof Error ? [] : list.flatMap((candidate) => uuidOf(candidate) ?? []))))];
+  // One loadMany for every VM of the batch: loads made as each VM's answer arrives would each be a batch of their own.
+  const loaded = wanted.length === 0 ? [] : await VolumeRef.getDataloader(context).loadMany(wanted);
+  const byUuid = new Map(wanted.map((uuid, index) => [uuid, loaded[index]]));
+  return candidates.map((list) => {
+    if (list instanceof Error) return list;
+    const volumes: (VolumeRecord | Error)[] = [];
+    for (const candidate of list) {
+      const uuid = uuidOf(candidate);
+      if (uuid === null) {
+        volumes.push(unreadableRecordError(candidate as UnreadableRecord));
+        continue;
+      }
+      const volume = byUuid.get(uuid);
+      if (volume instanceof Error && isNotFound(volume)) continue;
+      if (volume !== undefined) volumes.push(volume as VolumeRecord | Error);
+    }
+    // An Error in a list slot is that item's field error in every engine; Pothos types items as values only.
+    return volumes as VolumeRecord[];
+  });
+}
+
+function isNotFound(error: Error): boolean {
+  return (error as { extensions?: { code?: unknown } }).extensions?.code === 'NOT_FOUND';
 }

@@ -5,6 +5,7 @@
  */
 import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
+import { readableItems } from '../../upstream/wire.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
 import { childConnection } from '../kit/list-query.js';
 import { nodeByUuid } from '../kit/families.js';
@@ -79,7 +80,7 @@ VmInstanceRef.implement({
       nullable: true,
       description: 'Root (boot) volume (`rootVolumeUuid`), taken from the VM\'s own `allVolumes` when it is there. Null when it cannot be read (with an error); as old as the volume record it returns. Since 3.17.13.',
       extensions: reads<VmInstanceRecord>('allVolumes', 'rootVolumeUuid'),
-      resolve: (vm) => vm.allVolumes.find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
+      resolve: (vm) => readableItems(vm.allVolumes).find((volume) => volume.uuid === vm.rootVolumeUuid) ?? vm.rootVolumeUuid,
     }),
     nics: embeddedList(t, 'vmNics', VmNicRef, 'NICs of the VM (`vmNics`: its items are described since 3.17.13). Since 3.17.13.'),
     volumes: embeddedList(t, 'allVolumes', VolumeRef, 'Volumes attached to the VM, root volume included (`allVolumes`: its items are described since 3.17.13). Since 3.17.13.'),
@@ -93,9 +94,9 @@ VmInstanceRef.implement({
     }),
     attachableDataVolumes: t.loadableList({
       type: VolumeRef,
-      nullable: { list: true, items: false },
+      nullable: { list: true, items: true },
       description:
-        'Data volumes that could be attached to this VM (GetVmAttachableDataVolume: one upstream request per VM, the spec has no batch form). Only the fields the candidate record carries are set. Null when they cannot be read (with an error). Since 0.6.',
+        'Data volumes that could be attached to this VM, each the whole volume `node(id:)` answers: GetVmAttachableDataVolume (one upstream request per VM, the spec has no batch form) names them, and the volumes of every VM of a page are read by uuid in one batch with the request\'s other volumes, so it needs both credentials. A volume gone in between is left out; one the upstream sent unreadable is null with an error at its index. Null when they cannot be read (with an error). Since 0.6.',
       extensions: { ...reads<VmInstanceRecord>('uuid'), ...callsPerParent(), since: GetVmAttachableDataVolume.since },
       load: loadAttachableDataVolumes,
       resolve: (vm) => vm.uuid,

@@ -7,7 +7,7 @@ import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, queryFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, referenceItems } from '../kit/record-fields.js';
+import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, itemsOrErrors } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef, VolumeType } from '../volume.js';
 
@@ -28,7 +28,7 @@ VolumeSnapshotGroupRef.implement({
       nullable: { list: false, items: true },
       description: 'One reference per volume snapshot of the group; one the upstream sent malformed is null with an error at its index. Since 3.6.0.',
       extensions: reads<VolumeSnapshotGroupRecord>('volumeSnapshotRefs'),
-      resolve: (group) => referenceItems(group.volumeSnapshotRefs),
+      resolve: (group) => itemsOrErrors(group.volumeSnapshotRefs),
     }),
   }),
 });

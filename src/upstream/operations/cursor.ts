@@ -30,7 +30,7 @@ export function cursorItemDecoder(decoder: RecordDecoder, resourceType: CursorRe
   return decoder[ITEM_DECODERS[resourceType]];
 }
 
-/** A page: `items`, `total`, and `nextCursor` whenever `hasMore`. */
+/** A page: `items` (one that cannot be read an `UnreadableRecord` in its slot), `total`, and `nextCursor` whenever `hasMore`. */
 function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder, resourceType: unknown, sort: unknown): CursorPage<CursorRecord> {
   const decodeItem = cursorItemDecoder(decoder, resourceType as CursorResourceType);
   const items = body.items;
@@ -43,7 +43,7 @@ function decodeCursorPage(body: Record<string, unknown>, decoder: RecordDecoder,
   if (hasMore && nextCursor === null) throw new DecodeError('body.nextCursor', 'hasMore is true but nextCursor is null');
   const total = optionalCount(body, 'total');
   if (total === null) throw new DecodeError('body.total', 'the page has no total');
-  return { items: decoder.list(items, 'body.items', decodeItem), total, nextCursor, hasMore, keys: sortKeysOf(items, typeof sort === 'string' && sort !== '' ? sort : DEFAULT_CURSOR_SORT) };
+  return { items: decoder.each(items, 'body.items', decodeItem), total, nextCursor, hasMore, keys: sortKeysOf(items, typeof sort === 'string' && sort !== '' ? sort : DEFAULT_CURSOR_SORT) };
 }
 
 /** Each wire item's `field`, by uuid (items without a text uuid are left out: they cannot be positions). */

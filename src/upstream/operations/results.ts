@@ -2,7 +2,8 @@
  * Readers shared by the operations' decoders: the parts of a result body the spec gives every
  * operation of a kind (`inventories`, `total`, `inventory`, the success envelope).
  */
-import { DecodeError } from '../decode.js';
+import { DecodeError, type Readable } from '../decode.js';
+import { decodeEach } from '../wire.js';
 import type { QueryResult } from '../types.js';
 
 /** Decodes one item; `path` names it in a `DecodeError`. */
@@ -13,14 +14,15 @@ export type EmptyResult = Readonly<Record<never, never>>;
 
 export const EMPTY_RESULT: EmptyResult = Object.freeze({});
 
-/** The list under `key`; the service omits null fields, so a missing list is an empty one. */
-export function decodeItems<T>(body: Record<string, unknown>, key: string, decodeItem: ItemDecoder<T>): T[] {
+/**
+ * The records under `key`, each decoded alone: one that cannot be read is an `UnreadableRecord` in
+ * its own slot, the others stand. The service omits null fields, so a missing list is an empty one.
+ */
+export function decodeItems<T>(body: Record<string, unknown>, key: string, decodeItem: ItemDecoder<T>): Readable<T>[] {
   const items = body[key];
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) throw new DecodeError(`body.${key}`, 'expected a list');
-  const out = new Array<T>(items.length);
-  for (let i = 0; i < items.length; i++) out[i] = decodeItem(items[i], `body.${key}[${i}]`);
-  return out;
+  return decodeEach(items, `body.${key}`, decodeItem);
 }
 
 /** A count the service may render as `12` or `"12.0"`; null when absent. */

@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<26cb1d8cd62b07c25ba612185fd9a3b5>>
+ * @generated SignedSource<<540c828e12d9eda5ed2446d620f872fb>>
  * @lightSyntaxTransform
  */
 
@@ -15,7 +15,7 @@ export type documentsCbtTasksQuery$data = {
       readonly id: string;
       readonly name: string | null | undefined;
       readonly uuid: any;
-    }>;
+    } | null | undefined>;
   } | null | undefined;
 };
 export type documentsCbtTasksQuery = {

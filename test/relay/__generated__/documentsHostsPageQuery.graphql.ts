@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<d5c561f909e2c8b12db1274ca0423738>>
+ * @generated SignedSource<<00cd6d1e6f8bb479c328995978a22fe1>>
  * @lightSyntaxTransform
  */
 
@@ -21,8 +21,8 @@ export type documentsHostsPageQuery$data = {
         readonly name: string | null | undefined;
         readonly nqn: string | null | undefined;
         readonly uuid: any;
-      };
-    }>;
+      } | null | undefined;
+    } | null | undefined>;
     readonly pageInfo: {
       readonly endCursor: string | null | undefined;
       readonly hasNextPage: boolean;

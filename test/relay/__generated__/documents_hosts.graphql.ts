@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<07c7352ba352191a4948a34e7ec2f975>>
+ * @generated SignedSource<<400db747ff04af2b3d5e41f714b0e3d8>>
  * @lightSyntaxTransform
  */
 
@@ -15,8 +15,8 @@ export type documents_hosts$data = {
       readonly node: {
         readonly id: string;
         readonly " $fragmentSpreads": FragmentRefs<"documents_host">;
-      };
-    }>;
+      } | null | undefined;
+    } | null | undefined>;
   } | null | undefined;
   readonly " $fragmentType": "documents_hosts";
 };
