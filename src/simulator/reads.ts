@@ -56,9 +56,11 @@ function queryRoute<T extends Owned>(operation: string, path: string, wire: Wire
       const parsed = parseResourceQuery(effective, wire.queryable, store.timeZone);
       const records = table(store);
       const uuids = namedUuids(parsed);
+      // Named uuids keep the order they were named in; other candidates come in insertion order,
+      // from an equality index when a condition has one (`hostUuid?=...`), else the whole table.
       const candidates =
         uuids === null
-          ? records.list(tenant.id)
+          ? (records.candidates(tenant.id, parsed.conditions, wire.queryable) ?? records.list(tenant.id))
           : uuids.map((uuid) => records.get(tenant.id, uuid)).filter((record): record is T => record !== undefined);
       const { items, total } = runResourceQuery(candidates, parsed);
       if (parsed.countOnly) return { success: true, total };
