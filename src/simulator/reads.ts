@@ -203,7 +203,9 @@ export const READ_ROUTES: readonly ReadRoute[] = [
       const vm = requireVm(context, 'vmInstanceUuid');
       const { store } = context;
       const zoneStorages = new Set(store.primaryStorages.by('zoneUuid', vm.zoneUuid, vm.tenantId).map((storage) => storage.uuid));
-      const candidates = [...store.volumes.list(vm.tenantId)].filter(
+      // The zone's storages' volumes from their index, in the table's order, rather than every volume.
+      const onZoneStorages = store.volumes.candidates(vm.tenantId, [{ field: 'primaryStorageUuid', op: 'in', values: [...zoneStorages] }], { primaryStorageUuid: 'string' });
+      const candidates = (onZoneStorages ?? []).filter(
         (volume) =>
           volume.type === 'Data' &&
           volume.vmInstanceUuid === null &&

@@ -124,4 +124,22 @@ describe('indexed pages', () => {
       }
     }
   });
+
+  it("lists a VM's attachable data volumes in the order a scan of the volumes gives", () => {
+    const store = estate(300, 6);
+    const tenant = store.tenants[0]!;
+    const matched = matchRead(`vm-instances/${'0'.repeat(32)}/data-volume-candidates`)!;
+    let answered = 0;
+    for (const vm of [...store.vms.list(tenant.id)].slice(0, 20)) {
+      const params = { vmInstanceUuid: vm.uuid };
+      const answer = matched.route.handle({ store, tenant, params, query: new URLSearchParams() }) as { inventories: { uuid: string }[] };
+      const zoneStorages = new Set(store.primaryStorages.by('zoneUuid', vm.zoneUuid, tenant.id).map((storage) => storage.uuid));
+      const expected = [...store.volumes.list(tenant.id)].filter(
+        (volume) => volume.type === 'Data' && volume.vmInstanceUuid === null && volume.state === 'Enabled' && volume.status === 'Ready' && zoneStorages.has(volume.primaryStorageUuid),
+      );
+      expect(answer.inventories.map((volume) => volume.uuid)).toEqual(expected.map((volume) => volume.uuid));
+      answered += expected.length;
+    }
+    expect(answered).toBeGreaterThan(1);
+  });
 });
