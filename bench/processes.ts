@@ -29,7 +29,8 @@ export interface SimulatorProcess extends Spawned {
   readonly headers: Record<string, string>;
 }
 
-const STARTUP_TIMEOUT_MS = 120_000;
+// A 100,000-VM estate (scenario 10) takes minutes to generate on a loaded machine.
+const STARTUP_TIMEOUT_MS = 600_000;
 
 /** Spawns `node [nodeArgs] --import tsx <script>` and resolves with the first stdout line `match` accepts. */
 async function spawnAnnounced<T>(

@@ -7,7 +7,7 @@
  * 1000/40), `BENCH_ESTATES` (scenario 1: `100,1000,10000`), `BENCH_DURATION` (seconds per load
  * run: 10), `BENCH_PAIRS` (scenario 2: gateway/direct pairs of runs per concurrency, 3),
  * `BENCH_SUBSCRIBERS` (1000), `BENCH_ROUNDS` (20, after `BENCH_WARMUP_ROUNDS`: 3),
- * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7,8,9`); scenario 9: `BENCH_BASELINE_DIR` (also
+ * `BENCH_SCENARIOS` (which to run: `1,2,3,4,5,6,7,8,9,10`); scenario 10: `BENCH_SCALE_SAMPLES` (30); scenario 9: `BENCH_BASELINE_DIR` (also
  * compare tracing off against the gateway of that checkout); scenario 7: `BENCH_LIVE_DASHBOARDS` (1000),
  * `BENCH_LIVE_CREDENTIALS` (`1,10,100`), `BENCH_LIVE_ROUNDS` (10), `BENCH_LIVE_CHURN` (the
  * simulator's `SIM_CHURN`: `2@first`), `LIVE_POLL_MS` (2000).
@@ -16,6 +16,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { distinctDashboardBodies } from './dashboard.js';
+import { estateScaleRows, measureEstateScale, type EstateScaleResult } from './estate-scale.js';
 import { measureBroadcastFloor, measureFanout, type BroadcastFloorResult, type FanoutResult } from './fanout.js';
 import { numberFromEnv } from './knobs.js';
 import { LIVE_DASHBOARD_COLLECTIONS, measureLive, type LiveRow } from './live.js';
@@ -37,7 +38,8 @@ const settings = {
   subscribers: numberFromEnv('BENCH_SUBSCRIBERS', 1000),
   rounds: numberFromEnv('BENCH_ROUNDS', 20),
   warmupRounds: numberFromEnv('BENCH_WARMUP_ROUNDS', 3),
-  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9').split(',').map((text) => Number(text.trim())),
+  scaleSamples: numberFromEnv('BENCH_SCALE_SAMPLES', 30),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((text) => Number(text.trim())),
   baselineDir: process.env.BENCH_BASELINE_DIR,
   liveDashboards: numberFromEnv('BENCH_LIVE_DASHBOARDS', 1000),
   liveCredentials: (process.env.BENCH_LIVE_CREDENTIALS ?? '1,10,100').split(',').map((text) => Number(text.trim())),
@@ -71,6 +73,8 @@ interface Report {
   trusted?: TrustedResult;
   /** Scenario 9: tracing on against off, 50 distinct dashboards; with a baseline, off against the gateway before tracing. */
   tracing?: { on: GatewayComparison; exportedBytesPerDashboard: number; off?: GatewayComparison };
+  /** Scenario 10: the first page and the dashboard on 1,000 and 100,000 VMs. */
+  estateScale?: EstateScaleResult;
   durationSec: number;
 }
 
@@ -97,6 +101,9 @@ async function main(): Promise<void> {
   const heapDir = await mkdtemp(join(tmpdir(), 'bench-heap-'));
   try {
     const upstreamCost = runs(1) ? await measureScenario1() : undefined;
+    if (runs(10)) log('scenario 10: the first page and the dashboard on 1,000 and 100,000 VMs');
+    const small = { vms: 1000, hosts: 8 };
+    const estateScale = runs(10) ? await measureEstateScale({ small, large: { vms: 100_000, hosts: 1000 }, latencyMs: settings.latencyMs, samples: settings.scaleSamples, warmup: 5 }) : undefined;
 
     log(`starting the simulator (${settings.vms} VMs, ${settings.hosts} hosts, ${settings.latencyMs} ms latency)`);
     const simulator: SimulatorProcess = await startSimulator({ vms: settings.vms, hosts: settings.hosts, latencyMs: settings.latencyMs });
@@ -238,6 +245,7 @@ async function main(): Promise<void> {
       live,
       trusted,
       tracing,
+      estateScale,
       durationSec: Math.round((Date.now() - started) / 1000),
     };
     await mkdir('bench-results', { recursive: true });
@@ -568,6 +576,7 @@ export function renderTable(report: Report): string {
     ...(report.live ? scenario7Rows(report.live) : []),
     ...(report.trusted ? scenario8Rows(report.trusted) : []),
     ...(report.tracing ? scenario9Rows(report.tracing) : []),
+    ...(report.estateScale ? estateScaleRows(report.estateScale) : []),
   ];
   const header = ['scenario', 'measured', 'target', 'verdict'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);

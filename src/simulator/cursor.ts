@@ -10,14 +10,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SimBadRequest } from './contracts.js';
 import type { Wire } from './format.js';
 import type { Owned } from './model.js';
-import {
-  compareKeys,
-  compileConditions,
-  keyOf,
-  parseFilter,
-  type FieldTypes,
-  type SortKey,
-} from './query.js';
+import { readPage, type PageRequest, type PageResult } from './paging.js';
+import { compileConditions, keyOf, parseFilter, type FieldTypes, type SortKey } from './query.js';
 import type { SimulatorStore, Table } from './store.js';
 import { DIRECTORY_WIRE, HOST_WIRE, SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE, VM_WIRE, VOLUME_WIRE, type WireRecord } from './wire.js';
 
@@ -27,14 +21,14 @@ export const DEFAULT_CURSOR_TTL_MS = 15 * 60 * 1000;
 
 interface ResourceType {
   fields: FieldTypes;
-  records: (store: SimulatorStore, tenantId: string) => Iterable<Owned>;
+  read: (store: SimulatorStore, request: PageRequest) => PageResult<Owned>;
   toWire: (store: SimulatorStore, record: Owned) => Wire;
 }
 
 function resourceType<T extends Owned>(wire: WireRecord<T>, table: (store: SimulatorStore) => Table<T>): ResourceType {
   return {
     fields: wire.queryable,
-    records: (store, tenantId) => table(store).list(tenantId),
+    read: (store, request) => readPage(table(store), request),
     toWire: (store, record) => store.wire.write(wire, record as T),
   };
 }
@@ -88,6 +82,8 @@ export class CursorService {
   private readonly secret: Buffer;
   private readonly now: () => number;
   ttlMs: number;
+  /** Records the last page examined to answer (read by tests: it follows the page, not the estate). */
+  visited = 0;
 
   constructor(
     private readonly store: SimulatorStore,
@@ -141,20 +137,22 @@ export class CursorService {
   }
 
   private page(state: CursorState, resourceType: ResourceType): CursorPage {
-    const predicate = compileConditions(state.filters.map(parseFilter), resourceType.fields, this.store.timeZone);
-    const sign = state.order === 'desc' ? -1 : 1;
-    const { sort, after } = state;
-    const compare = (a: Keyed, b: Keyed): number => sign * compareKeys(a.key, b.key) || compareKeys(a.uuid, b.uuid);
-    const start: Keyed | null = after === null ? null : { key: after.key, uuid: after.uuid, record: null };
-    let total = 0;
-    const remaining: Keyed[] = [];
-    for (const record of resourceType.records(this.store, state.t)) {
-      if (!predicate(record)) continue;
-      total++;
-      const keyed: Keyed = { key: keyOf(record, sort), uuid: record.uuid, record };
-      if (start === null || compare(keyed, start) > 0) remaining.push(keyed);
-    }
-    const page = smallest(remaining, state.pageSize + 1, compare).map((keyed) => keyed.record as Owned);
+    const conditions = state.filters.map(parseFilter);
+    const predicate = compileConditions(conditions, resourceType.fields, this.store.timeZone);
+    const { sort } = state;
+    const found = resourceType.read(this.store, {
+      tenantId: state.t,
+      conditions,
+      predicate,
+      fields: resourceType.fields,
+      sort,
+      order: state.order,
+      pageSize: state.pageSize,
+      after: state.after,
+    });
+    this.visited = found.visited;
+    const { total } = found;
+    const page = found.records;
     const hasMore = page.length > state.pageSize;
     if (hasMore) page.length = state.pageSize;
     const last = page[page.length - 1];
@@ -193,13 +191,6 @@ export class CursorService {
   }
 }
 
-/** A record with its sort key read once. */
-interface Keyed {
-  key: SortKey;
-  uuid: string;
-  record: Owned | null;
-}
-
 function readPageSize(text: string | null, fallback: number): number {
   if (text === null || text === '') return fallback;
   if (!/^-?\d+$/.test(text)) throw new SimBadRequest(`pageSize must be an integer, got "${text}"`);
@@ -208,23 +199,4 @@ function readPageSize(text: string | null, fallback: number): number {
     throw new SimBadRequest(`pageSize must be between 1 and ${MAX_PAGE_SIZE}, got ${size}`);
   }
   return size;
-}
-
-/** The `count` smallest records by `compare`, in order; avoids sorting everything for a small page. */
-function smallest<T>(records: T[], count: number, compare: (a: T, b: T) => number): T[] {
-  if (records.length <= count * 8) return records.sort(compare).slice(0, count);
-  const best: T[] = [];
-  for (const record of records) {
-    if (best.length === count && compare(record, best[count - 1] as T) >= 0) continue;
-    let low = 0;
-    let high = best.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (compare(best[mid] as T, record) <= 0) low = mid + 1;
-      else high = mid;
-    }
-    best.splice(low, 0, record);
-    if (best.length > count) best.pop();
-  }
-  return best;
 }

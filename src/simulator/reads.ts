@@ -56,9 +56,11 @@ function queryRoute<T extends Owned>(operation: string, path: string, wire: Wire
       const parsed = parseResourceQuery(effective, wire.queryable, store.timeZone);
       const records = table(store);
       const uuids = namedUuids(parsed);
+      // Named uuids keep the order they were named in; other candidates come in insertion order,
+      // from an equality index when a condition has one (`hostUuid?=...`), else the whole table.
       const candidates =
         uuids === null
-          ? records.list(tenant.id)
+          ? (records.candidates(tenant.id, parsed.conditions, wire.queryable) ?? records.list(tenant.id))
           : uuids.map((uuid) => records.get(tenant.id, uuid)).filter((record): record is T => record !== undefined);
       const { items, total } = runResourceQuery(candidates, parsed);
       if (parsed.countOnly) return { success: true, total };
@@ -201,7 +203,9 @@ export const READ_ROUTES: readonly ReadRoute[] = [
       const vm = requireVm(context, 'vmInstanceUuid');
       const { store } = context;
       const zoneStorages = new Set(store.primaryStorages.by('zoneUuid', vm.zoneUuid, vm.tenantId).map((storage) => storage.uuid));
-      const candidates = [...store.volumes.list(vm.tenantId)].filter(
+      // The zone's storages' volumes from their index, in the table's order, rather than every volume.
+      const onZoneStorages = store.volumes.candidates(vm.tenantId, [{ field: 'primaryStorageUuid', op: 'in', values: [...zoneStorages] }], { primaryStorageUuid: 'string' });
+      const candidates = (onZoneStorages ?? []).filter(
         (volume) =>
           volume.type === 'Data' &&
           volume.vmInstanceUuid === null &&

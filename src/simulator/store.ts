@@ -1,10 +1,14 @@
 /**
  * The simulator's in-memory state: one `Table` per record kind, each a `Map<uuid, record>`
  * partitioned by tenant, with secondary indexes on the reference fields the handlers look up
- * by (a VM's volumes, a host's NICs, ...), so that estates of 10,000 VMs answer fast.
+ * by (a VM's volumes, a host's NICs, ...) and, built on first use, a sorted index per tenant and
+ * field a page is ordered by (`order-index.ts`), so that a page costs what it returns whatever the
+ * size of the estate.
  */
 import type { Tenant } from './contracts.js';
 import { WireFormat } from './wire.js';
+import { OrderIndex } from './order-index.js';
+import type { Condition, FieldTypes } from './query.js';
 import type { Host, HostNic, Owned, RecordKind, RecordKinds, VmInstance, VmNic, Volume } from './model.js';
 import { NEWEST_RELEASE } from '../upstream/releases.js';
 
@@ -13,6 +17,11 @@ export class Table<T extends Owned> {
   private readonly byUuid = new Map<string, T>();
   private readonly byTenant = new Map<string, Map<string, T>>();
   private readonly indexes = new Map<keyof T, Map<unknown, Map<string, T>>>();
+  /** Sorted indexes by field, then tenant; each built when a page first asks for its order. */
+  private readonly orders = new Map<string, Map<string, OrderIndex<T>>>();
+  /** Each record's place in insertion order, the order unsorted answers keep. */
+  private readonly sequence = new Map<string, number>();
+  private nextSequence = 0;
 
   constructor(indexedFields: readonly (keyof T)[] = []) {
     for (const field of indexedFields) this.indexes.set(field, new Map());
@@ -58,10 +67,55 @@ export class Table<T extends Owned> {
     return found;
   }
 
+  /** The tenant's records sorted by `field` (then uuid), kept so through every insert, delete and update. */
+  ordered(tenantId: string, field: string): OrderIndex<T> {
+    let byTenant = this.orders.get(field);
+    if (byTenant === undefined) {
+      byTenant = new Map();
+      this.orders.set(field, byTenant);
+    }
+    let index = byTenant.get(tenantId);
+    if (index === undefined || index.stale) {
+      index = new OrderIndex(field, this.list(tenantId));
+      byTenant.set(tenantId, index);
+    }
+    return index;
+  }
+
+  /**
+   * The tenant's records that can meet `conditions`, in insertion order, read from an index: the
+   * smallest set named by an `eq`/`in` condition on `uuid` or on an indexed string field. Null
+   * when no condition is one of those (the caller scans). A superset: the caller still applies
+   * every condition.
+   */
+  candidates(tenantId: string, conditions: readonly Condition[], fields: FieldTypes): T[] | null {
+    let best: Map<string, T> | null = null;
+    for (const condition of conditions) {
+      if (condition.op !== 'eq' && condition.op !== 'in') continue;
+      const index = this.indexes.get(condition.field as keyof T);
+      if (condition.field !== 'uuid' && (index === undefined || fields[condition.field] !== 'string')) continue;
+      const found = new Map<string, T>();
+      for (const value of condition.values) {
+        if (index === undefined) {
+          const record = this.get(tenantId, value);
+          if (record !== undefined) found.set(record.uuid, record);
+          continue;
+        }
+        for (const record of index.get(value)?.values() ?? []) if (record.tenantId === tenantId) found.set(record.uuid, record);
+      }
+      if (best === null || found.size < best.size) best = found;
+    }
+    if (best === null) return null;
+    const order = (record: T): number => this.sequence.get(record.uuid) ?? 0;
+    return [...best.values()].sort((a, b) => order(a) - order(b));
+  }
+
   /** Adds (or replaces) a record. */
   insert(record: T): T {
     if (this.byUuid.has(record.uuid)) this.delete(record.uuid);
     this.byUuid.set(record.uuid, record);
+    this.sequence.set(record.uuid, this.nextSequence++);
+    for (const byTenant of this.orders.values()) byTenant.get(record.tenantId)?.add(record);
     let tenantRecords = this.byTenant.get(record.tenantId);
     if (tenantRecords === undefined) {
       tenantRecords = new Map();
@@ -77,7 +131,9 @@ export class Table<T extends Owned> {
     const record = this.byUuid.get(uuid);
     if (record === undefined) return false;
     this.byUuid.delete(uuid);
+    this.sequence.delete(uuid);
     this.byTenant.get(record.tenantId)?.delete(uuid);
+    for (const byTenant of this.orders.values()) byTenant.get(record.tenantId)?.remove(record);
     for (const [field, index] of this.indexes) removeFromIndex(index, record[field], record.uuid);
     return true;
   }
@@ -87,9 +143,12 @@ export class Table<T extends Owned> {
     const stored = this.byUuid.get(record.uuid) === record;
     for (const key of Object.keys(patch) as (keyof T)[]) {
       const index = this.indexes.get(key);
+      const order = stored ? this.orders.get(key as string)?.get(record.tenantId) : undefined;
       if (stored && index !== undefined) removeFromIndex(index, record[key], record.uuid);
+      order?.remove(record);
       record[key] = patch[key] as T[keyof T];
       if (stored && index !== undefined) addToIndex(index, record[key], record);
+      order?.add(record);
     }
     return record;
   }
@@ -97,6 +156,8 @@ export class Table<T extends Owned> {
   clear(): void {
     this.byUuid.clear();
     this.byTenant.clear();
+    this.sequence.clear();
+    this.orders.clear();
     for (const index of this.indexes.values()) index.clear();
   }
 }
