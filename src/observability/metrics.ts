@@ -196,7 +196,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     observeRedisOutbox(outbox) {
       collected('gateway_redis_outbox_entries', 'Finished jobs and change-feed changes this replica keeps in memory until Redis takes them (0 while Redis takes every append at once); they are appended, in order, as soon as it does.', () => outbox.entries());
-      collected('gateway_redis_outbox_bytes', 'Bytes of those entries; past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
+      collected('gateway_redis_outbox_bytes', 'Bytes of the entries the Redis outbox keeps (gateway_redis_outbox_entries); past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
     },
     observeReadiness(isReady) {
       collected('gateway_ready', 'Whether the replica is ready (1) or not (0): as its last /readyz check answered, within 30 s (the kubelet probes more often); else not shutting down, Redis connected (with REDIS_URL) and no upstream circuit breaker open.', () => (isReady() ? 1 : 0));
