@@ -64,15 +64,28 @@ const SIZE_UNITS: Record<string, number> = { b: 1, bytes: 1, kib: 1024, mib: 1_0
 const NUMBER = /(?<![\w.])(\d[\d,_]*(?:\.\d+)?)(\s*)([a-z]*)/gi;
 
 /** The numbers `text` states, each in the setting's own unit (a duration in a unit it does not know is left out). */
-function numbersIn(text: string, setting: Setting<unknown>): number[] {
+function numbersIn(text: string, setting: Setting<number>): number[] {
   const units = setting.parser.accepts.startsWith('milliseconds') ? DURATION_UNITS : setting.parser.accepts.startsWith('bytes') ? SIZE_UNITS : {};
-  return [...text.matchAll(NUMBER)].flatMap(([, digits = '', space = '', word = '']) => {
+  // "an hour", "a minute": one of the unit.
+  const one = [...text.matchAll(/\ban?\s+([a-z]+)\b/gi)].flatMap(([, word = '']) => units[word.toLowerCase()] ?? []);
+  return [...one, ...[...text.matchAll(NUMBER)].flatMap(([, digits = '', space = '', word = '']) => {
     const value = Number(digits.replace(/[,_]/g, ''));
     const factor = units[word.toLowerCase()];
     if (factor !== undefined) return [value * factor];
     // Glued to letters that are no unit (`5xx`, `3rd`) it is no number; else the word is not its unit.
     return word !== '' && space === '' ? [] : [value];
-  });
+  })];
+}
+
+/** The words a page may write a boolean default in. */
+const BOOLEAN_WORDS = { true: ['true', 'on', 'enabled'], false: ['false', 'off', 'disabled'] };
+
+/** Whether `text` says that `setting`'s default, a word (a level, a flag), is the default. */
+function statesWordDefault(text: string, setting: Setting<unknown>): boolean {
+  if (!/\bdefault\b/i.test(text)) return false;
+  const value = setting.default;
+  const words = typeof value === 'boolean' ? BOOLEAN_WORDS[`${value}`] : typeof value === 'string' && value !== '' ? [value] : [];
+  return words.some((word) => new RegExp(`(?<![\\w-])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'i').test(text));
 }
 
 /**
@@ -84,14 +97,22 @@ function followingMention(text: string, from: number): string {
   return clause;
 }
 
-const numericSettings = [...settingEntries(), ...simulatorSettingEntries()].filter((entry): entry is [never, Setting<number>] => typeof entry[1].default === 'number');
+const allSettings = [...settingEntries(), ...simulatorSettingEntries()].map(([, setting]) => setting);
 
-/** Every place of `text` (the page `page`) where a setting's name is followed by its default value: `` `LIVE_POLL_MS` (2 s) ``. */
+/** Whether `after`, what follows a mention of `setting`, states its default. */
+function statesDefault(after: string, setting: Setting<unknown>): boolean {
+  return typeof setting.default === 'number' ? numbersIn(after, setting as Setting<number>).includes(setting.default) : statesWordDefault(after, setting);
+}
+
+/**
+ * Every place of `text` (the page `page`) where a setting's name is followed by its default value:
+ * `` `LIVE_POLL_MS` (2 s) ``, `` `LOG_LEVEL` (`info` by default) ``.
+ */
 function restatedDefaults(page: string, text: string): string[] {
-  return numericSettings.flatMap(([, setting]) =>
+  return allSettings.flatMap((setting) =>
       [...text.matchAll(new RegExp(`\\b${setting.variable}\\b`, 'g'))]
         .map((match) => followingMention(text, match.index + setting.variable.length))
-        .filter((after) => numbersIn(after, setting).includes(setting.default))
+        .filter((after) => statesDefault(after, setting))
         .map((after) => `${page}: ${setting.variable}${after.replace(/\s+/g, ' ')}`),
   );
 }
@@ -109,6 +130,10 @@ describe('a setting\'s default', () => {
     expect(found('| `REDIS_RESUME_GRACE_MS` (60,000) |')).toBe(1);
     expect(found('`REDIS_OUTBOX_MAX_BYTES` (16 MiB: thousands of jobs)')).toBe(1);
     expect(found('`MAX_COST`, 100_000 by default')).toBe(1);
+    expect(found('`JOB_TTL_MS`, an hour by default,')).toBe(1);
+    expect(found('at `LOG_LEVEL` (`info` by default)')).toBe(1);
+    expect(found('`GRAPHIQL` (on by default)')).toBe(1);
+    expect(found('`LOG_LEVEL` `debug` logs each upstream call')).toBe(0);
     // Another setting's value, a status class, another value or the next sentence is no restatement.
     expect(found('`REDIS_RESUME_GRACE_MS` and `JOB_LEASE_MS` (60 s)')).toBe(0);
     expect(found('`UPSTREAM_BREAKER_THRESHOLD` calls in a row (5xx answers)')).toBe(0);
