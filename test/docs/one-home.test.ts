@@ -46,6 +46,15 @@ describe('the README', () => {
     expect(repeated.length, `lines of the README that docs/ has too:\n${repeated.join('\n')}`).toBeLessThanOrEqual(MAX_README_LINES_IN_DOCS);
   });
 
+  it('holds the one table of the project\'s commands, which states each promised command', () => {
+    const withTable = ['README.md', ...docsPages()].filter((page) => /^\|\s*command\s*\|/m.test(read(page)));
+    expect(withTable).toEqual(['README.md']);
+    const table = read('README.md').split('\n').filter((line) => line.startsWith('| `npm '));
+    for (const command of ['npm ci && npm start', 'npm test', 'npm run simulator', 'npm run bench', 'npm run schema']) {
+      expect(table.some((line) => line.startsWith(`| \`${command}\` |`)), command).toBe(true);
+    }
+  });
+
   it('counts each line copied from a docs page, not the fences and rows around it', () => {
     const quickStart = read('docs/getting-started/quick-start.md');
     const copied = quickStart.slice(quickStart.indexOf('## The banner'), quickStart.indexOf('## A query'));
