@@ -1,5 +1,5 @@
 /**
- * The reference pages of `docs/` that mirror the code, rendered from it: `npm run docs` writes
+ * The reference pages of `docs/` that mirror the code (the error codes, the metrics), rendered from it: `npm run docs` writes
  * them, and a test fails when a committed page differs from what is rendered here (as
  * `test/server/app.test.ts` does for the SDL).
  */
@@ -7,6 +7,7 @@ import { isEnumType } from 'graphql';
 import { ERROR_CODES, type ErrorCodeEntry, type ErrorCodeWhere } from '../src/errors/codes.js';
 import { schema } from '../src/schema/index.js';
 import { FAILURE_CATEGORIES } from '../src/upstream/error-codes.js';
+import { METRICS_REFERENCE_PATH, renderMetricsReference } from '../src/observability/metrics-reference.js';
 
 /** A generated page, by its path from the repository root. */
 export interface GeneratedPage {
@@ -15,7 +16,10 @@ export interface GeneratedPage {
 }
 
 export function renderGeneratedPages(): GeneratedPage[] {
-  return [{ path: 'docs/reference/error-codes.md', text: renderErrorCodesPage() }];
+  return [
+    { path: 'docs/reference/error-codes.md', text: renderErrorCodesPage() },
+    { path: METRICS_REFERENCE_PATH, text: renderMetricsReference() },
+  ];
 }
 
 /** The sections of the error-code page, in order: where the client meets each code. */

@@ -1,6 +1,7 @@
 /**
  * `npm run docs`: writes the reference pages of docs/ that are generated from the code (the
- * error codes, from `src/errors/codes.ts` and the `UserErrorCode` enum). A test fails when a
+ * error codes, from `src/errors/codes.ts` and the `UserErrorCode` enum; the metrics, from the
+ * registry of `src/observability/metrics.ts`). A test fails when a
  * committed page is stale.
  */
 import { writeFileSync } from 'node:fs';

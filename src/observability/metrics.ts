@@ -102,7 +102,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     });
   };
 
-  const operations = counter('gateway_graphql_operations_total', 'GraphQL operations executed (subscriptions: started), by type, name (METRICS_OPERATION_NAMES, else other), root field and whether the result carried errors.', ['operation_type', 'operation_name', 'root_field', 'result']);
+  const operations = counter('gateway_graphql_operations_total', 'GraphQL operations executed (subscriptions: started), by type, name (one listed in METRICS_OPERATION_NAMES, else other; anonymous without a name), root field (the schema field selected at the root; multiple when several) and result (error when the result carried errors, else success).', ['operation_type', 'operation_name', 'root_field', 'result']);
   const operationDuration = histogram('gateway_graphql_operation_duration_seconds', 'Time to execute a GraphQL query or mutation.', ['operation_type', 'operation_name', 'root_field'], SECONDS_BUCKETS);
   const upstreamRequests = counter('gateway_upstream_requests_total', 'Requests to the upstream service by spec operation, method and HTTP status ("none" when no answer came).', ['operation', 'method', 'status']);
   const upstreamRequestsShared = counter('gateway_upstream_requests_shared_total', 'Upstream GETs that joined an identical one in flight (same credential, URL and query) instead of making their own request: upstream calls saved, by spec operation.', ['operation']);
@@ -203,7 +203,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     observeRedisOutbox(outbox) {
       collected('gateway_redis_outbox_entries', 'Finished jobs and change-feed changes this replica keeps in memory until Redis takes them (0 while Redis takes every append at once); they are appended, in order, as soon as it does.', () => outbox.entries());
-      collected('gateway_redis_outbox_bytes', 'Bytes of those entries; past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
+      collected('gateway_redis_outbox_bytes', 'Bytes of the entries the Redis outbox keeps (gateway_redis_outbox_entries); past REDIS_OUTBOX_MAX_BYTES new ones are dropped (gateway_redis_outbox_dropped_total).', () => outbox.bytes());
     },
     observeReadiness(isReady) {
       collected('gateway_ready', 'Whether the replica is ready (1) or not (0), as /readyz answers: started and not shutting down, whatever the upstream and Redis (gateway_dependency_up).', () => (isReady() ? 1 : 0));

@@ -1,10 +1,10 @@
 /**
  * `npm start` as a newcomer runs it: with the embedded simulator it prints the demo credentials (the
- * README's, unless the simulator's settings say otherwise) and a curl command that works as pasted; with UPSTREAM_URL it prints no credential; on a taken port
+ * docs', unless the simulator's settings say otherwise) and a curl command that works as pasted; with UPSTREAM_URL it prints no credential; on a taken port
  * it says which port and how to choose another, and exits non-zero without a stack trace.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +17,18 @@ import { eventually, spawnGateway, type GatewayProcess } from '../support/proces
 
 const run = promisify(execFile);
 
-/** The demo credentials the README shows (the default seed's). */
-function readmeCredentials(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const found = [/Authorization: OAuth ([0-9a-f]{32})/, /Bearer (simtok-[0-9a-f]+)/, /X-Tenant-ID: (tenant-[0-9a-f]+)/].map((pattern) => pattern.exec(readme)?.[1]);
-  expect(found.every((credential) => credential !== undefined)).toBe(true);
-  return found as string[];
+/**
+ * The demo credentials the README and the docs show (the default seed's), from every page that
+ * states one as a header is written (`OAuth <session>`, `Bearer <token>`, `X-Tenant-ID: <tenant>`):
+ * wherever they are stated, this test checks them.
+ */
+function documentedCredentials(): string[] {
+  const pages = ['README.md', ...readdirSync(new URL('../../docs/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.md')).map((path) => `docs/${path}`)];
+  const text = pages.map((page) => readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8')).join('\n');
+  const found = [/OAuth ([0-9a-f]{32})\b/g, /Bearer (simtok-[0-9a-f]+)/g, /X-Tenant-ID'?:\s*'?(tenant-[0-9a-f]+)/g].map((pattern) => [...new Set([...text.matchAll(pattern)].map((match) => match[1] ?? ''))]);
+  // Each of the three is stated, and stated alike everywhere.
+  expect(found.map((values) => values.length)).toEqual([1, 1, 1]);
+  return found.flat();
 }
 
 describe('npm start', () => {
@@ -44,8 +50,8 @@ describe('npm start', () => {
     expect(answer.errors).toBeUndefined();
     expect(answer.data?.vmInstances.totalCount).toBeGreaterThan(0);
     expect(answer.data?.vmInstances.nodes).toHaveLength(3);
-    // The README shows the default seed's credentials: they are what a newcomer sees.
-    for (const credential of readmeCredentials()) expect(gateway.output()).toContain(credential);
+    // The docs show the default seed's credentials: they are what a newcomer sees.
+    for (const credential of documentedCredentials()) expect(gateway.output()).toContain(credential);
   });
 
   it('builds its demo as the simulator\'s settings say: another seed, other credentials; a fixed session; the estate\'s size', async () => {
@@ -54,7 +60,7 @@ describe('npm start', () => {
     started.push(gateway);
     const curlLine = await eventually(() => /^\s*(curl .*)$/m.exec(gateway.output())?.[1], 'the curl command');
     expect(gateway.output()).toContain(`Authorization: OAuth ${session}`);
-    for (const credential of readmeCredentials()) expect(gateway.output()).not.toContain(credential);
+    for (const credential of documentedCredentials()) expect(gateway.output()).not.toContain(credential);
 
     const { stdout } = await run('sh', ['-c', curlLine]);
     const answer = JSON.parse(stdout) as { data?: { vmInstances: { totalCount: number } } };
