@@ -34,6 +34,7 @@ const HOOKS: { readonly [Hook in ObserveHook]: HookCall } = {
   observeRedis: { when: 'with `REDIS_URL`', call: (metrics) => metrics.observeRedis(() => false) },
   observeRedisOutbox: { when: 'with `REDIS_URL`', call: (metrics) => metrics.observeRedisOutbox({ entries: () => 0, bytes: () => 0 }) },
   observeReadiness: { call: (metrics) => metrics.observeReadiness(() => false) },
+  observeDependencies: { call: (metrics) => metrics.observeDependencies(() => ({ upstream: true })) },
 };
 
 /** One metric as the page lists it. */
