@@ -34,12 +34,23 @@ export interface DependencyWatch {
   stop(): void;
   /** Each dependency's state, from the last ping and what the replica knows now. */
   states(): DependencyStates;
+  /**
+   * The states once the upstream's ping is fresh: waits for the ping a stale one sends, at most
+   * `FRESH_WAIT_MS`. `/healthz` answers so, since an operator asking wants the
+   * state now; a scrape reads `states()` and never waits.
+   */
+  freshStates(): Promise<DependencyStates>;
   /** `'open'` or `'half-open'` while an upstream circuit breaker is not closed, else undefined. */
   breaker(): 'open' | 'half-open' | undefined;
 }
 
 /** How old the upstream's last ping may be, in ms: about as often as the kubelet used to probe readiness. */
 const DEFAULT_INTERVAL_MS = 5_000;
+/**
+ * Longest `freshStates` waits for a ping, in ms: well inside a liveness probe's timeout, so an
+ * upstream that swallows the ping never fails the probe (the ping goes on in the background).
+ */
+const FRESH_WAIT_MS = 1_000;
 
 export function createDependencyWatch(options: DependencyWatchOptions): DependencyWatch {
   const { upstream, redis, logger } = options;
@@ -76,15 +87,20 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
     }
   }
 
-  async function check(): Promise<void> {
-    pinging = true;
-    try {
-      upstreamPinged = await upstream.ping();
-      pingedAt = Date.now();
-    } finally {
-      pinging = false;
-    }
-    noticeChanges();
+  let checking: Promise<void> | undefined;
+  function check(): Promise<void> {
+    checking ??= (async () => {
+      pinging = true;
+      try {
+        upstreamPinged = await upstream.ping();
+        pingedAt = Date.now();
+      } finally {
+        pinging = false;
+        checking = undefined;
+      }
+      noticeChanges();
+    })();
+    return checking;
   }
 
   return {
@@ -95,6 +111,15 @@ export function createDependencyWatch(options: DependencyWatchOptions): Dependen
       running = false;
     },
     states,
+    async freshStates() {
+      if (running && Date.now() - pingedAt > intervalMs) {
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FRESH_WAIT_MS)));
+        await Promise.race([check(), waited]);
+        clearTimeout(timer);
+      }
+      return states();
+    },
     breaker,
   };
 }

@@ -24,9 +24,12 @@ export interface UnrecognizedValuesOptions {
   readonly maxValuesPerEnum?: number;
 }
 
+/** Values of one enum that get a label of their own; later ones count under `(others)`. */
+const DEFAULT_MAX_VALUES_PER_ENUM = 20;
+
 /** The observer of an app: one counter, and the values already seen per enum. */
 export function createUnrecognizedValues(options: UnrecognizedValuesOptions): UnrecognizedValueObserver {
-  const cap = options.maxValuesPerEnum ?? 20;
+  const cap = options.maxValuesPerEnum ?? DEFAULT_MAX_VALUES_PER_ENUM;
   const seen = new Map<string, Set<string>>();
   return (enumName, text) => {
     const label = text.length > MAX_LABEL_LENGTH ? text.slice(0, MAX_LABEL_LENGTH) : text;

@@ -9,14 +9,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+/** Stands for a Host header that was not sent, to check the target alone. */
+const ABSENT_HOST = 'localhost';
+
 /** Why the request's target or Host cannot be served; null when it can. */
 export function requestTargetProblem(req: Pick<IncomingMessage, 'url' | 'headers'>): string | null {
   const target = req.url ?? '';
   if (!target.startsWith('/')) {
     return 'The request target must be a path (origin form, e.g. `/graphql`): absolute, authority and asterisk forms are not served.';
   }
-  const host = req.headers.host ?? 'localhost';
-  if (!URL.canParse(`http://${host}${target}`)) return 'The Host header and the request target do not make a URL.';
+  // No Host header (HTTP/1.0) is no problem: any name makes the URL.
+  const authority = req.headers.host ?? ABSENT_HOST;
+  if (!URL.canParse(`http://${authority}${target}`)) return 'The Host header and the request target do not make a URL.';
   return null;
 }
 

@@ -463,7 +463,10 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
     try {
       if (requestUrl.pathname.startsWith('/__sim/')) await handleControl(request, response, requestUrl);
-      else await handleApi(request, response, requestUrl);
+      else if (requestUrl.pathname.startsWith(SVC_PREFIX) || requestUrl.pathname.startsWith(RESOURCES_PREFIX)) await handleApi(request, response, requestUrl);
+      // Outside both families (a gateway's reachability ping at the root): no API request, so
+      // neither counted nor journaled, as the real service's web server answers it.
+      else sendText(response, 404, 'Not Found');
     } catch (error) {
       if (response.headersSent || response.destroyed) return;
       if (error instanceof SimBadRequest || error instanceof URIError) sendText(response, 400, error.message);

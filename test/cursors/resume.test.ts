@@ -41,8 +41,8 @@ const WALKS: { name: string; orderBy?: { field: string; direction: 'ASC' | 'DESC
   { name: 'NAME ascending, filtered', orderBy: { field: 'NAME', direction: 'ASC' }, filter: { nameContains: '1' } },
   { name: 'STATE ascending (many ties)', orderBy: { field: 'STATE', direction: 'ASC' } },
   { name: 'CPU_NUM descending (many ties)', orderBy: { field: 'CPU_NUM', direction: 'DESC' } },
-  { name: 'MEMORY_SIZE ascending, filtered (ties)', orderBy: { field: 'MEMORY_SIZE', direction: 'ASC' }, filter: { state: 'Running' } },
-  { name: 'LAST_OP_DATE descending, filtered', orderBy: { field: 'LAST_OP_DATE', direction: 'DESC' }, filter: { stateIn: ['Running', 'Stopped'] } },
+  { name: 'MEMORY_SIZE ascending, filtered (ties)', orderBy: { field: 'MEMORY_SIZE', direction: 'ASC' }, filter: { state: 'RUNNING' } },
+  { name: 'LAST_OP_DATE descending, filtered', orderBy: { field: 'LAST_OP_DATE', direction: 'DESC' }, filter: { stateIn: ['RUNNING', 'STOPPED'] } },
 ];
 
 describe('a cursor whose upstream cursor expired', () => {

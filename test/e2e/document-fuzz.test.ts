@@ -107,6 +107,14 @@ interface Checked {
   text: string;
 }
 
+/** `NODE_OPTIONS` as the Kubernetes manifests set it (`deploy/kubernetes/gateway.env`). */
+function deployedNodeOptions(): string {
+  const env = readFileSync(new URL('../../deploy/kubernetes/gateway.env', import.meta.url), 'utf8');
+  const value = /^NODE_OPTIONS=(.*)$/m.exec(env)?.[1];
+  if (value === undefined) throw new Error('deploy/kubernetes/gateway.env sets no NODE_OPTIONS');
+  return value;
+}
+
 function rssMb(gateway: GatewayProcess): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateway.child.pid}/status`, 'utf8'))?.[1]) / 1024;
 }
@@ -120,7 +128,8 @@ describe('fuzzing documents over every HTTP transport', () => {
   beforeAll(async () => {
     simulator = createSimulator({ asyncDelayMs: 5 });
     const upstreamUrl = await simulator.start(0, '127.0.0.1');
-    gateway = await spawnGateway({ PORT: '0', UPSTREAM_URL: upstreamUrl, LOG_LEVEL: 'warn', GRAPHIQL: 'false' });
+    // As deployed: the heap cap the manifests give Node, by which V8 sizes its heap and so the RSS.
+    gateway = await spawnGateway({ PORT: '0', UPSTREAM_URL: upstreamUrl, LOG_LEVEL: 'warn', GRAPHIQL: 'false', NODE_OPTIONS: deployedNodeOptions() });
     headers = { ...credentialHeaders(simulator.credentials), 'x-graphql-yoga-csrf': '1' };
     // Warm up: the first requests load the schema's code paths.
     for (let round = 0; round < 20; round += 1) await send('post', { query: VALID[round % VALID.length]!, variables: undefined });

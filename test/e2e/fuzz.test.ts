@@ -259,7 +259,7 @@ describe('fuzzing the write paths', () => {
 
   it('a real job id with a wrong secret is refused (403) and its job stays as it was', async () => {
     const hosts = await harness.gql<{ hosts: { nodes: { uuid: string; status: string }[] } }>('{ hosts(first: 50) { nodes { uuid status } } }');
-    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
     const started = await harness.gql<{ updateHostNqn: { job: { id: string } } }>(
       'mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { job { id } } }',
       { input: { uuid: host.uuid, nqn: 'nqn.2014-08.org.example:webhook-fuzz', async: true } },

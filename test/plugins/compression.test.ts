@@ -24,7 +24,7 @@ describe('useCompression', () => {
       const first = await read();
       const hit = await read();
       expect(hit).toEqual(first);
-      const host = first.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const host = first.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
       const nqn = `nqn.2014-08.org.example:br-${Date.now()}`;
       const mutation = await harness.gql('mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { error { code } } }', {
         input: { uuid: host.uuid, nqn },

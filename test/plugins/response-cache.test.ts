@@ -90,7 +90,7 @@ describe('useResponseCache', () => {
 
     it('is invalidated when a mutation returns a changed record', async () => {
       const before = await costOf<HostsData>(HOSTS);
-      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
       expect((await costOf<HostsData>(HOSTS)).upstream).toBe(0);
       const nqn = `nqn.2014-08.org.example:sync-${Date.now()}`;
       const mutation = await harness.gql<{ updateHostNqn: { host: { id: string; nqn: string } | null; error: unknown } }>(
@@ -105,7 +105,7 @@ describe('useResponseCache', () => {
 
     it('is invalidated when an asynchronous mutation\'s job finishes later', async () => {
       const before = await costOf<HostsData>(HOSTS);
-      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
       const nqn = `nqn.2014-08.org.example:async-${Date.now()}`;
       // Without its webhook the gateway learns the result only by polling, seconds later: until
       // then the job runs, and the read below caches the old NQN again.
@@ -149,7 +149,7 @@ describe('useResponseCache', () => {
       const etag = first.headers.get('etag');
       expect(etag).toBeTruthy();
       const before = (await first.json()) as { data: { hosts: { nodes: { uuid: string; nqn: string | null; status: string }[] } } };
-      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+      const host = before.data.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
       const nqn = `nqn.2014-08.org.example:etag-${Date.now()}`;
       const mutation = await harness.gql('mutation ($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { error { code } } }', {
         input: { uuid: host.uuid, nqn },

@@ -184,6 +184,7 @@ describe('batching', () => {
       again: vmInstance(uuid: $a) { attachableDataVolumes { uuid } }
     }`;
     const result = await cost(small, query, { a: vms[0]!.uuid, b: vms[1]!.uuid, c: vms[2]!.uuid });
-    expect(result.byOperation).toEqual({ CursorQuery: 1, GetVmAttachableDataVolume: 3 });
+    // One CursorQuery reads the VMs, one more every candidate volume whole (one id, one object).
+    expect(result.byOperation).toEqual({ CursorQuery: 2, GetVmAttachableDataVolume: 3 });
   });
 });

@@ -111,6 +111,7 @@ describe('the breaking-change guard', () => {
       'JobStatus.RUNNING (enum value) was removed without being deprecated first.',
       // Deprecated in the baseline (the upstream deprecated it), so the message says so.
       'PrimaryStorageMigrateVmInput.withDataVolumes (input field, deprecated in the baseline: "Deprecated by the upstream: use `volumeMigrationAOs`.") was removed.',
+      'VmState.RUNNING (enum value) was removed without being deprecated first.',
     ]);
   });
 

@@ -30,7 +30,7 @@ describe('list query filters from the record definition', () => {
     const filter = schema.getType('HostFilter');
     if (!isInputObjectType(filter)) throw new Error('HostFilter is not an input type');
     const types = Object.fromEntries(Object.values(filter.getFields()).map((field) => [field.name, String(field.type)]));
-    expect(types).toMatchObject({ zoneUuid: 'Uuid', clusterUuid: 'Uuid', state: 'String', hypervisorType: 'String', uuids: '[Uuid!]' });
+    expect(types).toMatchObject({ zoneUuid: 'Uuid', clusterUuid: 'Uuid', state: 'ResourceState', hypervisorType: 'HypervisorType', uuids: '[Uuid!]' });
   });
 
   it('refuses a filter on a field the record does not have, or of a kind with no scalar', () => {

@@ -220,7 +220,7 @@ describe('the credential as the upstream reads it', () => {
 
   it('the same session spelled `oauth` reads the job it started as `OAuth`', async () => {
     const hosts = await harness.gql<{ hosts: { nodes: { uuid: string; status: string }[] } }>('{ hosts(first: 20) { nodes { uuid status } } }');
-    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
     const started = await harness.gql<{ updateHostNqn: { job: { id: string } } }>(
       'mutation($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { job { id } } }',
       { input: { uuid: host.uuid, nqn: `nqn.2014-08.org.example:spelling-${Date.now()}`, async: true } },

@@ -95,7 +95,7 @@ describe('subscriptions over multipart HTTP (Apollo protocol)', () => {
     const only = await openMultipart(harness, query, 'multipart/mixed;subscriptionSpec=1.0', { id: { not: 'an id' } });
     await only.ended;
     expect(only.response.status).toBe(200);
-    expect(only.parts()).toEqual([{}, { payload: { errors: [expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } })] } }]);
+    expect(only.parts()).toEqual([{}, { payload: { errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: ['id'] }) })] } }]);
     expect(only.text().endsWith('\r\n--graphql--\r\n')).toBe(true);
   });
 

@@ -78,7 +78,7 @@ describe('reads and writes under upstream faults', () => {
     const hosts = await harness.gql<{ hosts: { nodes: { uuid: string; status: string }[] } }>(
       '{ hosts(first: 50) { nodes { uuid status } } }',
     );
-    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'Connected')!;
+    const host = hosts.data!.hosts.nodes.find((candidate) => candidate.status === 'CONNECTED')!;
     harness.simulator.configure({ faultRate: 0.5 });
     harness.resetStats();
     const mutation = /* GraphQL */ `
