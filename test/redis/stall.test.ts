@@ -4,9 +4,10 @@
  * frozen (SIGSTOP) for 30 s, the issue's figure: past the lease of the replicas' heartbeats
  * (JOB_LEASE_MS), so each may claim the other's jobs once Redis answers again, as it would in
  * production. Jobs finish upstream during each. Meanwhile the replicas stay ready; reads, paged
- * ones too, answer within 3 s (a stalled Redis costs at most REDIS_COMMAND_TIMEOUT_MS); writes
- * answer REDIS_UNAVAILABLE at once; `jobCompleted(id)` and `jobEvents` opened during the outage
- * wait and then deliver each job once; and no answer repeats the Redis client's own words.
+ * ones too (whose endCursor pages on), answer within 3 s (a stalled Redis costs at most
+ * REDIS_COMMAND_TIMEOUT_MS); writes answer REDIS_UNAVAILABLE at once; `jobCompleted(id)` and
+ * `jobEvents` opened during the outage wait and then deliver each job once; and no answer repeats
+ * the Redis client's own words.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppReplicas, type AppReplicas } from '../support/app-replicas.js';
@@ -22,7 +23,7 @@ const READ_WITHIN_MS = 3_000;
 const JOB_EVENTS = 'subscription { jobEvents { id status } }';
 const JOB_COMPLETED = 'subscription($id: ID!) { jobCompleted(id: $id) { id status } }';
 const READ = '{ hosts(first: 2) { totalCount nodes { uuid } } }';
-const PAGED_READ = '{ vmInstances(first: 5) { nodes { uuid } pageInfo { hasNextPage } } }';
+const PAGED_READ = 'query ($after: String) { vmInstances(first: 5, after: $after) { nodes { uuid } pageInfo { hasNextPage endCursor } } }';
 /** What ioredis says of a connection it cannot use: the gateway says it in its own words. */
 const CLIENT_WORDS = /enableOfflineQueue|isn't writeable|Command timed out|Connection is closed|ECONNREFUSED|ioredis|Ready check/i;
 
@@ -67,10 +68,19 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
       expect(errorCodes(read.response)).toEqual([]);
       expect(read.response.data?.hosts.totalCount).toBeGreaterThan(0);
       expect(read.ms).toBeLessThan(READ_WITHIN_MS);
-      const paged = await timed<{ vmInstances: { nodes: unknown[] } }>(replica.url, PAGED_READ);
+      type Page = { vmInstances: { nodes: { uuid: string }[]; pageInfo: { endCursor: string | null } } };
+      const paged = await timed<Page>(replica.url, PAGED_READ);
       expect(errorCodes(paged.response)).toEqual([]);
       expect(paged.response.data?.vmInstances.nodes).toHaveLength(5);
       expect(paged.ms).toBeLessThan(READ_WITHIN_MS);
+      // Its endCursor, issued without Redis, pages on without Redis too.
+      const endCursor = paged.response.data?.vmInstances.pageInfo.endCursor;
+      expect(endCursor).toEqual(expect.any(String));
+      const next = await timed<Page>(replica.url, PAGED_READ, { after: endCursor });
+      expect(errorCodes(next.response)).toEqual([]);
+      expect(next.response.data?.vmInstances.nodes).toHaveLength(5);
+      expect(next.response.data?.vmInstances.nodes.map((node) => node.uuid)).not.toContain(paged.response.data?.vmInstances.nodes[4]?.uuid);
+      expect(next.ms).toBeLessThan(READ_WITHIN_MS);
       const write = await timed(replica.url, UPDATE_NQN, { input: { uuid: connectedHost(replicas.simulator), nqn: nqn('999'), async: true } });
       expect(errorCodes(write.response)).toEqual(['REDIS_UNAVAILABLE']);
       expect(write.ms).toBeLessThan(READ_WITHIN_MS);
