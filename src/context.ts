@@ -133,31 +133,33 @@ export function connectionParamsSource(params: Readonly<Record<string, unknown>>
   return (name) => lowered.get(name.toLowerCase());
 }
 
-/**
- * The credentials of a WebSocket operation: its `connectionParams` when they carry any (what
- * clients send), else the headers of the socket's upgrade request, where a router's header
- * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
- * subgraph). Never a mix of the two.
- */
+/** The headers of a socket's upgrade request, read as credentials are (the first of a repeated one). */
+function upgradeHeadersSource(upgradeHeaders: IncomingHttpHeaders): CredentialSource {
+  return (name) => {
+    const value = upgradeHeaders[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  };
+}
+
 /**
  * Throws `UNAUTHENTICATED` when a WebSocket operation's credentials (its `connectionParams`, else
  * its upgrade request's headers, as `webSocketCaller` reads them) hold one over `MAX_CREDENTIAL_CHARS`.
  */
 export function refuseOverlongWebSocketCredentials(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): void {
   refuseOverlongCredentials(connectionParamsSource(params));
-  refuseOverlongCredentials((name) => {
-    const value = upgradeHeaders[name.toLowerCase()];
-    return Array.isArray(value) ? value[0] : value;
-  });
+  refuseOverlongCredentials(upgradeHeadersSource(upgradeHeaders));
 }
 
+/**
+ * The credentials of a WebSocket operation: its `connectionParams` when they carry any (what
+ * clients send), else the headers of the socket's upgrade request, where a router's header
+ * propagation puts them (Apollo Router's `headers` rules on a graphql-ws passthrough to a
+ * subgraph). Never a mix of the two.
+ */
 export function webSocketCaller(params: Readonly<Record<string, unknown>> | undefined, upgradeHeaders: IncomingHttpHeaders): Caller {
   const fromParams = readCredentials(connectionParamsSource(params));
   if (fromParams.resource !== undefined || fromParams.cursor !== undefined) return new Caller(fromParams.resource, fromParams.cursor);
-  const fromHeaders = readCredentials((name) => {
-    const value = upgradeHeaders[name.toLowerCase()];
-    return Array.isArray(value) ? value[0] : value;
-  });
+  const fromHeaders = readCredentials(upgradeHeadersSource(upgradeHeaders));
   return new Caller(fromHeaders.resource, fromHeaders.cursor);
 }
 

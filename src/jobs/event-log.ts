@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { Repeater } from 'graphql-yoga';
+import { compareIds } from '../redis/streams.js';
 import type { JobRecord } from './store.js';
 
 /** Where an event stands: the stream it belongs to (`epoch`) and its id there (`<ms>-<seq>`). */
@@ -67,13 +68,6 @@ export function eventsNoLongerKept(): GraphQLError {
   );
 }
 
-/** Orders two stream ids (`<ms>-<seq>`) numerically. */
-export function compareEventIds(a: string, b: string): number {
-  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
-  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
-  return aMs - bMs || aSeq - bSeq;
-}
-
 /**
  * Hands each owner's events to its subscribers. A subscriber with a cursor listens before it
  * replays, holding live events back until the replay is sent, and then sends only those after the
@@ -113,7 +107,7 @@ export function createJobEventHub(options: JobEventHubOptions): JobEventHub {
       let held: JobEvent[] | undefined = after === undefined ? undefined : [];
       let last = after?.id;
       const send = (event: JobEvent): void => {
-        if (last !== undefined && compareEventIds(event.position.id, last) <= 0) return;
+        if (last !== undefined && compareIds(event.position.id, last) <= 0) return;
         last = event.position.id;
         void push(event);
       };
@@ -165,8 +159,8 @@ export function createMemoryJobEvents(maxLength: number): JobEventHub & { append
       if (after.epoch !== epoch) return null;
       // The event `after` names must still be here (or be newer than all): else some after it may be gone.
       const oldest = log[0];
-      if (oldest !== undefined && compareEventIds(oldest.position.id, after.id) > 0) return null;
-      return log.filter((event) => event.job.owner === owner && compareEventIds(event.position.id, after.id) > 0);
+      if (oldest !== undefined && compareIds(oldest.position.id, after.id) > 0) return null;
+      return log.filter((event) => event.job.owner === owner && compareIds(event.position.id, after.id) > 0);
     },
   });
 

@@ -21,7 +21,7 @@ import { RedisUnavailableError, type RedisConnection } from '../redis/connection
 import { decodeFinishedJob, encodeFinishedJob, noticeNewerFormats } from '../redis/formats.js';
 import type { RedisOutbox } from '../redis/outbox.js';
 import { compareIds, FINISHED_STREAM_KEY, type StreamReader } from '../redis/streams.js';
-import { createJobEventHub, type JobEvent, type JobEventSource } from './event-log.js';
+import { createJobEventHub, type EventPosition, type JobEvent, type JobEventSource } from './event-log.js';
 import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
 
@@ -80,7 +80,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
    * one the cursor was given on, or no longer holds the entry it names (trimming takes the oldest
    * first, so while that entry is kept, every later one is).
    */
-  async function replayEvents(owner: string, after: { epoch: string; id: string }): Promise<JobEvent[] | null> {
+  async function replayEvents(owner: string, after: EventPosition): Promise<JobEvent[] | null> {
     const epoch = reader.epoch();
     if (epoch === undefined || after.epoch !== epoch) return null;
     const client = connection.commands;

@@ -5,10 +5,10 @@
  * yoga that serves nothing else.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { jsonAnswer } from '../plugins/routes/answers.js';
+import { listenAt } from './node-server.js';
 
 export interface MetricsServer {
   /** Listens; resolves with the base URL (e.g. `http://127.0.0.1:9464`). */
@@ -35,18 +35,7 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
   // Scrapes and probes are short: no keep-alive connection should hold the shutdown.
   server.keepAliveTimeout = 5_000;
   return {
-    async listen(port, host) {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const address = server.address() as AddressInfo;
-      const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-      return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
-    },
+    listen: (port, host) => listenAt(server, port, host),
     async close() {
       if (!server.listening) return;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

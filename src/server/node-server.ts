@@ -77,10 +77,7 @@ export function createNodeServer(options: NodeServerOptions): NodeServer {
       return url;
     },
     async listen(port, host) {
-      await listen(server, port, host);
-      const address = server.address() as AddressInfo;
-      const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-      url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
+      url = await listenAt(server, port, host);
       return url;
     },
     async close(timeoutMs) {
@@ -93,11 +90,12 @@ export function createNodeServer(options: NodeServerOptions): NodeServer {
 }
 
 /**
- * Listens, or rejects with the listen error (EADDRINUSE, ...) for the caller to report. The
+ * Listens and resolves with the base URL a client on this machine reaches it at (port 0 picks the
+ * port then), or rejects with the listen error (EADDRINUSE, ...) for the caller to report. The
  * WebSocket server re-emits the server's errors, and graphql-ws answers any with a stack trace
  * on the console: while listening, the server's own error listeners are set aside.
  */
-async function listen(server: Server, port: number, host: string): Promise<void> {
+export async function listenAt(server: Server, port: number, host: string): Promise<string> {
   const errorListeners = server.rawListeners('error') as ((error: Error) => void)[];
   server.removeAllListeners('error');
   try {
@@ -111,4 +109,7 @@ async function listen(server: Server, port: number, host: string): Promise<void>
   } finally {
     for (const listener of errorListeners) server.on('error', listener);
   }
+  const address = server.address() as AddressInfo;
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
 }
