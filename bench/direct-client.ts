@@ -12,7 +12,7 @@ import { ORDER_FIELDS, type DashboardResult, type DashboardVm } from './dashboar
 /** Credentials as the caller sent them (the three headers of docs/reference/api-promise.md#credentials). */
 export interface DirectCredentials {
   authorization: string;
-  resourcesAuthorization: string;
+  cursorAuthorization: string;
   tenantId: string | undefined;
 }
 
@@ -100,8 +100,8 @@ export interface DirectClient {
 
 /** `upstreamUrl` is the resource family's `{base_url}`; the cursor family is at its origin. */
 export function createDirectClient(upstreamUrl: string, connections = 32): DirectClient {
-  const svc = new URL('svc/v1/', upstreamUrl.endsWith('/') ? upstreamUrl : `${upstreamUrl}/`);
-  const resources = new URL('/api/v1/resources/', upstreamUrl);
+  const resourceBase = new URL('svc/v1/', upstreamUrl.endsWith('/') ? upstreamUrl : `${upstreamUrl}/`);
+  const cursorBase = new URL('/api/v1/resources/', upstreamUrl);
   const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
 
   async function getJson<T>(url: URL, headers: Record<string, string>): Promise<T> {
@@ -115,19 +115,19 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
 
   function cursorHeaders(credentials: DirectCredentials): Record<string, string> {
     return {
-      authorization: credentials.resourcesAuthorization,
+      authorization: credentials.cursorAuthorization,
       ...(credentials.tenantId ? { 'x-tenant-id': credentials.tenantId } : {}),
     };
   }
 
   async function cursorQuery<T>(credentials: DirectCredentials, params: URLSearchParams, all: boolean): Promise<CursorPage<T>> {
     const headers = cursorHeaders(credentials);
-    const first = await getJson<CursorPage<T>>(new URL(`cursor-query?${params}`, resources), headers);
+    const first = await getJson<CursorPage<T>>(new URL(`cursor-query?${params}`, cursorBase), headers);
     const items = [...first.items];
     let page = first;
     while (all && page.hasMore && page.nextCursor) {
       const next = new URLSearchParams({ cursor: page.nextCursor, pageSize: String(PAGE) });
-      page = await getJson<CursorPage<T>>(new URL(`cursor-next?${next}`, resources), headers);
+      page = await getJson<CursorPage<T>>(new URL(`cursor-next?${next}`, cursorBase), headers);
       items.push(...page.items);
     }
     return { ...first, items };
@@ -143,7 +143,7 @@ export function createDirectClient(upstreamUrl: string, connections = 32): Direc
         start: String(records.length),
         replyWithCount: 'true',
       });
-      const page = await getJson<QueryPage<T>>(new URL(`${path}?${params}`, svc), { authorization: credentials.authorization });
+      const page = await getJson<QueryPage<T>>(new URL(`${path}?${params}`, resourceBase), { authorization: credentials.authorization });
       records.push(...page.inventories);
       if (page.inventories.length === 0 || records.length >= (page.total ?? records.length)) return records;
     }

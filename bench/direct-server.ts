@@ -24,7 +24,7 @@ const server = createServer((req, res) => {
     client
       .dashboard({
         authorization: header('authorization') ?? '',
-        resourcesAuthorization: header('x-resources-authorization') ?? '',
+        cursorAuthorization: header('x-resources-authorization') ?? '',
         tenantId: header('x-tenant-id'),
       }, filterOf(Buffer.concat(chunks).toString('utf8')))
       .then(

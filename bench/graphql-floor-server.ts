@@ -108,7 +108,7 @@ schema.getQueryType()!.getFields().vmInstances!.resolve = async (_root, args: Di
   const answer = await client.dashboard(
     {
       authorization: headers.get('authorization') ?? '',
-      resourcesAuthorization: headers.get('x-resources-authorization') ?? '',
+      cursorAuthorization: headers.get('x-resources-authorization') ?? '',
       tenantId: headers.get('x-tenant-id') ?? undefined,
     },
     { filter: args.filter, orderBy: args.orderBy },

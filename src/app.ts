@@ -476,7 +476,7 @@ function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: Gat
   return createUpstreamClient({
     ...UPSTREAM_FIXED_OPTIONS,
     upstreamUrl,
-    resourcesUrl: config.resourcesUrl,
+    cursorUrl: config.cursorUrl,
     upstreamTimezone: config.upstreamTimezone,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     upstreamConnections: config.upstreamConnections,

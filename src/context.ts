@@ -114,12 +114,12 @@ export function readCredentials(get: CredentialSource): Credentials {
     return value !== undefined && value.length <= MAX_CREDENTIAL_CHARS ? value.trim() : undefined;
   };
   const authorization = bounded('authorization');
-  const resourcesAuthorization = bounded('x-resources-authorization');
+  const cursorAuthorization = bounded('x-resources-authorization');
   const tenantId = bounded('x-tenant-id');
   return {
     resource: authorization ? { authorization } : undefined,
-    cursor: resourcesAuthorization
-      ? { authorization: resourcesAuthorization, tenantId: tenantId || undefined }
+    cursor: cursorAuthorization
+      ? { authorization: cursorAuthorization, tenantId: tenantId || undefined }
       : undefined,
   };
 }

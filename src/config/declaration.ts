@@ -8,7 +8,11 @@ import type { Parser } from './parsers.js';
 export const SETTING_GROUPS = {
   server: { title: 'Server', about: 'Where the gateway listens, what it serves besides the API, and how it logs.' },
   connections: { title: 'Requests and connections', about: 'How long a client may take, how large its requests may be, and how the gateway stops.' },
-  upstream: { title: 'Upstream', about: 'The infrastructure management service the gateway federates, and how it is called.' },
+  upstream: {
+    title: 'Upstream',
+    about:
+      'The infrastructure management service the gateway federates, and how it is called. It has two API families: the resource family (`svc/v1/...`, `Authorization: OAuth <session>`) and the cursor family (`/api/v1/resources/cursor-query` and `cursor-next`, a bearer token and `X-Tenant-ID`). The code calls them by those two names only. Three public names are older than that wording and stay as they are, because deployments and clients already use them: `UPSTREAM_URL` is the resource family\'s base URL, `RESOURCES_URL` the cursor family\'s origin, and a client sends its cursor-family token in `X-Resources-Authorization`.',
+  },
   jobs: { title: 'Jobs', about: 'The upstream\'s asynchronous jobs behind mutations: waiting, polling, keeping.' },
   redis: { title: 'Redis', about: 'Shared state, so that several replicas act as one.' },
   limits: { title: 'Operation limits', about: 'The shape of an operation, checked before it runs: an operation over a limit makes no upstream request.' },

@@ -155,7 +155,7 @@ export const settings = Object.freeze({
     unset: 'the embedded simulator is started and used',
     description: 'The resource family\'s `{base_url}`; the gateway appends `svc/v1/...`.',
   }),
-  resourcesUrl: optional({
+  cursorUrl: optional({
     variable: 'RESOURCES_URL',
     group: 'upstream',
     parser: httpUrl(),

@@ -28,7 +28,7 @@ import {
   volumeSnapshotGroup,
 } from '../upstream/records.js';
 import type { CredentialFamily, UpstreamSession } from '../upstream/session.js';
-import type { CursorResourceType, QueryCollection } from '../upstream/types.js';
+import type { CursorResourceType, ResourceCollection } from '../upstream/types.js';
 import type { LiveCollection } from './invalidation.js';
 
 /** What the feed reads of a record: its identity and its two timestamps, plus the rest to fingerprint. */
@@ -71,7 +71,7 @@ function cursorSource(collection: LiveCollection, resourceType: CursorResourceTy
   };
 }
 
-function querySource(collection: LiveCollection, name: QueryCollection): FeedSource {
+function querySource(collection: LiveCollection, name: ResourceCollection): FeedSource {
   const family = resourceFamilyOf(name);
   return {
     collection,

@@ -8,6 +8,6 @@ import { isWritePath, isWriteSubPath } from './writes.js';
 export { isWritePath };
 
 /** Whether some method is routed at `subPath`. */
-export function isKnownSvcPath(subPath: string): boolean {
+export function isKnownResourcePath(subPath: string): boolean {
   return matchRead(subPath) !== null || isWriteSubPath(subPath) || /^api-jobs\/[^/]+$/.test(subPath);
 }

@@ -22,7 +22,7 @@ import { deriveTenants, generateEstate, type TenantOverrides } from './estate.js
 import { assertTimeZone, encodeJson } from './format.js';
 import { createJobRunner } from './jobs.js';
 import { matchRead } from './reads.js';
-import { isKnownSvcPath, isWritePath } from './routes.js';
+import { isKnownResourcePath, isWritePath } from './routes.js';
 import { SimulatorStore } from './store.js';
 import { beginWrite, executeWrite, matchWrite } from './writes.js';
 import { isPlainObject } from './write-arguments.js';
@@ -148,8 +148,8 @@ export const SIMULATOR_DEFAULTS: Readonly<SimulatorOptions> = {
   version: NEWEST_RELEASE,
 };
 
-const SVC_PREFIX = '/svc/v1/';
-const RESOURCES_PREFIX = '/api/v1/resources/';
+const RESOURCE_FAMILY_PREFIX = '/svc/v1/';
+const CURSOR_FAMILY_PREFIX = '/api/v1/resources/';
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** What the router decided for one API request. */
@@ -220,13 +220,13 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   }
 
   function routeAny(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
-    if (pathname.startsWith(SVC_PREFIX)) return routeSvc(method, pathname, query, body, bodyError);
-    if (pathname.startsWith(RESOURCES_PREFIX)) return routeResources(method, pathname.slice(RESOURCES_PREFIX.length), query);
+    if (pathname.startsWith(RESOURCE_FAMILY_PREFIX)) return routeResourceFamily(method, pathname, query, body, bodyError);
+    if (pathname.startsWith(CURSOR_FAMILY_PREFIX)) return routeCursorFamily(method, pathname.slice(CURSOR_FAMILY_PREFIX.length), query);
     return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
   }
 
-  function routeSvc(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
-    const subPath = pathname.slice(SVC_PREFIX.length).replace(/\/+$/, '');
+  function routeResourceFamily(method: string, pathname: string, query: URLSearchParams, body: unknown, bodyError: string | null): Routed {
+    const subPath = pathname.slice(RESOURCE_FAMILY_PREFIX.length).replace(/\/+$/, '');
     const poll = /^api-jobs\/([^/]+)$/.exec(subPath);
     if (poll !== null) {
       if (method !== 'GET') return { kind: 'reject', operation: POLL_OPERATION, status: 405, text: 'Method Not Allowed' };
@@ -245,7 +245,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     } else if (isWritePath(method, subPath)) {
       return routeWrite(method, pathname, body, bodyError);
     }
-    if (isKnownSvcPath(subPath)) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 405, text: 'Method Not Allowed' };
+    if (isKnownResourcePath(subPath)) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 405, text: 'Method Not Allowed' };
     return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
   }
 
@@ -269,7 +269,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     return { kind: 'write', operation: matched.operation, matched, body };
   }
 
-  function routeResources(method: string, subPath: string, query: URLSearchParams): Routed {
+  function routeCursorFamily(method: string, subPath: string, query: URLSearchParams): Routed {
     const operations: Record<string, string> = { 'cursor-query': 'CursorQuery', 'cursor-next': 'CursorNext' };
     const operation = operations[subPath.replace(/\/+$/, '')];
     if (operation === undefined) return { kind: 'reject', operation: UNKNOWN_OPERATION, status: 404, text: 'Not Found' };
@@ -318,17 +318,17 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
         sendAnswer(response, jobs.poll(routed.jobUuid));
         return;
       case 'cursor': {
-        const tenant = authenticateResources(request, response);
+        const tenant = authenticateCursorFamily(request, response);
         if (tenant !== undefined) sendJson(response, 200, routed.run(tenant));
         return;
       }
       case 'read': {
-        const tenant = authenticateSvc(request, response);
+        const tenant = authenticateResourceFamily(request, response);
         if (tenant !== undefined) sendJson(response, 200, routed.run(tenant));
         return;
       }
       case 'write': {
-        const tenant = authenticateSvc(request, response);
+        const tenant = authenticateResourceFamily(request, response);
         if (tenant === undefined) return;
         const { matched, body: writeBody } = routed;
         const writeRequest = { ...matched, body: writeBody, query: requestUrl.searchParams, tenant };
@@ -347,7 +347,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   }
 
   /** Resource family: `Authorization: OAuth <session>`. */
-  function authenticateSvc(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
+  function authenticateResourceFamily(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
     const authorization = header(request, 'authorization');
     if (authorization === undefined || authorization.trim() === '') {
       sendText(response, 400, 'Missing the Authorization header: Authorization: OAuth <session uuid>');
@@ -364,7 +364,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
   }
 
   /** Cursor family: `Authorization: Bearer <token>` and optional `X-Tenant-ID`. */
-  function authenticateResources(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
+  function authenticateCursorFamily(request: IncomingMessage, response: ServerResponse): Tenant | undefined {
     const authorization = header(request, 'authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     const tenant = match === null ? undefined : store.tenantByToken(match[1] ?? '');
@@ -463,7 +463,7 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
     try {
       if (requestUrl.pathname.startsWith('/__sim/')) await handleControl(request, response, requestUrl);
-      else if (requestUrl.pathname.startsWith(SVC_PREFIX) || requestUrl.pathname.startsWith(RESOURCES_PREFIX)) await handleApi(request, response, requestUrl);
+      else if (requestUrl.pathname.startsWith(RESOURCE_FAMILY_PREFIX) || requestUrl.pathname.startsWith(CURSOR_FAMILY_PREFIX)) await handleApi(request, response, requestUrl);
       // Outside both families (a gateway's reachability ping at the root): no API request, so
       // neither counted nor journaled, as the real service's web server answers it.
       else sendText(response, 404, 'Not Found');

@@ -17,7 +17,7 @@ export interface AddressingOptions {
   /** The resource family's `{base_url}` (`UPSTREAM_URL`). */
   upstreamUrl: string;
   /** Where the cursor family lives (`RESOURCES_URL`); undefined: the origin of `upstreamUrl`. */
-  resourcesUrl: string | undefined;
+  cursorUrl: string | undefined;
 }
 
 export interface Addressing {
@@ -48,7 +48,7 @@ export function createAddressing(options: AddressingOptions): Addressing {
   const upstreamUrl = parseBase(options.upstreamUrl, 'upstreamUrl');
   // Read once: a URL's getters serialize on every read.
   const resourceBase: Base = { origin: upstreamUrl.origin, pathname: upstreamUrl.pathname };
-  const cursorUrl = parseBase(options.resourcesUrl ?? upstreamUrl.origin, 'resourcesUrl');
+  const cursorUrl = parseBase(options.cursorUrl ?? upstreamUrl.origin, 'cursorUrl');
   const cursorBase: Base = { origin: cursorUrl.origin, pathname: cursorUrl.pathname };
 
   function targetOf(operation: AnyOperation, params: Readonly<Record<string, unknown>>): Target {

@@ -33,7 +33,7 @@ export interface UpstreamClientOptions {
   /** The resource family's `{base_url}` (`UPSTREAM_URL`); the client appends `svc/v1/...`. A path prefix is kept. */
   upstreamUrl: string;
   /** Where the cursor family (`/api/v1/resources/...`) lives (`RESOURCES_URL`); undefined: the origin of `upstreamUrl`. */
-  resourcesUrl: string | undefined;
+  cursorUrl: string | undefined;
   /** IANA zone of the upstream's Timestamp text (`UPSTREAM_TIMEZONE`). */
   upstreamTimezone: string;
   /** Time allowed for one call, the wait for a connection, all retries and the body included (`UPSTREAM_TIMEOUT_MS`). */
@@ -96,7 +96,7 @@ export const UPSTREAM_FIXED_OPTIONS = {
 const PING_TIMEOUT_MS = 5000;
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
-  const addressing = createAddressing({ upstreamUrl: options.upstreamUrl, resourcesUrl: options.resourcesUrl });
+  const addressing = createAddressing({ upstreamUrl: options.upstreamUrl, cursorUrl: options.cursorUrl });
   const decoder = new RecordDecoder(options.upstreamTimezone);
   const decoderFor = createDemandDecoders(decoder);
   const limiter = new OriginLimiter({ maxConcurrent: options.upstreamConnections, maxQueued: options.upstreamMaxQueued });

@@ -15,8 +15,8 @@ import type {
   CursorQueryRequest,
   CursorResourceType,
   CursorResourceTypes,
-  QueryCollection,
-  QueryCollections,
+  ResourceCollection,
+  ResourceCollections,
   QueryCondition,
   QueryRequest,
 } from './types.js';
@@ -181,13 +181,13 @@ export function cursorFamilyOf<K extends CursorResourceType>(resourceType: K): U
 }
 
 /** The resource family's query of `collection` (`q=`), page after page while `total` says so. */
-export function resourceFamilyOf<C extends QueryCollection>(collection: C): UpstreamFamily<QueryCollections[C]> {
+export function resourceFamilyOf<C extends ResourceCollection>(collection: C): UpstreamFamily<ResourceCollections[C]> {
   return {
     name: collection,
     credential: 'resource',
     since: QUERY_OPERATIONS[collection].since,
     async readAll(session, where, sort) {
-      const records: Readable<QueryCollections[C]>[] = [];
+      const records: Readable<ResourceCollections[C]>[] = [];
       const conditions = toQueryConditions(where);
       const order = sort === undefined ? {} : { sort: { field: sort.field, direction: sort.direction ?? 'asc' } };
       for (;;) {

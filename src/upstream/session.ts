@@ -17,8 +17,8 @@ import type {
   CursorQueryRequest,
   CursorResourceType,
   CursorResourceTypes,
-  QueryCollection,
-  QueryCollections,
+  ResourceCollection,
+  ResourceCollections,
   QueryRequest,
   QueryResult,
   ResourceCredential,
@@ -133,7 +133,7 @@ export class UpstreamSession {
     return { credential: this.resourceCredential(), owner: this.binding.caller.owner! };
   }
 
-  query<C extends QueryCollection>(collection: C, request: QueryRequest): Promise<QueryResult<QueryCollections[C]>> {
+  query<C extends ResourceCollection>(collection: C, request: QueryRequest): Promise<QueryResult<ResourceCollections[C]>> {
     return this.client.query(this.resourceCredential(), collection, request, this.options());
   }
 

@@ -101,7 +101,7 @@ export interface QueryResult<T> {
 }
 
 /** The resource-family collections that have a query operation in the spec, each read by its operation. */
-export interface QueryCollections {
+export interface ResourceCollections {
   /** QueryHBADevice (`operations/queries.ts`) */
   hbaDevices: HbaDeviceRecord;
   /** QueryFiberChannelLun (`operations/queries.ts`) */
@@ -113,7 +113,7 @@ export interface QueryCollections {
   /** QuerySNSEmailAddress (`operations/queries.ts`) */
   snsEmailAddresses: SnsEmailAddressRecord;
 }
-export type QueryCollection = keyof QueryCollections;
+export type ResourceCollection = keyof ResourceCollections;
 
 // ---------------------------------------------------------------------------------------------
 // Cursor family: /api/v1/resources/cursor-query and cursor-next
@@ -228,12 +228,12 @@ export interface UpstreamHealth {
 }
 
 export interface UpstreamClient {
-  query<C extends QueryCollection>(
+  query<C extends ResourceCollection>(
     credential: ResourceCredential,
     collection: C,
     request: QueryRequest,
     options?: CallOptions,
-  ): Promise<QueryResult<QueryCollections[C]>>;
+  ): Promise<QueryResult<ResourceCollections[C]>>;
 
   cursorQuery<K extends CursorResourceType>(
     credential: CursorCredential,

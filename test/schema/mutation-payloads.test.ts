@@ -226,7 +226,7 @@ describe('a document of several mutations', () => {
     // The gateway's upstream is the front, which passes on to the harness's simulator once it is up.
     const target = { url: '' };
     front = await startFailingFront(target);
-    harness = await startHarness({ config: { upstreamUrl: front.url, resourcesUrl: front.url } });
+    harness = await startHarness({ config: { upstreamUrl: front.url, cursorUrl: front.url } });
     target.url = harness.simulator.url;
   });
 

@@ -55,7 +55,7 @@ describe('partial data', () => {
   });
 
   it('every connection of the resource family answers while the cursor family is unreachable', async () => {
-    const unreachable = await startHarness({ config: { resourcesUrl: `http://127.0.0.1:${await closedPort()}` } });
+    const unreachable = await startHarness({ config: { cursorUrl: `http://127.0.0.1:${await closedPort()}` } });
     try {
       const response = await unreachable.gql<Record<string, { totalCount: number } | null>>(
         `{ vmInstances(first: 1) { totalCount } snsApplicationPlatforms(first: 1) { totalCount }

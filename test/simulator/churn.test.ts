@@ -160,8 +160,8 @@ describe('POST /__sim/sessions', () => {
     for (const credential of credentials) {
       expect(credential.tenantId).toBe(sim.credentials.second.tenantId);
       expect(await cursorQuery(sim, 'resourceType=vm&pageSize=1000', credential.token)).toEqual(theirs);
-      const svc = await fetch(`${sim.url}/svc/v1/cbt-task`, { headers: { authorization: `OAuth ${credential.session}` } });
-      expect(svc.status).toBe(200);
+      const resourceAnswer = await fetch(`${sim.url}/svc/v1/cbt-task`, { headers: { authorization: `OAuth ${credential.session}` } });
+      expect(resourceAnswer.status).toBe(200);
     }
     const bad = await fetch(`${sim.url}/__sim/sessions`, { method: 'POST', body: JSON.stringify({ count: 1e6 }), headers: { 'content-type': 'application/json' } });
     expect(bad.status).toBe(400);

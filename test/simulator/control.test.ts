@@ -6,7 +6,7 @@ import { eventually } from '../support/process.js';
 
 let simulator: Simulator;
 
-function svc(path: string, init: RequestInit = {}): Promise<Response> {
+function resourceFamily(path: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${simulator.url}${path}`, {
     ...init,
     headers: { authorization: `OAuth ${simulator.credentials.session}`, ...(init.headers as Record<string, string>) },
@@ -42,8 +42,8 @@ beforeEach(async () => {
 
 describe('request counts and journal', () => {
   it('counts API requests by the spec operation names, and not control requests', async () => {
-    for (let i = 0; i < 3; i++) await (await svc('/svc/v1/cbt-task')).text();
-    await (await svc('/svc/v1/storage-devices/fiber-channel/luns')).text();
+    for (let i = 0; i < 3; i++) await (await resourceFamily('/svc/v1/cbt-task')).text();
+    await (await resourceFamily('/svc/v1/storage-devices/fiber-channel/luns')).text();
     const first = (await (await cursorQuery('resourceType=vm&pageSize=5')).json()) as { nextCursor: string };
     await (
       await fetch(`${simulator.url}/api/v1/resources/cursor-next?cursor=${encodeURIComponent(first.nextCursor)}`, {
@@ -53,7 +53,7 @@ describe('request counts and journal', () => {
     await (await fetch(`${simulator.url}/svc/v1/api-jobs/${'0'.repeat(32)}`)).text();
     const host = simulator.store.hosts.list(simulator.credentials.tenantId).next().value!;
     await (
-      await svc(`/svc/v1/hosts/nqn/${host.uuid}/actions`, {
+      await resourceFamily(`/svc/v1/hosts/nqn/${host.uuid}/actions`, {
         method: 'PUT',
         body: JSON.stringify({ updateHostNqn: { nqn: 'nqn.2014-08.org.nvmexpress:uuid:test' } }),
         headers: { 'content-type': 'application/json' },
@@ -75,7 +75,7 @@ describe('request counts and journal', () => {
   });
 
   it('reset zeroes the counts and clears the journal', async () => {
-    await (await svc('/svc/v1/cbt-task')).text();
+    await (await resourceFamily('/svc/v1/cbt-task')).text();
     expect(simulator.stats().total).toBe(1);
     expect(simulator.journal().length).toBe(1);
     const reset = await control('/__sim/reset', {});
@@ -89,7 +89,7 @@ describe('request counts and journal', () => {
     const vm = simulator.store.vms.list(simulator.credentials.tenantId).next().value!;
     const jobUuid = 'ab'.repeat(16);
     await (
-      await svc(`/svc/v1/vm-instances/${vm.uuid}/actions`, {
+      await resourceFamily(`/svc/v1/vm-instances/${vm.uuid}/actions`, {
         method: 'PUT',
         body: JSON.stringify({ recoverVmInstance: {} }),
         headers: {
@@ -100,7 +100,7 @@ describe('request counts and journal', () => {
         },
       })
     ).text();
-    await (await svc('/svc/v1/cbt-task?q=status=Running&limit=5')).text();
+    await (await resourceFamily('/svc/v1/cbt-task?q=status=Running&limit=5')).text();
     const { requests } = (await (await control('/__sim/requests')).json()) as { requests: Record<string, unknown>[] };
     expect(requests).toHaveLength(2);
     const narrowed = (await (await control('/__sim/requests?operation=QueryCbtTask')).json()) as { requests: Record<string, unknown>[] };
@@ -147,7 +147,7 @@ describe('fault injection', () => {
     let dropped = 0;
     for (let i = 0; i < 24; i++) {
       try {
-        const response = await svc('/svc/v1/cbt-task');
+        const response = await resourceFamily('/svc/v1/cbt-task');
         expect(response.status).toBe(503);
         expect(await response.text()).toBe('Service Unavailable');
         unavailable++;
@@ -166,13 +166,13 @@ describe('fault injection', () => {
   it('faultRate 0 restores normal answers', async () => {
     simulator.configure({ faultRate: 1 });
     simulator.configure({ faultRate: 0 });
-    expect((await svc('/svc/v1/cbt-task')).status).toBe(200);
+    expect((await resourceFamily('/svc/v1/cbt-task')).status).toBe(200);
   });
 
   it('latencyMs delays every API answer by at least that long', async () => {
     await control('/__sim/config', { latencyMs: 150 });
     const started = performance.now();
-    const response = await svc('/svc/v1/cbt-task');
+    const response = await resourceFamily('/svc/v1/cbt-task');
     const elapsed = performance.now() - started;
     expect(response.status).toBe(200);
     expect(elapsed).toBeGreaterThanOrEqual(145);

@@ -31,7 +31,7 @@ async function cursorItems(simulator: Simulator, resourceType: string): Promise<
   return ((await response.json()) as { items: Record<string, unknown>[] }).items;
 }
 
-async function svc(simulator: Simulator, method: string, path: string, body?: unknown): Promise<Response> {
+async function resourceFamily(simulator: Simulator, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${simulator.url}/svc/v1/${path}`, {
     method,
     headers: { authorization: `OAuth ${simulator.credentials.session}`, 'content-type': 'application/json;charset=UTF-8' },
@@ -78,18 +78,18 @@ describe(`a simulator playing ${OLD}`, () => {
     const host = (await cursorItems(old, 'host'))[0]!;
     old.resetStats();
     const answers = await Promise.all([
-      svc(old, 'PUT', `hosts/nqn/${String(host.uuid)}/actions`, { updateHostNqn: { nqn: 'nqn.2014-08.org.nvmexpress:uuid:x' } }),
-      svc(old, 'GET', `hosts/${String(host.uuid)}/get-sensors`),
-      svc(old, 'GET', 'storage-devices/hba'),
-      svc(old, 'GET', 'cbt-task'),
-      svc(old, 'POST', 'cbt-task/create', { params: { name: 'x', taskType: 'VM', resourceUuids: [] } }),
+      resourceFamily(old, 'PUT', `hosts/nqn/${String(host.uuid)}/actions`, { updateHostNqn: { nqn: 'nqn.2014-08.org.nvmexpress:uuid:x' } }),
+      resourceFamily(old, 'GET', `hosts/${String(host.uuid)}/get-sensors`),
+      resourceFamily(old, 'GET', 'storage-devices/hba'),
+      resourceFamily(old, 'GET', 'cbt-task'),
+      resourceFamily(old, 'POST', 'cbt-task/create', { params: { name: 'x', taskType: 'VM', resourceUuids: [] } }),
     ]);
     expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404]);
     expect(await answers[0]!.text()).toBe('Not Found');
     expect(old.stats().byOperation).toEqual({ Unknown: 5 });
     // The release's own operations still answer.
-    expect((await svc(old, 'GET', `hosts/network-facts/${String(host.uuid)}`)).status).toBe(200);
-    expect((await svc(newest, 'GET', 'storage-devices/hba')).status).toBe(200);
+    expect((await resourceFamily(old, 'GET', `hosts/network-facts/${String(host.uuid)}`)).status).toBe(200);
+    expect((await resourceFamily(newest, 'GET', 'storage-devices/hba')).status).toBe(200);
   });
 
   it('ignores a write parameter newer than the release: a migration given only volumeMigrationAOs (5.1.0) names no destination', async () => {
@@ -101,7 +101,7 @@ describe(`a simulator playing ${OLD}`, () => {
       const destination = [...simulator.store.primaryStorages.all()].find(
         (storage) => storage.tenantId === tenant && storage.zoneUuid === vm.zoneUuid && storage.uuid !== root.primaryStorageUuid,
       )!;
-      const answer = await svc(simulator, 'PUT', `vm-instances/${vm.uuid}/actions`, {
+      const answer = await resourceFamily(simulator, 'PUT', `vm-instances/${vm.uuid}/actions`, {
         primaryStorageMigrateVm: { volumeMigrationAOs: [{ volumeUuid: root.uuid, dstPrimaryStorageUuid: destination.uuid }] },
       });
       expect(answer.status).toBe(202);

@@ -10,7 +10,7 @@ import type { UpstreamClient } from '../../src/upstream/types.js';
 export function upstreamOptions(options: Partial<UpstreamClientOptions> & Pick<UpstreamClientOptions, 'upstreamUrl'>): UpstreamClientOptions {
   return {
     ...UPSTREAM_FIXED_OPTIONS,
-    resourcesUrl: defaultConfig.resourcesUrl,
+    cursorUrl: defaultConfig.cursorUrl,
     upstreamTimezone: defaultConfig.upstreamTimezone,
     upstreamTimeoutMs: defaultConfig.upstreamTimeoutMs,
     upstreamConnections: defaultConfig.upstreamConnections,

@@ -135,8 +135,8 @@ describe('request building', () => {
     expect(seen[0]?.headers['x-tenant-id']).toBeUndefined();
   });
 
-  it('uses the origin of upstreamUrl for the cursor family when resourcesUrl is not given', async () => {
-    const defaulted = upstream.makeClient({ upstreamUrl: `${UP}/some/prefix/`, resourcesUrl: undefined });
+  it('uses the origin of upstreamUrl for the cursor family when cursorUrl is not given', async () => {
+    const defaulted = upstream.makeClient({ upstreamUrl: `${UP}/some/prefix/`, cursorUrl: undefined });
     const seen = upstream.capture(UP, 200, { items: [], total: 0, nextCursor: null, hasMore: false });
     await defaulted.cursorQuery(TOKEN, { resourceType: 'directory' });
     expect(seen[0]?.path).toBe('/api/v1/resources/cursor-query?resourceType=directory');

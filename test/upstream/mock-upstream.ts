@@ -42,7 +42,7 @@ export function useMockUpstream(): MockUpstream {
     makeClient(overrides: Partial<UpstreamClientOptions> = {}): UpstreamClient {
       return createTestUpstreamClient({
         upstreamUrl: `${UP}/`,
-        resourcesUrl: RES,
+        cursorUrl: RES,
         dispatcher: upstream.agent,
         upstreamTimeoutMs: 2000,
         retryBaseDelayMs: 1,

@@ -3,7 +3,7 @@
  */
 import { builder } from '../../builder.js';
 import { recordEnum } from '../kit/enums.js';
-import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
@@ -20,7 +20,7 @@ export const CbtTaskStatus = recordEnum('CbtTaskStatus', {
   },
 });
 
-export const cbtTasks = queryFamily('cbtTasks');
+export const cbtTasks = resourceFamily('cbtTasks');
 
 export const CbtTaskRef = builder.loadableNode('CbtTask', {
   description: 'A change-block-tracking (CBT) task that tracks changed blocks of volumes for incremental backup (CbtTaskInventory). Since 4.10.10.',

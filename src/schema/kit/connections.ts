@@ -32,8 +32,8 @@ import {
   DEFAULT_CURSOR_SORT,
   type CursorResourceType,
   type CursorResourceTypes,
-  type QueryCollection,
-  type QueryCollections,
+  type ResourceCollection,
+  type ResourceCollections,
   type WireSortKey,
 } from '../../upstream/types.js';
 import { UnreadableRecord, type Readable } from '../../upstream/wire.js';
@@ -421,11 +421,11 @@ async function readAfterKeyset<K extends CursorResourceType>(
 }
 
 /** A Relay page read through a resource-family query (`limit`/`start`/`replyWithCount`). */
-export async function readQueryPage<C extends QueryCollection>(
+export async function readResourcePage<C extends ResourceCollection>(
   context: GatewayContext,
   collection: C,
   request: FamilyPageRequest,
-): Promise<ConnectionResult<QueryCollections[C]>> {
+): Promise<ConnectionResult<ResourceCollections[C]>> {
   const { session, caller, size, keeper } = openPage(context, 'resource', request);
   const conditions = toQueryConditions(request.where);
   const sort = request.sort === undefined ? undefined : { field: request.sort.field, direction: request.sort.direction ?? 'asc' };

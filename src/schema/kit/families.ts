@@ -10,8 +10,8 @@ import { inChildSpan } from '../../tracing/spans.js';
 import { cursorFamilyOf, resourceFamilyOf, type UpstreamFamily } from '../../upstream/families.js';
 import type { CredentialFamily } from '../../upstream/session.js';
 import type { Release } from '../../upstream/releases.js';
-import type { CursorResourceType, CursorResourceTypes, QueryCollection, QueryCollections } from '../../upstream/types.js';
-import { readCursorPage, readQueryPage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
+import type { CursorResourceType, CursorResourceTypes, ResourceCollection, ResourceCollections } from '../../upstream/types.js';
+import { readCursorPage, readResourcePage, type ConnectionResult, type FamilyPageRequest } from './connections.js';
 import type { Readable } from '../../upstream/wire.js';
 import { matchByUuid, notFound, type ChildQuery } from './loading.js';
 
@@ -41,8 +41,8 @@ export function cursorFamily<K extends CursorResourceType>(resourceType: K): Rec
 }
 
 /** The records of a resource-family collection that has a query operation. */
-export function queryFamily<C extends QueryCollection>(collection: C): RecordFamily<QueryCollections[C]> {
-  return recordFamily(resourceFamilyOf(collection), "the upstream's own (stable) order", (context, request) => readQueryPage(context, collection, request));
+export function resourceFamily<C extends ResourceCollection>(collection: C): RecordFamily<ResourceCollections[C]> {
+  return recordFamily(resourceFamilyOf(collection), "the upstream's own (stable) order", (context, request) => readResourcePage(context, collection, request));
 }
 
 /** Either family: keys read through its upstream family, pages in its own kind of Relay cursor. */

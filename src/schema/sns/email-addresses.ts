@@ -5,13 +5,13 @@
 import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { snsEmailAddress, type SnsEmailAddressRecord } from '../../upstream/records.js';
-import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { contains, DATE_ORDER_FIELDS, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { groupByField } from '../kit/loading.js';
 import { exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
 import { SnsApplicationEndpointRef } from './endpoints.js';
 
-const emailAddresses = queryFamily('snsEmailAddresses');
+const emailAddresses = resourceFamily('snsEmailAddresses');
 
 export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   description: 'An email address an Email endpoint notifies (SNS email address record, QuerySNSEmailAddress). Since 3.7.0.',

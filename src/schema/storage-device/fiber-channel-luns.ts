@@ -4,7 +4,7 @@
  */
 import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
-import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
@@ -29,7 +29,7 @@ async function loadExisting<T>(loader: { loadMany(keys: readonly string[]): Prom
   return found;
 }
 
-const fiberChannelLuns = queryFamily('fiberChannelLuns');
+const fiberChannelLuns = resourceFamily('fiberChannelLuns');
 
 const ScsiLunHostRefType = builder.objectRef<ScsiLunHostRefRecord>('ScsiLunHostRef');
 

@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
-import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
@@ -14,7 +14,7 @@ import { recordEnum } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
-const hbaDevices = queryFamily('hbaDevices');
+const hbaDevices = resourceFamily('hbaDevices');
 
 export const HbaPortState = recordEnum('HbaPortState', {
   record: 'hbaDevice',

@@ -5,14 +5,14 @@
  */
 import { builder } from '../../builder.js';
 import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
-import { nodeByUuid, queryFamily } from '../kit/families.js';
+import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, itemsOrErrors } from '../kit/record-fields.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef, VolumeType } from '../volume.js';
 
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
-export const volumeSnapshotGroups = queryFamily('volumeSnapshotGroups');
+export const volumeSnapshotGroups = resourceFamily('volumeSnapshotGroups');
 
 export const VolumeSnapshotGroupRef = builder.loadableNodeRef('VolumeSnapshotGroup', nodeByUuid(volumeSnapshotGroups, 'VolumeSnapshotGroup'));
 

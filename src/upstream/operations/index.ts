@@ -3,7 +3,7 @@
  * job poll. Adding an operation of the spec means declaring it in the file of its resource and
  * listing it here.
  */
-import type { QueryCollection, QueryCollections, QueryResult } from '../types.js';
+import type { ResourceCollection, ResourceCollections, QueryResult } from '../types.js';
 import * as cbtTasks from './cbt-tasks.js';
 import * as cursor from './cursor.js';
 import type { AnyOperation, ReadOperation } from './define.js';
@@ -39,7 +39,7 @@ function isOperation(value: unknown): value is AnyOperation {
 }
 
 /** The query operation of each resource-family collection the client's `query` reads. */
-export const QUERY_OPERATIONS: { readonly [C in QueryCollection]: ReadOperation<string, queries.QueryParamLocations, QueryResult<QueryCollections[C]>> } = {
+export const QUERY_OPERATIONS: { readonly [C in ResourceCollection]: ReadOperation<string, queries.QueryParamLocations, QueryResult<ResourceCollections[C]>> } = {
   hbaDevices: queries.QueryHBADevice,
   fiberChannelLuns: queries.QueryFiberChannelLun,
   cbtTasks: queries.QueryCbtTask,
