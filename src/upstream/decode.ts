@@ -1,7 +1,7 @@
 /**
  * `RecordDecoder`: the decoders of every record of `records.ts`, generated from the definitions
- * (`compile-decoder.ts`), plus the one record decoded by hand (ErrorCode: its `cause` chain nests
- * and is bounded).
+ * (`compile-decoder.ts`), plus the one record decoded by hand (ErrorCode, `error-code.ts`: its
+ * `cause` chain nests and is bounded).
  *
  * What is tolerated and what is a protocol error:
  * - A record that is not an object, or lacks a valid `uuid` (32 hex characters; upper case is
@@ -18,16 +18,14 @@ import { strictRecordReads } from '../config/index.js';
 import { compileDecoder, type CompiledDecoder } from './compile-decoder.js';
 import type { AnyRecordDefinition, DecodeRuntime, RecordOf } from './define-record.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
-import { DEMANDED_RECORDS, RECORDS, type ErrorCodeRecord } from './records.js';
+import { decodeErrorCode } from './error-code.js';
+import { DEMANDED_RECORDS, RECORDS } from './records.js';
 import { createTimestampParser, type TimestampParser } from './timestamps.js';
-import { asObject, DecodeError, decodeEach, decodeList, describe, requiredStr, str, type Readable } from './wire.js';
+import { DecodeError, decodeEach, decodeList, describe, type Readable } from './wire.js';
 
 export { UndecodedFieldError } from './compile-decoder.js';
 export { normalizeInterfaceType } from './records.js';
 export { asObject, DecodeError, isUnreadable, readableItems, UnreadableRecord, type Readable } from './wire.js';
-
-/** ErrorCode causes nest; a chain deeper than this is not an error report but a loop or an attack. */
-const MAX_CAUSE_DEPTH = 32;
 
 /** A record's decoder: `path` names the value in errors; an embedded record takes its parent's value. */
 export type RecordDecode<T> = (value: unknown, path?: string, parent?: string | null) => T;
@@ -73,7 +71,7 @@ export class RecordDecoder {
   ) {
     this.parseTimestamp = typeof timeZone === 'string' ? createTimestampParser(timeZone) : timeZone;
     this.strict = options.strict ?? strictRecordReads;
-    const runtime: DecodeRuntime = { date: createDateReader(this.parseTimestamp), errorCode: this.errorCode };
+    const runtime: DecodeRuntime = { date: createDateReader(this.parseTimestamp) };
     const decoderOf = (definition: AnyRecordDefinition): CompiledDecoder => {
       let decode = this.compiled.get(definition);
       if (decode === undefined) {
@@ -93,25 +91,8 @@ export class RecordDecoder {
     return demand === this.demand ? this : new RecordDecoder(this.parseTimestamp, demand, { strict: this.strict, sharing: this });
   }
 
-  readonly errorCode = (value: unknown, path = 'error'): ErrorCodeRecord => this.decodeErrorCode(value, path, 0);
-
-  private decodeErrorCode(value: unknown, path: string, depth: number): ErrorCodeRecord {
-    const o = asObject(value, path);
-    if (depth > MAX_CAUSE_DEPTH) throw new DecodeError(path, 'ErrorCode cause chain is too deep');
-    const opaque = o.opaque;
-    const cause = o.cause;
-    const record: ErrorCodeRecord = {
-      code: requiredStr(o.code, 'code', path),
-      description: str(o.description, 'description', path),
-      details: str(o.details, 'details', path),
-      elaboration: str(o.elaboration, 'elaboration', path),
-      opaque: opaque === undefined || opaque === null ? null : asObject(opaque, `${path}.opaque`),
-      cause: cause === undefined || cause === null ? null : this.decodeErrorCode(cause, `${path}.cause`, depth + 1),
-    };
-    if (o.location !== undefined) record.location = str(o.location, 'location', path);
-    if (o.cost !== undefined) record.cost = str(o.cost, 'cost', path);
-    return record;
-  }
+  /** Reads an ErrorCode (`error-code.ts`): the same for every demand and zone. */
+  readonly errorCode = decodeErrorCode;
 
   /** Decodes a list of items with one of the decoders above (`path` prefixes item paths). */
   readonly list = <T>(items: unknown, path: string, decodeItem: (value: unknown, path: string) => T): T[] => {

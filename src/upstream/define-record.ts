@@ -9,19 +9,10 @@
  * Field names are the spec's wire keys. This module knows nothing of GraphQL: a kind says what the
  * upstream holds (a uuid, a Java Long, a timestamp), and the schema kit says how GraphQL shows it.
  */
-import type { ErrorCodeRecord } from './records.js';
 import { describeSince, newerOf, type Release } from './releases.js';
-import type { Readable, Wire } from './wire.js';
+import type { Instant, Readable, Uuid, Wire } from './wire.js';
 
-/** 32 lowercase hexadecimal characters. */
-export type Uuid = string;
-
-/**
- * A Timestamp field: milliseconds since the epoch, the instant the upstream's text names in its
- * zone. Kept as a number rather than a `Date`: a page of 50 VMs carries about a thousand of them
- * and a query rarely selects one; the `DateTime` scalar writes it as ISO 8601 when it does.
- */
-export type Instant = number;
+export type { Instant, Uuid } from './wire.js';
 
 /**
  * A value of a closed set the spec names (`field.oneOf`/`normalized`) that the upstream sent from
@@ -41,7 +32,6 @@ export class UnrecognizedValue {
 export interface DecodeRuntime {
   /** Timestamp text in the upstream's zone (or epoch milliseconds) to an instant. */
   date(value: unknown, key: string, path: string): Instant | null;
-  errorCode(value: unknown, path: string): ErrorCodeRecord;
 }
 
 /** What a field means to a reader: said where the field is declared, shown wherever it is exposed. */

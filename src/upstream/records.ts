@@ -15,22 +15,11 @@
  * This module knows nothing of GraphQL.
  */
 import { defineRecord, field, type FieldDoc, type RecordOf } from './define-record.js';
+import { decodeErrorCode, type ErrorCodeRecord } from './error-code.js';
 import { bool } from './wire.js';
 
-export type { Instant, Uuid } from './define-record.js';
-
-/** The spec's ErrorCode structure, with its `cause` chain (decoded by hand: it nests, and bounds its depth). */
-export interface ErrorCodeRecord {
-  code: string;
-  description: string | null;
-  details: string | null;
-  elaboration: string | null;
-  opaque: Record<string, unknown> | null;
-  cause: ErrorCodeRecord | null;
-  /** The real service may add these two; both optional. */
-  location?: string | null;
-  cost?: string | null;
-}
+export type { ErrorCodeRecord } from './error-code.js';
+export type { Instant, Uuid } from './wire.js';
 
 const HW_MONITOR_STATUSES = ['Normal', 'Error', 'Unknown'] as const;
 export type HwMonitorStatus = (typeof HW_MONITOR_STATUSES)[number];
@@ -532,9 +521,7 @@ export const snapshotGroupDeletionResult = defineRecord(
     volumeUuid: field.uuidRef(),
     /** When the upstream leaves it out: whether no error came with the item. */
     success: field.custom((o, path): boolean => bool(o.success, 'success', path) ?? (o.error === undefined || o.error === null)),
-    error: field.custom((o, path, runtime): ErrorCodeRecord | null =>
-      o.error === undefined || o.error === null ? null : runtime.errorCode(o.error, `${path}.error`),
-    ),
+    error: field.custom((o, path): ErrorCodeRecord | null => (o.error === undefined || o.error === null ? null : decodeErrorCode(o.error, `${path}.error`))),
   },
   { defaultPath: 'result', since: '3.6.0' },
 );

@@ -42,9 +42,6 @@ function compile(definition: AnyRecordDefinition, mask?: Record<string, boolean>
   const parse = createTimestampParser('Asia/Tokyo');
   const runtime: DecodeRuntime = {
     date: (value) => (typeof value === 'string' ? parse(value) : value === undefined || value === null ? null : Number(value)),
-    errorCode: () => {
-      throw new Error('no error codes here');
-    },
   };
   const decoderOf = (record: AnyRecordDefinition): CompiledDecoder => compileDecoder(record, { mask: undefined, strict, runtime, decoderOf });
   return compileDecoder(definition, { mask, strict, runtime, decoderOf });
