@@ -11,7 +11,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createClientAddressResolver } from './server/client-address.js';
-import type { GatewayConfig } from './config/index.js';
+import { strictRecordReads, type GatewayConfig } from './config/index.js';
 import { callerOfRequest, createContext, webSocketCaller, type GatewayContext } from './context.js';
 import { createCursorKeeper } from './cursors/keeper.js';
 import type { DemoUpstream } from './server/demo-upstream.js';
@@ -488,6 +488,7 @@ function createUpstream(config: GatewayConfig, upstreamUrl: string, metrics: Gat
     rememberedCredentials: config.rememberedCredentials,
     unverifiedCallsPerAddress: config.unverifiedCallsPerAddress,
     unverifiedCallsPerMinute: config.unverifiedCallsPerMinute,
+    strictRecordReads,
     onRequest: metrics.observeUpstream,
     onSharedRead: (operation) => metrics.upstreamRequestsShared.inc({ operation }),
     onBreakerStateChange: (state, origin) =>

@@ -27,7 +27,8 @@ export type { UpstreamRequestEvent } from './calls.js';
 
 /**
  * Every option is required but the hooks: a setting of `config.ts` under the same name (its
- * default lives there), or one of `UPSTREAM_FIXED_OPTIONS`.
+ * default lives there), one of `UPSTREAM_FIXED_OPTIONS`, or `strictRecordReads`, which the
+ * caller states as undici's interceptors take their policy.
  */
 export interface UpstreamClientOptions {
   /** The resource family's `{base_url}` (`UPSTREAM_URL`); the client appends `svc/v1/...`. A path prefix is kept. */
@@ -70,6 +71,12 @@ export interface UpstreamClientOptions {
   retryMaxDelayMs: number;
   /** Largest response body accepted, in bytes; a bigger one is an `UPSTREAM_PROTOCOL_ERROR`. */
   maxResponseBytes: number;
+  /**
+   * Reading a record field the caller's demand left out throws `UndecodedFieldError` instead of
+   * answering null (`decode.ts`), so that a starved demand fails loudly. The gateway's value is
+   * `strictRecordReads` (`config/index.ts`): on under the test runner only.
+   */
+  strictRecordReads: boolean;
   /** Send requests through this dispatcher (e.g. undici's `MockAgent`) instead of a new `Agent`. `close()` leaves it open. */
   dispatcher?: Dispatcher | undefined;
   /** Called once per call when it ends, for metrics. Exceptions it throws are ignored. */
@@ -97,7 +104,7 @@ const PING_TIMEOUT_MS = 5000;
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const addressing = createAddressing({ upstreamUrl: options.upstreamUrl, cursorUrl: options.cursorUrl });
-  const decoder = new RecordDecoder(options.upstreamTimezone);
+  const decoder = new RecordDecoder(options.upstreamTimezone, undefined, { strict: options.strictRecordReads });
   const decoderFor = createDemandDecoders(decoder);
   const limiter = new OriginLimiter({ maxConcurrent: options.upstreamConnections, maxQueued: options.upstreamMaxQueued });
   const breakers = new CircuitBreakers({

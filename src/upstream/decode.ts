@@ -14,7 +14,6 @@
  *   decode an unknown value to `null` instead of failing: the spec lists values "seen", and one
  *   newer value must not fail a whole page of records. (The GraphQL enums could not carry it anyway.)
  */
-import { strictRecordReads } from '../config/index.js';
 import { compileDecoder, type CompiledDecoder } from './compile-decoder.js';
 import type { AnyRecordDefinition, DecodeRuntime, RecordOf } from './define-record.js';
 import { FULL_DEMAND, type RecordDemand } from './demand.js';
@@ -38,7 +37,9 @@ const DEMANDED: ReadonlySet<string> = new Set(Object.keys(DEMANDED_RECORDS));
 export interface RecordDecoderOptions {
   /**
    * Reading a field the demand left out throws `UndecodedFieldError` instead of answering null.
-   * @default true under the test runner, false otherwise (`strictRecordReads`, config.ts)
+   * The upstream client passes its `strictRecordReads` option (the gateway's is on under the
+   * test runner only, `config/index.ts`).
+   * @default false
    */
   readonly strict?: boolean;
   /** @internal The decoder whose whole-record decoders (types no demand narrows) this one shares. */
@@ -70,7 +71,7 @@ export class RecordDecoder {
     options: RecordDecoderOptions = {},
   ) {
     this.parseTimestamp = typeof timeZone === 'string' ? createTimestampParser(timeZone) : timeZone;
-    this.strict = options.strict ?? strictRecordReads;
+    this.strict = options.strict ?? false;
     const runtime: DecodeRuntime = { date: createDateReader(this.parseTimestamp) };
     const decoderOf = (definition: AnyRecordDefinition): CompiledDecoder => {
       let decode = this.compiled.get(definition);

@@ -2,7 +2,7 @@
  * The upstream client as the gateway builds it from its default settings (`defaultConfig`, under
  * the same names) and its fixed options, for tests that construct the client directly.
  */
-import { defaultConfig } from '../../src/config/index.js';
+import { defaultConfig, strictRecordReads } from '../../src/config/index.js';
 import { createUpstreamClient, UPSTREAM_FIXED_OPTIONS, type UpstreamClientOptions } from '../../src/upstream/client.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 
@@ -22,6 +22,7 @@ export function upstreamOptions(options: Partial<UpstreamClientOptions> & Pick<U
     rememberedCredentials: defaultConfig.rememberedCredentials,
     unverifiedCallsPerAddress: defaultConfig.unverifiedCallsPerAddress,
     unverifiedCallsPerMinute: defaultConfig.unverifiedCallsPerMinute,
+    strictRecordReads,
     ...options,
   };
 }
