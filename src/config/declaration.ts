@@ -1,6 +1,6 @@
 /**
- * How a setting is declared (`settings.ts` holds the table): its variable, section, parser,
- * default and description, and the sections of the reference page.
+ * How a setting is declared (`settings/` holds the table, a module per few sections): its
+ * variable, section, parser, default and description, and the sections of the reference page.
  */
 import type { Parser } from './parsers.js';
 
@@ -58,3 +58,6 @@ export function setting<T>(declaration: Omit<Setting<T>, 'default'> & { readonly
 export function optional<T>(declaration: Omit<Setting<T>, 'default' | 'unset'> & { readonly unset: string }): Setting<T | undefined> {
   return Object.freeze({ ...declaration, default: undefined });
 }
+
+/** The default of a list setting that is empty unless set. */
+export const none: readonly string[] = Object.freeze([]);

@@ -1,7 +1,8 @@
 /**
  * The gateway's configuration: the only reader of `process.env`. Fails fast on a bad value.
  *
- * Every setting is declared once, in the table of `settings.ts`: its environment variable, the parser that says
+ * Every setting is declared once, in the table of `settings/` (a module per few sections of the
+ * reference page, composed below in its order): its environment variable, the parser that says
  * what the variable accepts (`parsers.ts`), its default and its description. The rest is
  * derived from that table: the `GatewayConfig` type, `defaultConfig`, `loadConfig`, and the
  * reference page `docs/reference/configuration.md` (`npm run docs:config`; a test fails when the
@@ -10,13 +11,33 @@
  */
 import { ConfigError } from './parsers.js';
 import type { Setting } from './declaration.js';
-import { settings } from './settings.js';
+import { admissionSettings } from './settings/admission.js';
+import { performanceSettings } from './settings/performance.js';
+import { redisSettings } from './settings/redis.js';
+import { serverSettings } from './settings/server.js';
+import { subscriptionSettings } from './settings/subscriptions.js';
+import { tracingSettings } from './settings/tracing.js';
+import { upstreamSettings } from './settings/upstream.js';
 import { simulatorSettings, type SimulatorSettingValues } from './simulator.js';
 
 export { ConfigError } from './parsers.js';
 export { SETTING_GROUPS, type Setting, type SettingGroup } from './declaration.js';
-export { TRACES_EXPORTERS, TRACES_SAMPLERS, type TracesExporter, type TracesSampler } from './settings.js';
+export { TRACES_EXPORTERS, TRACES_SAMPLERS, type TracesExporter, type TracesSampler } from './settings/tracing.js';
 export { simulatorOptionsOf, type SimulatorSettingValues } from './simulator.js';
+
+/**
+ * Every setting of the gateway: the parts in the reference page's order of sections, each in its
+ * order within a section (the page lists a section's settings in this order).
+ */
+const settings = Object.freeze({
+  ...serverSettings,
+  ...upstreamSettings,
+  ...redisSettings,
+  ...admissionSettings,
+  ...subscriptionSettings,
+  ...performanceSettings,
+  ...tracingSettings,
+});
 
 type Settings = typeof settings;
 

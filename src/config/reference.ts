@@ -1,7 +1,7 @@
 /**
  * The configuration reference, `docs/reference/configuration.md`, rendered from the settings table
- * of `config.ts`: `npm run docs:config` writes it, and a test fails when the committed page is not
- * what this renders.
+ * (`settings/`, composed by `index.ts`) and the simulator's: `npm run docs:config` writes it, and
+ * a test fails when the committed page is not what this renders.
  */
 import { SETTING_GROUPS, settingEntries, simulatorSettingEntries, type Setting, type SettingGroup } from './index.js';
 
