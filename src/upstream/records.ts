@@ -16,6 +16,7 @@
  */
 import { defineRecord, field, type FieldDoc, type RecordOf } from './define-record.js';
 import { decodeErrorCode, type ErrorCodeRecord } from './error-code.js';
+import type { Release } from './releases.js';
 import { bool } from './wire.js';
 
 export type { ErrorCodeRecord } from './error-code.js';
@@ -47,7 +48,23 @@ export function normalizeInterfaceType(value: string | null): InterfaceType | nu
   return value === null ? null : (INTERFACE_TYPES[value.toLowerCase()] ?? null);
 }
 
-const hwStatus = (doc: FieldDoc) => field.oneOf(HW_MONITOR_STATUSES, doc);
+const hwStatus = (fieldDoc: FieldDoc) => field.oneOf(HW_MONITOR_STATUSES, fieldDoc);
+
+/** A field's documentation: its description, and the release that brought it when it names one. */
+const doc = (description: string, since: Release | undefined): FieldDoc => (since === undefined ? { description } : { description, since });
+
+/** A record's identity and names, as most records give them. */
+const identified = (since?: Release) => ({
+  uuid: field.uuid(doc('Identifier.', since)),
+  name: field.text(doc('Name.', since)),
+  description: field.text(doc('Description.', since)),
+});
+
+/** When a record was created and last changed, as most records say it. */
+const changeTimes = (since?: Release) => ({
+  createDate: field.timestamp(doc('Creation time.', since)),
+  lastOpDate: field.timestamp(doc('Last update time.', since)),
+});
 
 /** A bond's usage state (`bondingType`), as the spec names it. */
 const BONDING_TYPES = ['noBridge', 'bridgeSlave'] as const;
@@ -163,8 +180,7 @@ export const hostNic = defineRecord(
     slaveActive: field.bool({ description: 'Bond link status of this slave.' }),
     carrierActive: field.bool({ description: 'Physical link status.' }),
     ipAddresses: field.strings({ description: 'IP addresses on the NIC.' }),
-    createDate: field.timestamp({ description: 'Creation time.' }),
-    lastOpDate: field.timestamp({ description: 'Last update time.' }),
+    ...changeTimes(),
     gateway: field.text({ description: 'Gateway (bond inventory slave record).', since: '4.7.0' }),
     callBackIp: field.text({ description: 'Callback IP (bond inventory slave record).', since: '4.7.0' }),
     offloadStatus: field.text({ description: 'Offload status (bond inventory slave record).', since: '4.7.0' }),
@@ -194,8 +210,7 @@ export const hostBonding = defineRecord(
     description: field.text({ description: 'Description.', since: '4.7.0' }),
     ipAddresses: field.strings({ description: 'IP addresses on the bond.' }),
     allSlavesActive: field.bool({ description: 'Whether every slave NIC is active.' }),
-    createDate: field.timestamp({ description: 'Creation time.' }),
-    lastOpDate: field.timestamp({ description: 'Last update time.' }),
+    ...changeTimes(),
     slaves: field.records(hostNic),
   },
   { defaultPath: 'bonding', since: '3.5.0' },
@@ -264,9 +279,7 @@ export const fiberChannelLun = defineRecord('fiberChannelLun', {
 export type FiberChannelLunRecord = RecordOf<typeof fiberChannelLun>;
 
 export const cbtTask = defineRecord('cbtTask', {
-  uuid: field.uuid({ description: 'Identifier.', since: '4.10.10' }),
-  name: field.text({ description: 'Name.', since: '4.10.10' }),
-  description: field.text({ description: 'Description.', since: '4.10.10' }),
+  ...identified('4.10.10'),
   createDate: field.timestamp({ description: 'When the task was created.', since: '4.10.10' }),
   lastOpDate: field.timestamp({ description: 'When the task last changed.', since: '4.10.10' }),
   status: field.oneOf(CBT_TASK_STATUSES, { description: 'Lifecycle status.', since: '4.10.10' }),
@@ -284,20 +297,16 @@ export const volumeSnapshotRef = defineRecord('volumeSnapshotRef', {
   volumeSnapshotName: field.text({ description: 'Name of the snapshot.', since: '3.6.0' }),
   deviceId: field.int({ description: 'Device order of the volume when the snapshot was taken.', since: '3.6.0' }),
   snapshotDeleted: field.bool({ description: 'Whether the snapshot has since been deleted.', since: '3.6.0' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '3.6.0' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.6.0' }),
+  ...changeTimes('3.6.0'),
 }, { since: '3.6.0' });
 export type VolumeSnapshotRefRecord = RecordOf<typeof volumeSnapshotRef>;
 
 /** VolumeSnapshotGroupInventory (since 3.6.0). */
 export const volumeSnapshotGroup = defineRecord('volumeSnapshotGroup', {
-  uuid: field.uuid({ description: 'Identifier.', since: '3.6.0' }),
-  name: field.text({ description: 'Name.', since: '3.6.0' }),
-  description: field.text({ description: 'Description.', since: '3.6.0' }),
+  ...identified('3.6.0'),
   snapshotCount: field.int({ description: 'How many snapshots the group holds.', since: '3.6.0' }),
   vmInstanceUuid: field.uuidRef({ description: 'VM whose volumes were snapshotted.', since: '3.6.0' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '3.6.0' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.6.0' }),
+  ...changeTimes('3.6.0'),
   volumeSnapshotRefs: field.references(volumeSnapshotRef),
 }, { since: '3.6.0' });
 export type VolumeSnapshotGroupRecord = RecordOf<typeof volumeSnapshotGroup>;
@@ -315,8 +324,7 @@ export const usedIp = defineRecord('usedIp', {
   vmNicUuid: field.uuidRef({ description: 'NIC the address is allocated to.', since: '4.10.0' }),
   ipVersion: field.int({ description: 'IP version: 4 or 6.', since: '4.10.0' }),
   ipInLong: field.long({ description: 'The IPv4 address as a number; null for IPv6.', since: '4.10.0' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '4.10.0' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '4.10.0' }),
+  ...changeTimes('4.10.0'),
 }, { since: '4.10.0' });
 export type UsedIpRecord = RecordOf<typeof usedIp>;
 
@@ -346,8 +354,7 @@ export const vmNic = defineRecord('vmNic', {
   state: field.oneOf(VM_NIC_STATES, { description: 'NIC state, e.g. `enable` (an embedded `vmNics` item carries it since 3.17.13, VmNicInventory since 4.7.13).', since: '3.17.13' }),
   ipVersion: field.int({ description: 'IP version of `ip`: 4 or 6.', since: '3.9.0' }),
   deviceId: field.int({ description: 'Device order of the NIC in the VM.', since: '3.9.0' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '3.9.0' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.9.0' }),
+  ...changeTimes('3.9.0'),
   usedIps: field.records(usedIp, 'vmInstanceUuid'),
   usedIpUuid: field.uuidRef({ description: 'The used-IP record of `ip`, when the upstream returns it.', since: '3.9.0' }),
 }, { since: '3.9.0' });
@@ -358,9 +365,7 @@ export type VmNicRecord = RecordOf<typeof vmNic>;
  * (which carries a subset: its other fields are null).
  */
 export const volume = defineRecord('volume', {
-  uuid: field.uuid({ description: 'Identifier.', since: '3.17.13' }),
-  name: field.text({ description: 'Name.', since: '3.17.13' }),
-  description: field.text({ description: 'Description.', since: '3.17.13' }),
+  ...identified('3.17.13'),
   primaryStorageUuid: field.uuidRef({ description: 'Primary storage holding the volume.', since: '3.17.13' }),
   vmInstanceUuid: field.uuidRef({ description: 'VM the volume is attached to; null when detached.', since: '3.17.13' }),
   diskOfferingUuid: field.uuidRef({ description: 'Disk offering the volume was created from.', since: '3.17.13' }),
@@ -377,8 +382,7 @@ export const volume = defineRecord('volume', {
   deviceId: field.int({ description: 'Device order in the VM (0 is the boot volume); null when detached.', since: '3.17.13' }),
   isShareable: field.bool({ description: 'Whether several VMs may attach the volume.', since: '3.17.13' }),
   lastDetachDate: field.timestamp({ description: 'When the volume was last detached.', since: '3.17.13' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '3.17.13' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.17.13' }),
+  ...changeTimes('3.17.13'),
   encrypted: field.bool({ description: 'Whether the volume is encrypted.', since: '5.1.0' }),
 }, { since: '3.17.13' });
 export type VolumeRecord = RecordOf<typeof volume>;
@@ -392,15 +396,12 @@ export const vmCdRom = defineRecord('vmCdRom', {
   name: field.text({ description: 'Name.', since: '3.17.13' }),
   description: field.text({ description: 'Description.', since: '3.17.13' }),
   deviceId: field.int({ description: 'Device order of the drive in the VM.', since: '3.17.13' }),
-  createDate: field.timestamp({ description: 'Creation time.', since: '3.17.13' }),
-  lastOpDate: field.timestamp({ description: 'Last update time.', since: '3.17.13' }),
+  ...changeTimes('3.17.13'),
 }, { since: '3.17.13' });
 export type VmCdRomRecord = RecordOf<typeof vmCdRom>;
 
 export const vmInstance = defineRecord('vmInstance', {
-  uuid: field.uuid({ description: 'Identifier.', since: '0.6' }),
-  name: field.text({ description: 'Name.', since: '0.6' }),
-  description: field.text({ description: 'Description.', since: '0.6' }),
+  ...identified('0.6'),
   zoneUuid: field.uuidRef({ description: 'Zone (data center) of the VM.', since: '0.6' }),
   clusterUuid: field.uuidRef({ description: 'Cluster of the VM.', since: '0.6' }),
   imageUuid: field.uuidRef({ description: 'Image the VM was created from.', since: '0.6' }),
@@ -430,9 +431,7 @@ export type VmInstanceRecord = RecordOf<typeof vmInstance>;
 
 /** SNSApplicationPlatformInventory (since 2.3). */
 export const snsApplicationPlatform = defineRecord('snsApplicationPlatform', {
-  uuid: field.uuid({ description: 'Identifier.', since: '2.3' }),
-  name: field.text({ description: 'Name.', since: '2.3' }),
-  description: field.text({ description: 'Description.', since: '2.3' }),
+  ...identified('2.3'),
   type: field.oneOf(SNS_TYPES, { description: 'How the platform delivers: `HTTP`, `Email` or `SMS`, as its endpoints do.', since: '2.3' }),
   state: field.oneOf(RESOURCE_STATES, {
     description: 'Platform state: `Enabled` after ChangeSNSApplicationPlatformState with `enable`; the state `disable` gives is unshown in the spec (`Disabled` in the simulator).',
@@ -453,9 +452,7 @@ export type SnsSmsReceiverRecord = RecordOf<typeof snsSmsReceiver>;
 
 /** SNSApplicationEndpointInventory (since 5.0.0); `type` is HTTP, Email or SMS. */
 export const snsApplicationEndpoint = defineRecord('snsApplicationEndpoint', {
-  uuid: field.uuid({ description: 'Identifier.', since: '5.0.0' }),
-  name: field.text({ description: 'Name.', since: '5.0.0' }),
-  description: field.text({ description: 'Description.', since: '5.0.0' }),
+  ...identified('5.0.0'),
   type: field.oneOf(SNS_TYPES, { description: 'Delivery type: `HTTP`, `Email` or `SMS`.', since: '5.0.0' }),
   platformUuid: field.uuidRef({ description: 'The platform the endpoint belongs to.', since: '5.0.0' }),
   state: field.oneOf(RESOURCE_STATES, { description: 'Endpoint state, e.g. `Enabled`.', since: '5.0.0' }),
