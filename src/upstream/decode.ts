@@ -29,6 +29,9 @@ export { asObject, DecodeError, isUnreadable, readableItems, UnreadableRecord, t
 /** A record's decoder: `path` names the value in errors; an embedded record takes its parent's value. */
 export type RecordDecode<T> = (value: unknown, path?: string, parent?: string | null) => T;
 
+/** The name `RecordDecoder` decodes each record under (`decoder.vmInstance`). */
+export type RecordName = keyof typeof RECORDS;
+
 type RecordDecoders = { readonly [K in keyof typeof RECORDS]: RecordDecode<RecordOf<(typeof RECORDS)[K]>> };
 
 const RECORD_NAMES = Object.keys(RECORDS) as (keyof typeof RECORDS)[];

@@ -2,7 +2,10 @@
 import { DecodeError, asObject, type RecordDecoder } from '../decode.js';
 import type { VolumeRecord } from '../records.js';
 import { bodyParam, defineOperation, pathParam } from './define.js';
-import { EMPTY_RESULT, inventoryOf } from './results.js';
+import { EMPTY_RESULT, answersInventory, inventoryOf } from './results.js';
+
+/** CBT tasks came with 4.10.10: every operation below and each of its parameters. */
+const since = '4.10.10';
 
 /** One exported volume of an ExportNbdVolumes answer (`volumeInfos` item; the spec answers `{}`, the service adds this list). */
 export interface NbdVolumeInfoRecord {
@@ -38,41 +41,41 @@ function decodeNbdVolumeInfo(decoder: RecordDecoder, value: unknown, path: strin
   };
 }
 
-const taskUuid = pathParam('uuid', 'The CBT task (path parameter).', { since: '4.10.10' });
+const taskUuid = pathParam('uuid', 'The CBT task (path parameter).', { since });
 
 export const CreateCbtTask = defineOperation('CreateCbtTask', 'POST cbt-task/create', {
-  since: '4.10.10',
+  since,
   params: {
-    name: bodyParam('text', 'Name of the task.', { required: true, since: '4.10.10' }),
-    description: bodyParam('text', 'Description of the task.', { since: '4.10.10' }),
+    name: bodyParam('text', 'Name of the task.', { required: true, since }),
+    description: bodyParam('text', 'Description of the task.', { since }),
     taskType: bodyParam(
       'text',
       'Kind of task. The spec does not show the allowed values; the service is known to take `VM` (so the set stays open here and the upstream validates it).',
-      { required: true, since: '4.10.10' },
+      { required: true, since },
     ),
-    resourceUuids: bodyParam('uuids', 'The resources to track: the VM (all its volumes) or some of its volumes.', { required: true, since: '4.10.10' }),
-    resourceUuid: bodyParam('uuid', 'A caller-chosen uuid for the new task.', { since: '4.10.10' }),
-    tagUuids: bodyParam('uuids', 'Tags to attach to the new task.', { since: '4.10.10' }),
-    vmInstanceUuid: bodyParam('uuid', 'The VM the task tracks; carried by the request body, whether the service requires it is not shown.', { since: '4.10.10' }),
+    resourceUuids: bodyParam('uuids', 'The resources to track: the VM (all its volumes) or some of its volumes.', { required: true, since }),
+    resourceUuid: bodyParam('uuid', 'A caller-chosen uuid for the new task.', { since }),
+    tagUuids: bodyParam('uuids', 'Tags to attach to the new task.', { since }),
+    vmInstanceUuid: bodyParam('uuid', 'The VM the task tracks; carried by the request body, whether the service requires it is not shown.', { since }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
+  decode: answersInventory('cbtTask'),
 });
 
 export const DeleteCbtTask = defineOperation('DeleteCbtTask', 'DELETE cbt-task/{uuid}', {
-  since: '4.10.10',
-  params: { uuid: taskUuid, force: bodyParam('bool', 'Delete even while the task runs.', { since: '4.10.10' }), deleteMode: 'body' },
+  since,
+  params: { uuid: taskUuid, force: bodyParam('bool', 'Delete even while the task runs.', { since }), deleteMode: 'body' },
   decode: () => EMPTY_RESULT,
 });
 
 export const DisableCbtTask = defineOperation('DisableCbtTask', 'POST cbt-task/disable/{uuid}', {
-  since: '4.10.10',
-  params: { uuid: taskUuid, force: bodyParam('bool', 'Disable forcibly.', { since: '4.10.10' }) },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.cbtTask) }),
+  since,
+  params: { uuid: taskUuid, force: bodyParam('bool', 'Disable forcibly.', { since }) },
+  decode: answersInventory('cbtTask'),
 });
 
 export const EnableCbtTask = defineOperation('EnableCbtTask', 'POST cbt-task/enable/{uuid}', {
-  since: '4.10.10',
-  params: { uuid: taskUuid, bitmapName: bodyParam('text', 'Name of the dirty bitmap that tracks changed blocks.', { since: '4.10.10' }) },
+  since,
+  params: { uuid: taskUuid, bitmapName: bodyParam('text', 'Name of the dirty bitmap that tracks changed blocks.', { since }) },
   decode: (body, decoder) => ({
     inventory: inventoryOf(body, decoder.cbtTask),
     // The spec does not show the items' fields: they are passed on as the service gives them.
@@ -81,11 +84,11 @@ export const EnableCbtTask = defineOperation('EnableCbtTask', 'POST cbt-task/ena
 });
 
 export const ExportNbdVolumes = defineOperation('ExportNbdVolumes', 'POST cbt-task/exportvolume', {
-  since: '4.10.10',
+  since,
   params: {
-    volumeUuids: bodyParam('uuids', 'The volumes to export; each must be attached to the VM.', { required: true, since: '4.10.10' }),
-    vmInstanceUuid: bodyParam('uuid', 'The VM the volumes belong to.', { required: true, since: '4.10.10' }),
-    force: bodyParam('bool', 'Export again volumes that are already exported.', { since: '4.10.10' }),
+    volumeUuids: bodyParam('uuids', 'The volumes to export; each must be attached to the VM.', { required: true, since }),
+    vmInstanceUuid: bodyParam('uuid', 'The VM the volumes belong to.', { required: true, since }),
+    force: bodyParam('bool', 'Export again volumes that are already exported.', { since }),
   },
   decode: (body, decoder) => {
     const infos = body.volumeInfos;

@@ -1,6 +1,6 @@
 /** Host hardware and network (spec: Endpoints, "Host hardware and network"). */
 import { bodyParam, defineOperation, pathParam } from './define.js';
-import { inventoryOf, withoutEnvelope } from './results.js';
+import { answersInventory, inventoryOf, withoutEnvelope } from './results.js';
 
 export const GetHostBlockDevices = defineOperation('GetHostBlockDevices', 'GET hosts/{uuid}/get-block-devices', {
   since: '4.10.0',
@@ -36,5 +36,5 @@ export const SetIpOnHostNetworkBonding = defineOperation('SetIpOnHostNetworkBond
     netmask: bodyParam('text', 'The netmask of `ipAddress`, e.g. `255.255.255.0`.', { since: '4.7.0' }),
     isDefaultRoute: bodyParam('bool', 'Whether the bond becomes the host\'s default route.', { since: '4.7.0' }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.hostBonding) }),
+  decode: answersInventory('hostBonding'),
 });

@@ -2,7 +2,7 @@
  * Readers shared by the operations' decoders: the parts of a result body the spec gives every
  * operation of a kind (`inventories`, `total`, `inventory`, the success envelope).
  */
-import { DecodeError, type Readable } from '../decode.js';
+import { DecodeError, type Readable, type RecordDecoder, type RecordName } from '../decode.js';
 import { decodeEach } from '../wire.js';
 import type { QueryResult } from '../types.js';
 
@@ -44,6 +44,19 @@ export function withoutEnvelope(body: Record<string, unknown>): Record<string, u
 export function inventoryOf<T>(body: Record<string, unknown>, decodeItem: ItemDecoder<T>): T | null {
   const inventory = body.inventory;
   return inventory ? decodeItem(inventory, 'inventory') : null;
+}
+
+/** What a write answers when the service gives back the record it wrote: that record, or null. */
+export interface InventoryResult<T> {
+  readonly inventory: T | null;
+}
+
+/**
+ * The decoder of a write the service answers with the record it wrote, in `inventory` (most of
+ * them): `decode: answersInventory('vmInstance')`.
+ */
+export function answersInventory<const K extends RecordName>(record: K): (body: Record<string, unknown>, decoder: RecordDecoder) => InventoryResult<ReturnType<RecordDecoder[K]>> {
+  return (body, decoder) => ({ inventory: inventoryOf(body, decoder[record] as ItemDecoder<ReturnType<RecordDecoder[K]>>) });
 }
 
 /** One page of a query operation (convention 4): `inventories`, and `total` when asked for. */

@@ -1,12 +1,12 @@
 /** Notifications (spec: Endpoints, "Notifications (SNS)"; QuerySNSEmailAddress is in `queries.ts`). */
 import { bodyParam, defineOperation, pathParam } from './define.js';
-import { EMPTY_RESULT, inventoryOf } from './results.js';
+import { EMPTY_RESULT, answersInventory } from './results.js';
 
 export const ChangeSNSApplicationPlatformState = defineOperation('ChangeSNSApplicationPlatformState', 'PUT sns/application-platforms/{uuid}/actions', {
   since: '2.3',
   actionKey: 'changeSNSApplicationPlatformState',
   params: { uuid: pathParam('uuid', 'The platform (path parameter).', { since: '2.3' }), stateEvent: 'body' },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationPlatform) }),
+  decode: answersInventory('snsApplicationPlatform'),
 });
 
 export const UpdateSNSHttpEndpoint = defineOperation('UpdateSNSHttpEndpoint', 'PUT sns/application-endpoints/http/{uuid}/actions', {
@@ -24,7 +24,7 @@ export const UpdateSNSHttpEndpoint = defineOperation('UpdateSNSHttpEndpoint', 'P
     name: bodyParam('text', 'New name of the endpoint.', { since: '4.2.0' }),
     description: bodyParam('text', 'New description of the endpoint.', { since: '4.2.0' }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.snsApplicationEndpoint) }),
+  decode: answersInventory('snsApplicationEndpoint'),
 });
 
 export const RemoveSNSSmsReceiver = defineOperation('RemoveSNSSmsReceiver', 'DELETE sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}', {

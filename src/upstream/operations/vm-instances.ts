@@ -1,6 +1,6 @@
 /** VM instances (spec: Endpoints, "VM instances"). Four writes share `PUT vm-instances/{uuid}/actions`; the action key selects one. */
 import { bodyParam, defineOperation, pathParam, shapedParam } from './define.js';
-import { EMPTY_RESULT, decodeItems, inventoryOf } from './results.js';
+import { EMPTY_RESULT, answersInventory, decodeItems } from './results.js';
 
 export const GetVmAttachableDataVolume = defineOperation('GetVmAttachableDataVolume', 'GET vm-instances/{vmInstanceUuid}/data-volume-candidates', {
   since: '0.6',
@@ -27,7 +27,7 @@ export const PrimaryStorageMigrateVm = defineOperation('PrimaryStorageMigrateVm'
     volumeMigrationAOs: shapedParam('body', { since: '5.1.0' }),
     enableMigrationTls: bodyParam('bool', 'Whether the migration traffic is encrypted with TLS.', { since: '5.0.0' }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const CreateVmInstanceFromVolumeSnapshotGroup = defineOperation('CreateVmInstanceFromVolumeSnapshotGroup', 'POST vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}', {
@@ -57,20 +57,20 @@ export const CreateVmInstanceFromVolumeSnapshotGroup = defineOperation('CreateVm
     volumeSnapshotEncryptions: shapedParam('body', { since: '5.1.0' }),
     vmEncryption: bodyParam('bool', 'Whether the new VM is encrypted.', { since: '5.1.0' }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const DetachL3NetworkFromVm = defineOperation('DetachL3NetworkFromVm', 'DELETE vm-instances/nics/{vmNicUuid}', {
   since: '0.6',
   params: { vmNicUuid: pathParam('uuid', 'The NIC whose network is detached from its VM.', { since: '0.6' }) },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const DeleteVmSshKey = defineOperation('DeleteVmSshKey', 'DELETE vm-instances/{uuid}/ssh-keys', {
   since: '0.6',
   params: { uuid: pathParam('uuid', 'The VM (the spec lists it as optional, but it is a path segment, so the gateway requires it).', { since: '0.6' }) },
   // "a VM record may appear in `inventory`"
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const SetVmBootVolume = defineOperation('SetVmBootVolume', 'PUT vm-instances/{vmInstanceUuid}/actions', {
@@ -80,14 +80,14 @@ export const SetVmBootVolume = defineOperation('SetVmBootVolume', 'PUT vm-instan
     vmInstanceUuid: pathParam('uuid', 'The VM.', { since: '3.12.0' }),
     volumeUuid: bodyParam('uuid', 'The volume to boot from; it must be attached to the VM.', { required: true, since: '3.12.0' }),
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const RecoverVmInstance = defineOperation('RecoverVmInstance', 'PUT vm-instances/{uuid}/actions', {
   since: '0.6',
   actionKey: 'recoverVmInstance',
   params: { uuid: pathParam('uuid', 'The destroyed VM.', { since: '0.6' }) },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmInstance) }),
+  decode: answersInventory('vmInstance'),
 });
 
 export const UpdateVmNicDriver = defineOperation('UpdateVmNicDriver', 'PUT vm-instances/{vmInstanceUuid}/actions', {
@@ -99,7 +99,7 @@ export const UpdateVmNicDriver = defineOperation('UpdateVmNicDriver', 'PUT vm-in
     vmNicUuid: bodyParam('uuid', 'The NIC of that VM (sent inside the action object).', { required: true, since: '3.9.0' }),
     driverType: 'body',
   },
-  decode: (body, decoder) => ({ inventory: inventoryOf(body, decoder.vmNic) }),
+  decode: answersInventory('vmNic'),
 });
 
 export const DestroyVmInstance = defineOperation('DestroyVmInstance', 'DELETE vm-instances/{uuid}', {
