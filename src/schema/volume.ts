@@ -6,13 +6,12 @@
 import { builder } from '../builder.js';
 import { recordEnum } from './kit/enums.js';
 import { ResourceState } from './shared-enums.js';
-import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows } from './kit/record-fields.js';
-import { VmInstanceRef } from './vm-instance/index.js';
+import { VmInstanceRef, VolumeRef, volumes } from './node-refs.js';
 
-const volumes = cursorFamily('volume');
+export { VolumeRef } from './node-refs.js';
 
 export const VolumeStatus = recordEnum('VolumeStatus', {
   record: 'volume',
@@ -34,8 +33,6 @@ export const VolumeType = recordEnum('VolumeType', {
   description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
   values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
 });
-
-export const VolumeRef = builder.loadableNodeRef('Volume', nodeByUuid(volumes, 'Volume'));
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',

@@ -9,7 +9,7 @@ import { recordEnum } from '../kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
 import { readableItems } from '../../upstream/wire.js';
 import { loadNetworkFacts } from './loaders.js';
-import { HostRef } from './types.js';
+import { HostNetworkFactsRef, HostRef } from './types.js';
 
 export const InterfaceType = recordEnum('InterfaceType', {
   record: 'hostNic',
@@ -75,8 +75,6 @@ export const HostNetworkBondingType = recordEnum('HostNetworkBondingType', {
   description: 'How a bond is implemented. Since 4.7.0.',
   values: { LinuxBonding: 'The Linux kernel\'s bonding driver (`LinuxBonding`).' },
 });
-
-export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 HostNetworkFactsRef.implement({
   extensions: { since: hostNetworkFacts.since },

@@ -5,7 +5,7 @@
  */
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../upstream/operations/index.js';
-import type { HostRecord } from '../../upstream/records.js';
+import type { HostNetworkFactsRecord, HostRecord } from '../../upstream/records.js';
 import { describeSince } from '../../upstream/releases.js';
 import { recordEnum } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
@@ -14,7 +14,6 @@ import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/r
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { CpuArchitecture, HypervisorType, ResourceState } from '../shared-enums.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
-import { HostNetworkFactsRef } from './network-facts.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
@@ -66,6 +65,12 @@ function unshownPerHostRead(
     },
   });
 }
+
+/**
+ * A host's network facts, as its `networkFacts` field answers them: declared beside the host, and
+ * implemented with the bonds and NICs they hold (`network-facts.ts`), which point back at the host.
+ */
+export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',

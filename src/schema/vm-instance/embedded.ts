@@ -10,7 +10,7 @@ import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum } from '../kit/enums.js';
 import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { HypervisorType } from '../shared-enums.js';
-import { VmInstanceRef } from './types.js';
+import { VmInstanceRef } from '../node-refs.js';
 
 export const NicDriverType = recordEnum('NicDriverType', {
   record: 'vmNic',

@@ -8,17 +8,16 @@ import type { VmInstanceRecord } from '../../upstream/records.js';
 import { readableItems } from '../../upstream/wire.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
 import { childConnection } from '../kit/list-query.js';
-import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { recordEnum } from '../kit/enums.js';
 import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
 import { followsHost } from '../host/index.js';
-import { VolumeRef } from '../volume.js';
+import { VmInstanceRef, VolumeRef } from '../node-refs.js';
 import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
-import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
+import { loadAttachableDataVolumes, snapshotGroupsOfVm } from './loaders.js';
 
 export const VmPlatform = recordEnum('VmPlatform', {
   record: 'vmInstance',
@@ -50,11 +49,6 @@ export const VmInstanceType = recordEnum('VmInstanceType', {
   field: 'type',
   description: 'Kind of VM: the record\'s `type`, and what a create makes (the create operations accept exactly these). Since 0.6.',
   values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
-});
-
-export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
-  ...nodeByUuid(vmInstances, 'VmInstance'),
-  cacheResolved: (vm) => vm.uuid,
 });
 
 VmInstanceRef.implement({

@@ -8,8 +8,8 @@ import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../u
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, itemsOrErrors } from '../kit/record-fields.js';
-import { VmInstanceRef } from '../vm-instance/index.js';
-import { VolumeRef, VolumeType } from '../volume.js';
+import { VmInstanceRef, VolumeRef } from '../node-refs.js';
+import { VolumeType } from '../volume.js';
 
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
 export const volumeSnapshotGroups = resourceFamily('volumeSnapshotGroups');
