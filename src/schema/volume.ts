@@ -4,7 +4,7 @@
  * attached to.
  */
 import { builder } from '../builder.js';
-import { recordEnum } from './kit/enums.js';
+import { recordEnums } from './kit/enums.js';
 import { ResourceState } from './shared-enums.js';
 import { entityByUuid } from './kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
@@ -13,25 +13,22 @@ import { VmInstanceRef, VolumeRef, volumes } from './node-refs.js';
 
 export { VolumeRef } from './node-refs.js';
 
-export const VolumeStatus = recordEnum('VolumeStatus', {
-  record: 'volume',
-  field: 'status',
-  description: 'Whether a volume can be used. Since 3.17.13.',
-  values: { Ready: 'The volume exists on its storage and can be used (`Ready`).' },
-});
-
-export const VolumeFormat = recordEnum('VolumeFormat', {
-  record: 'volume',
-  field: 'format',
-  description: 'The disk format of a volume. Since 3.17.13.',
-  values: { qcow2: 'QEMU copy-on-write (`qcow2`).', raw: 'A raw image (`raw`), e.g. on Ceph.' },
-});
-
-export const VolumeType = recordEnum('VolumeType', {
-  record: 'volume',
-  field: 'type',
-  description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
-  values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
+export const { VolumeStatus, VolumeFormat, VolumeType } = recordEnums('volume', {
+  VolumeStatus: {
+    field: 'status',
+    description: 'Whether a volume can be used. Since 3.17.13.',
+    values: { Ready: 'The volume exists on its storage and can be used (`Ready`).' },
+  },
+  VolumeFormat: {
+    field: 'format',
+    description: 'The disk format of a volume. Since 3.17.13.',
+    values: { qcow2: 'QEMU copy-on-write (`qcow2`).', raw: 'A raw image (`raw`), e.g. on Ceph.' },
+  },
+  VolumeType: {
+    field: 'type',
+    description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
+    values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
+  },
 });
 
 VolumeRef.implement({

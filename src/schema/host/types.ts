@@ -7,7 +7,7 @@ import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../upstream/operations/index.js';
 import type { HostNetworkFactsRecord, HostRecord } from '../../upstream/records.js';
 import { describeSince } from '../../upstream/releases.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
@@ -17,27 +17,24 @@ import { hosts, loadNetworkFacts } from './loaders.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
-export const HwMonitorStatus = recordEnum('HwMonitorStatus', {
-  record: 'host',
-  field: 'cpuStatus',
-  description: 'State reported by a host hardware monitor. Since 4.10.0.',
-  values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
-});
-
-export const HostStatus = recordEnum('HostStatus', {
-  record: 'host',
-  field: 'status',
-  description: 'Whether the management node reaches a host.',
-  values: { Connected: 'The host answers (`Connected`).', Disconnected: 'The host does not answer (`Disconnected`): its VMs are not placed.' },
-});
-
-export const IpmiPowerStatus = recordEnum('IpmiPowerStatus', {
-  record: 'host',
-  field: 'ipmiPowerStatus',
-  description: 'A host\'s chassis power as its IPMI controller reports it.',
-  values: {
-    'Chassis Power is on': { name: 'ON', description: 'Powered on (`Chassis Power is on`).' },
-    'Chassis Power is off': { name: 'OFF', description: 'Powered off (`Chassis Power is off`).' },
+export const { HwMonitorStatus, HostStatus, IpmiPowerStatus } = recordEnums('host', {
+  HwMonitorStatus: {
+    field: 'cpuStatus',
+    description: 'State reported by a host hardware monitor. Since 4.10.0.',
+    values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
+  },
+  HostStatus: {
+    field: 'status',
+    description: 'Whether the management node reaches a host.',
+    values: { Connected: 'The host answers (`Connected`).', Disconnected: 'The host does not answer (`Disconnected`): its VMs are not placed.' },
+  },
+  IpmiPowerStatus: {
+    field: 'ipmiPowerStatus',
+    description: 'A host\'s chassis power as its IPMI controller reports it.',
+    values: {
+      'Chassis Power is on': { name: 'ON', description: 'Powered on (`Chassis Power is on`).' },
+      'Chassis Power is off': { name: 'OFF', description: 'Powered off (`Chassis Power is off`).' },
+    },
   },
 });
 

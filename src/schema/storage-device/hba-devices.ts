@@ -10,24 +10,23 @@ import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
 const hbaDevices = resourceFamily('hbaDevices');
 
-export const HbaPortState = recordEnum('HbaPortState', {
-  record: 'hbaDevice',
-  field: 'portState',
-  description: 'The link state of a fibre-channel HBA port. Since 5.3.0.',
-  values: { Online: 'The link is up (`Online`).', Linkdown: 'The link is down (`Linkdown`).' },
-});
-
-export const HbaType = recordEnum('HbaType', {
-  record: 'hbaDevice',
-  field: 'hbaType',
-  description: 'The kind of a host bus adapter. Since 5.3.0.',
-  values: { FC: 'Fibre channel (`FC`).' },
+export const { HbaPortState, HbaType } = recordEnums('hbaDevice', {
+  HbaPortState: {
+    field: 'portState',
+    description: 'The link state of a fibre-channel HBA port. Since 5.3.0.',
+    values: { Online: 'The link is up (`Online`).', Linkdown: 'The link is down (`Linkdown`).' },
+  },
+  HbaType: {
+    field: 'hbaType',
+    description: 'The kind of a host bus adapter. Since 5.3.0.',
+    values: { FC: 'Fibre channel (`FC`).' },
+  },
 });
 
 const BITS_PER_UNIT: Readonly<Record<string, number>> = { k: 0.001, m: 1, g: 1000, t: 1_000_000 };
