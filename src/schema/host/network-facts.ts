@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import { hostNetworkFacts, hostBonding, hostNic, type HostNetworkFactsRecord } from '../../upstream/records.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnum, recordEnums } from '../kit/enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
+import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { readableItems } from '../../upstream/wire.js';
 import { loadNetworkFacts } from './loaders.js';
 import { HostNetworkFactsRef, HostRef } from './types.js';
@@ -73,18 +73,8 @@ HostNetworkFactsRef.implement({
   extensions: { since: hostNetworkFacts.since },
   description: 'Network facts of a host: its bonds and its NICs (GetHostNetworkFacts). Since 3.5.0.',
   fields: (t) => ({
-    bondings: t.field({
-      type: [HostNetworkBondingRef],
-      nullable: { list: false, items: true },
-      description: 'Bonds configured on the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
-      resolve: (facts) => itemsOrErrors(facts.bondings),
-    }),
-    nics: t.field({
-      type: [HostNicRef],
-      nullable: { list: false, items: true },
-      description: 'Physical NICs of the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
-      resolve: (facts) => itemsOrErrors(facts.nics),
-    }),
+    bondings: embeddedList(t, 'bondings', HostNetworkBondingRef, 'Bonds configured on the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.'),
+    nics: embeddedList(t, 'nics', HostNicRef, 'Physical NICs of the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.'),
   }),
 });
 
@@ -109,12 +99,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
     ...exposeRecordEnums(t, 'hostBonding', MiiStatus, 'miiStatus'),
     ...exposeRecordEnums(t, 'hostBonding', HostNetworkBondingType, 'type'),
     ...exposeRecordFields(t, 'hostBonding', 'mac', 'gateway', 'callBackIp', 'description', 'ipAddresses', 'allSlavesActive', 'createDate', 'lastOpDate'),
-    slaves: t.field({
-      type: [HostNicRef],
-      nullable: { list: false, items: true },
-      description: 'The NICs enslaved to this bond; one the upstream sent unreadable is null with an error at its index.',
-      resolve: (bond) => itemsOrErrors(bond.slaves),
-    }),
+    slaves: embeddedList(t, 'slaves', HostNicRef, 'The NICs enslaved to this bond; one the upstream sent unreadable is null with an error at its index.'),
   }),
 });
 
