@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
 import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { ResourceState } from '../shared-enums.js';
@@ -137,8 +137,7 @@ defineListQuery({
   },
   order: {
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      ...DISCOVERY_DATE_ORDER_FIELDS,
       NAME: { value: 'name', description: 'Name.' },
       SIZE: { value: 'size', description: 'Disk size.' },
     },

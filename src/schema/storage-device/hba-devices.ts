@@ -8,7 +8,7 @@ import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream
 import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, childConnection, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
 import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
@@ -125,8 +125,7 @@ const hbaListArgs = defineListQuery({
   },
   order: {
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      ...DISCOVERY_DATE_ORDER_FIELDS,
       NAME: { value: 'name', description: 'Port name.' },
       PORT_NAME: { value: 'portName', description: 'World wide port name.' },
     },
