@@ -2,7 +2,7 @@
  * Fibre-channel HBA ports of the resource family (QueryHBADevice), and `Host.hbaDevices`.
  */
 import type { Readable } from '../../upstream/wire.js';
-import { builder } from '../../builder.js';
+import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
@@ -13,6 +13,8 @@ import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/
 import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
+
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
 const hbaDevices = resourceFamily('hbaDevices');
 
@@ -47,6 +49,18 @@ function linkSpeedsMbits(text: string | null): number[] {
   return text.split(',').map(linkSpeedMbits).filter((speed): speed is number => speed !== null);
 }
 
+/**
+ * `<field>Raw` of a speed the port reads as Mbit/s: the upstream's text as the record holds it,
+ * described where the record is defined.
+ */
+function speedText(t: PothosSchemaTypes.ObjectFieldBuilder<Types, HbaDeviceRecord>, field: 'speed' | 'supportedSpeeds') {
+  return t.exposeString(field, {
+    nullable: true,
+    description: hbaDevice.fields[field].description,
+    extensions: { ...reads<HbaDeviceRecord>(field), since: '5.3.0' },
+  });
+}
+
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
   ...nodeByUuid(hbaDevices, 'HbaDevice'),
@@ -64,12 +78,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
       extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
       resolve: (device) => linkSpeedMbits(device.speed),
     }),
-    // The text as the record holds it, described where the record is defined.
-    speedRaw: t.exposeString('speed', {
-      nullable: true,
-      description: hbaDevice.fields.speed.description,
-      extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
-    }),
+    speedRaw: speedText(t, 'speed'),
     supportedSpeeds: t.field({
       type: ['Long'],
       nullable: false,
@@ -77,11 +86,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
       extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
       resolve: (device) => linkSpeedsMbits(device.supportedSpeeds),
     }),
-    supportedSpeedsRaw: t.exposeString('supportedSpeeds', {
-      nullable: true,
-      description: hbaDevice.fields.supportedSpeeds.description,
-      extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
-    }),
+    supportedSpeedsRaw: speedText(t, 'supportedSpeeds'),
     ...exposeRecordFields(t, 'hbaDevice', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate'),
   }),
 });
