@@ -1,6 +1,10 @@
 /**
  * The whole schema: each module registers its types, queries and mutations on the builder for
- * its side effects; this file only orders the imports and builds. `kit/` is the machinery every
+ * its side effects; this file only orders the imports and builds. The modules import one another
+ * without cycles (the node types they point at one another through are in `node-refs.ts`), so
+ * each reads the others' exports whole whatever the order here; what the order still decides is
+ * where the subgraph SDL, which Pothos leaves unsorted within a type, lists the fields that
+ * several modules add to one type (`Host.vmInstances` before `Host.hbaDevices`) and the mutations. `kit/` is the machinery every
  * resource shares (scalars, errors, connections and the families, loaders, the mutation kit,
  * jobs, `node`); every other entry here is one upstream resource: a file when it tells one short
  * story, a folder (`vm-instance/`: its types, queries, mutations and loaders) when it outgrew one.

@@ -3,15 +3,21 @@
  * from one record field's set (`recordEnum`); the other fields that show it hold the same set
  * (`upstream/records.ts`), which the enum drift test checks field by field.
  */
-import { recordEnum } from './kit/enums.js';
+import { recordEnum, recordEnums } from './kit/enums.js';
 
-export const ResourceState = recordEnum('ResourceState', {
-  record: 'host',
-  field: 'state',
-  description: 'Whether a record is in use (`state` of hosts, volumes, LUNs, SNS platforms and endpoints).',
-  values: {
-    Enabled: 'In use (`Enabled`).',
-    Disabled: 'Taken out of use (`Disabled`), e.g. an SNS platform after ChangeSNSApplicationPlatformState with `disable`.',
+export const { ResourceState, HypervisorType } = recordEnums('host', {
+  ResourceState: {
+    field: 'state',
+    description: 'Whether a record is in use (`state` of hosts, volumes, LUNs, SNS platforms and endpoints).',
+    values: {
+      Enabled: 'In use (`Enabled`).',
+      Disabled: 'Taken out of use (`Disabled`), e.g. an SNS platform after ChangeSNSApplicationPlatformState with `disable`.',
+    },
+  },
+  HypervisorType: {
+    field: 'hypervisorType',
+    description: 'The hypervisor of a host, a VM or a VM NIC.',
+    values: { KVM: 'KVM (`KVM`).' },
   },
 });
 
@@ -22,9 +28,3 @@ export const CpuArchitecture = recordEnum('CpuArchitecture', {
   values: { x86_64: '64-bit x86 (`x86_64`).', aarch64: '64-bit ARM (`aarch64`).', Other: 'Any other architecture (`Other`).' },
 });
 
-export const HypervisorType = recordEnum('HypervisorType', {
-  record: 'host',
-  field: 'hypervisorType',
-  description: 'The hypervisor of a host, a VM or a VM NIC.',
-  values: { KVM: 'KVM (`KVM`).' },
-});

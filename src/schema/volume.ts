@@ -4,38 +4,32 @@
  * attached to.
  */
 import { builder } from '../builder.js';
-import { recordEnum } from './kit/enums.js';
+import { recordEnums } from './kit/enums.js';
 import { ResourceState } from './shared-enums.js';
-import { cursorFamily, nodeByUuid } from './kit/families.js';
 import { entityByUuid } from './kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows } from './kit/record-fields.js';
-import { VmInstanceRef } from './vm-instance/index.js';
+import { VmInstanceRef, VolumeRef, volumes } from './node-refs.js';
 
-const volumes = cursorFamily('volume');
+export { VolumeRef } from './node-refs.js';
 
-export const VolumeStatus = recordEnum('VolumeStatus', {
-  record: 'volume',
-  field: 'status',
-  description: 'Whether a volume can be used. Since 3.17.13.',
-  values: { Ready: 'The volume exists on its storage and can be used (`Ready`).' },
+export const { VolumeStatus, VolumeFormat, VolumeType } = recordEnums('volume', {
+  VolumeStatus: {
+    field: 'status',
+    description: 'Whether a volume can be used. Since 3.17.13.',
+    values: { Ready: 'The volume exists on its storage and can be used (`Ready`).' },
+  },
+  VolumeFormat: {
+    field: 'format',
+    description: 'The disk format of a volume. Since 3.17.13.',
+    values: { qcow2: 'QEMU copy-on-write (`qcow2`).', raw: 'A raw image (`raw`), e.g. on Ceph.' },
+  },
+  VolumeType: {
+    field: 'type',
+    description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
+    values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
+  },
 });
-
-export const VolumeFormat = recordEnum('VolumeFormat', {
-  record: 'volume',
-  field: 'format',
-  description: 'The disk format of a volume. Since 3.17.13.',
-  values: { qcow2: 'QEMU copy-on-write (`qcow2`).', raw: 'A raw image (`raw`), e.g. on Ceph.' },
-});
-
-export const VolumeType = recordEnum('VolumeType', {
-  record: 'volume',
-  field: 'type',
-  description: 'Whether a volume is a VM\'s boot disk or a data disk. Since 3.17.13.',
-  values: { Root: 'The boot disk of its VM (`Root`).', Data: 'A data disk (`Data`).' },
-});
-
-export const VolumeRef = builder.loadableNodeRef('Volume', nodeByUuid(volumes, 'Volume'));
 
 VolumeRef.implement({
   description: 'A root or data volume (allVolumes item of VmInstanceInventory; also the attachable data volume record, which carries a subset of the fields). Since 3.17.13.',

@@ -2,7 +2,7 @@
  * The host-bond, directory and SNS mutations against the simulator over real HTTP: the exact
  * upstream request each one makes (method, path, query, body, the gateway's own X-Job-UUID and
  * X-Web-Hook), the state read back afterwards, upstream failures in the payload's `error`, and
- * bad GraphQL input rejected before any upstream request. The CBT task ones: mutations-cbt.test.ts.
+ * bad GraphQL input rejected before any upstream request. The CBT task ones: cbt-task/mutations.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_MODES, type Harness } from '../support/harness.js';

@@ -1,7 +1,7 @@
 /**
  * What the upstream may send that this API does not expect, and what a client sees of it: one
  * malformed reference item is null with an error at its own index (never the whole page). A value
- * outside an enum's set answers its fallback: `enum-fallback.test.ts`.
+ * outside an enum's set answers its fallback: `kit/enum-fallback.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';

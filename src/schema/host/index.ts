@@ -3,9 +3,10 @@
  * and the prefetch of per-host relations.
  */
 import './types.js';
+import './network-facts.js';
 import './queries.js';
 import './mutations.js';
 
-export { HostNetworkBondingRef, HostNetworkFactsRef, HostNicRef, InterfaceType } from './network-facts.js';
+export { HostNetworkBondingRef, HostNicRef, InterfaceType } from './network-facts.js';
 export { followsHost, prefetchFromHostUuid } from './prefetch.js';
-export { HostConnection, HostRef, HwMonitorStatus } from './types.js';
+export { HostConnection, HostNetworkFactsRef, HostRef, HwMonitorStatus } from './types.js';

@@ -5,11 +5,11 @@
 import { builder } from '../../builder.js';
 import { hostNetworkFacts, hostBonding, hostNic, type HostNetworkFactsRecord } from '../../upstream/records.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
-import { recordEnum } from '../kit/enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
+import { recordEnum, recordEnums } from '../kit/enums.js';
+import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { readableItems } from '../../upstream/wire.js';
 import { loadNetworkFacts } from './loaders.js';
-import { HostRef } from './types.js';
+import { HostNetworkFactsRef, HostRef } from './types.js';
 
 export const InterfaceType = recordEnum('InterfaceType', {
   record: 'hostNic',
@@ -23,77 +23,58 @@ export const InterfaceType = recordEnum('InterfaceType', {
   },
 });
 
-export const BondingType = recordEnum('BondingType', {
-  record: 'hostBonding',
-  field: 'bondingType',
-  description: 'Whether a bond carries addresses itself or is enslaved to a bridge (`bondingType`). Since 4.7.0.',
-  values: {
-    noBridge: 'The bond carries addresses itself (`noBridge`).',
-    bridgeSlave: 'The bond is enslaved to a bridge (`bridgeSlave`).',
+export const { BondingType, BondingMode, XmitHashPolicy, MiiStatus, HostNetworkBondingType } = recordEnums('hostBonding', {
+  BondingType: {
+    field: 'bondingType',
+    description: 'Whether a bond carries addresses itself or is enslaved to a bridge (`bondingType`). Since 4.7.0.',
+    values: {
+      noBridge: 'The bond carries addresses itself (`noBridge`).',
+      bridgeSlave: 'The bond is enslaved to a bridge (`bridgeSlave`).',
+    },
+  },
+  BondingMode: {
+    field: 'mode',
+    description: 'How a Linux bond spreads traffic over its slaves (its `mode`, as the kernel names it).',
+    values: {
+      'balance-rr': { name: 'BALANCE_RR', description: 'Round robin (`balance-rr`).' },
+      'active-backup': { name: 'ACTIVE_BACKUP', description: 'One slave active, the others standing by (`active-backup`).' },
+      'balance-xor': { name: 'BALANCE_XOR', description: 'A slave chosen by the transmit hash policy (`balance-xor`).' },
+      broadcast: 'Every frame on every slave (`broadcast`).',
+      '802.3ad': { name: 'IEEE_802_3AD', description: 'LACP link aggregation, IEEE 802.3ad (`802.3ad`).' },
+      'balance-tlb': { name: 'BALANCE_TLB', description: 'Adaptive transmit load balancing (`balance-tlb`).' },
+      'balance-alb': { name: 'BALANCE_ALB', description: 'Adaptive load balancing (`balance-alb`).' },
+    },
+  },
+  XmitHashPolicy: {
+    field: 'xmitHashPolicy',
+    description: 'What a Linux bond hashes to choose a slave (its `xmit_hash_policy`, as the kernel names it).',
+    values: {
+      layer2: 'MAC addresses (`layer2`).',
+      'layer2+3': { name: 'LAYER2_3', description: 'MAC and IP addresses (`layer2+3`).' },
+      'layer3+4': { name: 'LAYER3_4', description: 'IP addresses and ports (`layer3+4`).' },
+      'encap2+3': { name: 'ENCAP2_3', description: 'As `layer2+3`, on the inner headers of tunnelled traffic (`encap2+3`).' },
+      'encap3+4': { name: 'ENCAP3_4', description: 'As `layer3+4`, on the inner headers of tunnelled traffic (`encap3+4`).' },
+      'vlan+srcmac': { name: 'VLAN_SRCMAC', description: 'VLAN id and source MAC (`vlan+srcmac`).' },
+    },
+  },
+  MiiStatus: {
+    field: 'miiStatus',
+    description: 'A bond\'s MII link status.',
+    values: { up: 'The link is up (`up`).', down: 'The link is down (`down`).' },
+  },
+  HostNetworkBondingType: {
+    field: 'type',
+    description: 'How a bond is implemented. Since 4.7.0.',
+    values: { LinuxBonding: 'The Linux kernel\'s bonding driver (`LinuxBonding`).' },
   },
 });
-
-export const BondingMode = recordEnum('BondingMode', {
-  record: 'hostBonding',
-  field: 'mode',
-  description: 'How a Linux bond spreads traffic over its slaves (its `mode`, as the kernel names it).',
-  values: {
-    'balance-rr': { name: 'BALANCE_RR', description: 'Round robin (`balance-rr`).' },
-    'active-backup': { name: 'ACTIVE_BACKUP', description: 'One slave active, the others standing by (`active-backup`).' },
-    'balance-xor': { name: 'BALANCE_XOR', description: 'A slave chosen by the transmit hash policy (`balance-xor`).' },
-    broadcast: 'Every frame on every slave (`broadcast`).',
-    '802.3ad': { name: 'IEEE_802_3AD', description: 'LACP link aggregation, IEEE 802.3ad (`802.3ad`).' },
-    'balance-tlb': { name: 'BALANCE_TLB', description: 'Adaptive transmit load balancing (`balance-tlb`).' },
-    'balance-alb': { name: 'BALANCE_ALB', description: 'Adaptive load balancing (`balance-alb`).' },
-  },
-});
-
-export const XmitHashPolicy = recordEnum('XmitHashPolicy', {
-  record: 'hostBonding',
-  field: 'xmitHashPolicy',
-  description: 'What a Linux bond hashes to choose a slave (its `xmit_hash_policy`, as the kernel names it).',
-  values: {
-    layer2: 'MAC addresses (`layer2`).',
-    'layer2+3': { name: 'LAYER2_3', description: 'MAC and IP addresses (`layer2+3`).' },
-    'layer3+4': { name: 'LAYER3_4', description: 'IP addresses and ports (`layer3+4`).' },
-    'encap2+3': { name: 'ENCAP2_3', description: 'As `layer2+3`, on the inner headers of tunnelled traffic (`encap2+3`).' },
-    'encap3+4': { name: 'ENCAP3_4', description: 'As `layer3+4`, on the inner headers of tunnelled traffic (`encap3+4`).' },
-    'vlan+srcmac': { name: 'VLAN_SRCMAC', description: 'VLAN id and source MAC (`vlan+srcmac`).' },
-  },
-});
-
-export const MiiStatus = recordEnum('MiiStatus', {
-  record: 'hostBonding',
-  field: 'miiStatus',
-  description: 'A bond\'s MII link status.',
-  values: { up: 'The link is up (`up`).', down: 'The link is down (`down`).' },
-});
-
-export const HostNetworkBondingType = recordEnum('HostNetworkBondingType', {
-  record: 'hostBonding',
-  field: 'type',
-  description: 'How a bond is implemented. Since 4.7.0.',
-  values: { LinuxBonding: 'The Linux kernel\'s bonding driver (`LinuxBonding`).' },
-});
-
-export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 HostNetworkFactsRef.implement({
   extensions: { since: hostNetworkFacts.since },
   description: 'Network facts of a host: its bonds and its NICs (GetHostNetworkFacts). Since 3.5.0.',
   fields: (t) => ({
-    bondings: t.field({
-      type: [HostNetworkBondingRef],
-      nullable: { list: false, items: true },
-      description: 'Bonds configured on the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
-      resolve: (facts) => itemsOrErrors(facts.bondings),
-    }),
-    nics: t.field({
-      type: [HostNicRef],
-      nullable: { list: false, items: true },
-      description: 'Physical NICs of the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.',
-      resolve: (facts) => itemsOrErrors(facts.nics),
-    }),
+    bondings: embeddedList(t, 'bondings', HostNetworkBondingRef, 'Bonds configured on the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.'),
+    nics: embeddedList(t, 'nics', HostNicRef, 'Physical NICs of the host; one the upstream sent unreadable is null with an error at its index. Since 3.5.0.'),
   }),
 });
 
@@ -118,12 +99,7 @@ export const HostNetworkBondingRef = builder.loadableNode('HostNetworkBonding', 
     ...exposeRecordEnums(t, 'hostBonding', MiiStatus, 'miiStatus'),
     ...exposeRecordEnums(t, 'hostBonding', HostNetworkBondingType, 'type'),
     ...exposeRecordFields(t, 'hostBonding', 'mac', 'gateway', 'callBackIp', 'description', 'ipAddresses', 'allSlavesActive', 'createDate', 'lastOpDate'),
-    slaves: t.field({
-      type: [HostNicRef],
-      nullable: { list: false, items: true },
-      description: 'The NICs enslaved to this bond; one the upstream sent unreadable is null with an error at its index.',
-      resolve: (bond) => itemsOrErrors(bond.slaves),
-    }),
+    slaves: embeddedList(t, 'slaves', HostNicRef, 'The NICs enslaved to this bond; one the upstream sent unreadable is null with an error at its index.'),
   }),
 });
 

@@ -5,40 +5,36 @@
  */
 import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import { GetHostBlockDevices, GetHostNetworkFacts, GetHostSensors } from '../../upstream/operations/index.js';
-import type { HostRecord } from '../../upstream/records.js';
+import type { HostNetworkFactsRecord, HostRecord } from '../../upstream/records.js';
 import { describeSince } from '../../upstream/releases.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { CpuArchitecture, HypervisorType, ResourceState } from '../shared-enums.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
-import { HostNetworkFactsRef } from './network-facts.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
 
-export const HwMonitorStatus = recordEnum('HwMonitorStatus', {
-  record: 'host',
-  field: 'cpuStatus',
-  description: 'State reported by a host hardware monitor. Since 4.10.0.',
-  values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
-});
-
-export const HostStatus = recordEnum('HostStatus', {
-  record: 'host',
-  field: 'status',
-  description: 'Whether the management node reaches a host.',
-  values: { Connected: 'The host answers (`Connected`).', Disconnected: 'The host does not answer (`Disconnected`): its VMs are not placed.' },
-});
-
-export const IpmiPowerStatus = recordEnum('IpmiPowerStatus', {
-  record: 'host',
-  field: 'ipmiPowerStatus',
-  description: 'A host\'s chassis power as its IPMI controller reports it.',
-  values: {
-    'Chassis Power is on': { name: 'ON', description: 'Powered on (`Chassis Power is on`).' },
-    'Chassis Power is off': { name: 'OFF', description: 'Powered off (`Chassis Power is off`).' },
+export const { HwMonitorStatus, HostStatus, IpmiPowerStatus } = recordEnums('host', {
+  HwMonitorStatus: {
+    field: 'cpuStatus',
+    description: 'State reported by a host hardware monitor. Since 4.10.0.',
+    values: { Normal: 'The component works normally.', Error: 'The component reports a fault.', Unknown: 'The monitor has no reading.' },
+  },
+  HostStatus: {
+    field: 'status',
+    description: 'Whether the management node reaches a host.',
+    values: { Connected: 'The host answers (`Connected`).', Disconnected: 'The host does not answer (`Disconnected`): its VMs are not placed.' },
+  },
+  IpmiPowerStatus: {
+    field: 'ipmiPowerStatus',
+    description: 'A host\'s chassis power as its IPMI controller reports it.',
+    values: {
+      'Chassis Power is on': { name: 'ON', description: 'Powered on (`Chassis Power is on`).' },
+      'Chassis Power is off': { name: 'OFF', description: 'Powered off (`Chassis Power is off`).' },
+    },
   },
 });
 
@@ -66,6 +62,12 @@ function unshownPerHostRead(
     },
   });
 }
+
+/**
+ * A host's network facts, as its `networkFacts` field answers them: declared beside the host, and
+ * implemented with the bonds and NICs they hold (`network-facts.ts`), which point back at the host.
+ */
+export const HostNetworkFactsRef = builder.objectRef<HostNetworkFactsRecord>('HostNetworkFacts');
 
 export const HostRef = builder.loadableNode('Host', {
   description: 'A physical host running the hypervisor (HostInventory). Since 0.6.',

@@ -123,6 +123,41 @@ export function recordEnum<R extends RecordName, F extends ClosedSetField<R>>(
   return ref as unknown as EnumRef<Types, ClosedSetOf<R, F> | typeof FALLBACK_VALUE>;
 }
 
+/** One row of a record's enum table: the closed-set field it shows, its description and its values' descriptions. */
+export interface RecordEnumRow<R extends RecordName, F extends ClosedSetField<R>> {
+  readonly field: F;
+  readonly description: string;
+  readonly values: { readonly [V in ClosedSetOf<R, F>]: EnumValueDoc };
+}
+
+/** A record's enum table, each row's values exactly the set of the field it names (none missing, none besides). */
+type RecordEnumTable<R extends RecordName, T> = {
+  readonly [N in keyof T]: T[N] extends { readonly field: infer F extends ClosedSetField<R>; readonly values: infer V }
+    ? RecordEnumRow<R, F> & { readonly values: { readonly [K in Exclude<keyof V, ClosedSetOf<R, F>>]: never } }
+    : never;
+};
+
+/** The enums a record's table declares, by name. */
+type RecordEnumRefs<R extends RecordName, T> = {
+  readonly [N in keyof T]: T[N] extends { readonly field: infer F extends ClosedSetField<R> } ? EnumRef<Types, ClosedSetOf<R, F> | typeof FALLBACK_VALUE> : never;
+};
+
+/**
+ * `const { HostStatus, ... } = recordEnums('host', { HostStatus: { field: 'status', description, values }, ... })`:
+ * the enums of one record's closed-set fields as one table, each row as `recordEnum` takes it and
+ * named by its key.
+ */
+export function recordEnums<R extends RecordName, const T extends Readonly<Record<string, { readonly field: ClosedSetField<R> }>>>(
+  record: R,
+  table: T & RecordEnumTable<R, T>,
+): RecordEnumRefs<R, T> {
+  const refs: Record<string, unknown> = {};
+  for (const [name, row] of Object.entries(table as Readonly<Record<string, RecordEnumRow<R, ClosedSetField<R>>>>)) {
+    refs[name] = recordEnum(name, { record, ...row });
+  }
+  return refs as RecordEnumRefs<R, T>;
+}
+
 const FALLBACK_NAMES = new WeakMap<object, 'OTHER' | 'UNKNOWN'>();
 
 /** The GraphQL name of a record enum's fallback, for the descriptions of the fields that show it. */

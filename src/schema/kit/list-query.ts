@@ -88,6 +88,15 @@ export const DATE_ORDER_FIELDS = {
   LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
 } as const satisfies Readonly<Record<string, OrderField>>;
 
+/**
+ * The sort keys of the two timestamps of a record the upstream discovers rather than creates (a
+ * host's HBA ports, a SAN's LUNs): its `createDate` is when it was found.
+ */
+export const DISCOVERY_DATE_ORDER_FIELDS = {
+  CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
+  LAST_OP_DATE: DATE_ORDER_FIELDS.LAST_OP_DATE,
+} as const satisfies Readonly<Record<string, OrderField>>;
+
 /** The sort keys of every named record with the two timestamps. */
 export const NAME_AND_DATE_ORDER_FIELDS = {
   ...DATE_ORDER_FIELDS,

@@ -19,30 +19,22 @@ import { describeSince, type Release } from '../../upstream/releases.js';
 /**
  * The GraphQL type of each field kind the kit exposes as it is: the kind says what the upstream
  * holds (another record's uuid, a Java Long, a timestamp), the scalar is how the schema says it.
- * A field the record cannot be without (its identity) is non-null, as is a list (absent is `[]`).
+ * A field the record cannot be without (its identity, a required value) is non-null, as is a list
+ * (absent is `[]`); every other kind is null when the upstream sends no value.
  */
-const EXPOSED_AS = {
-  uuid: { type: 'Uuid', nullable: false },
-  uuidRef: { type: 'Uuid', nullable: true },
-  requiredUuidRef: { type: 'Uuid', nullable: false },
-  fromParent: { type: 'Uuid', nullable: true },
-  ownOrParent: { type: 'Uuid', nullable: true },
-  text: { type: 'String', nullable: true },
-  requiredText: { type: 'String', nullable: false },
-  int: { type: 'Int', nullable: true },
-  long: { type: 'Long', nullable: true },
-  requiredLong: { type: 'Long', nullable: false },
-  bool: { type: 'Boolean', nullable: true },
-  timestamp: { type: 'DateTime', nullable: true },
-  strings: { type: ['String'], nullable: false },
-  json: { type: 'JSON', nullable: true },
-} as const satisfies Partial<Record<FieldKind, { type: string | readonly [string]; nullable: boolean }>>;
+const NON_NULL_AS = { uuid: 'Uuid', requiredUuidRef: 'Uuid', requiredText: 'String', requiredLong: 'Long', strings: ['String'] } as const satisfies ExposedKinds;
+const NULLABLE_AS = {
+  uuidRef: 'Uuid', fromParent: 'Uuid', ownOrParent: 'Uuid', text: 'String', int: 'Int', long: 'Long', bool: 'Boolean', timestamp: 'DateTime', json: 'JSON',
+} as const satisfies ExposedKinds;
 
-type ScalarKind = keyof typeof EXPOSED_AS;
+type ExposedKinds = Partial<Record<FieldKind, string | readonly [string]>>;
+type ScalarKind = keyof typeof NON_NULL_AS | keyof typeof NULLABLE_AS;
 
 /** The GraphQL type and nullability a record field of `kind` is exposed with (undefined: not a scalar kind). */
 export function exposedAs(kind: FieldKind): { readonly type: string | readonly [string]; readonly nullable: boolean } | undefined {
-  return Object.hasOwn(EXPOSED_AS, kind) ? EXPOSED_AS[kind as ScalarKind] : undefined;
+  if (Object.hasOwn(NON_NULL_AS, kind)) return { type: NON_NULL_AS[kind as keyof typeof NON_NULL_AS], nullable: false };
+  if (Object.hasOwn(NULLABLE_AS, kind)) return { type: NULLABLE_AS[kind as keyof typeof NULLABLE_AS], nullable: true };
+  return undefined;
 }
 
 type RecordName = keyof typeof RECORDS;
@@ -89,7 +81,7 @@ function exposeEach<Types extends SchemaTypes, K extends string>(
 
 /**
  * `...exposeRecordFields(t, 'vmInstance', 'uuid', 'name', ...)`: GraphQL fields named as the
- * record's, each of the type its kind says (`EXPOSED_AS`) and with the description its definition
+ * record's, each of the type its kind says (`NON_NULL_AS`, `NULLABLE_AS`) and with the description its definition
  * gives, so a field's name, kind and meaning are said once, in `upstream/records.ts`. Fields are
  * exposed in the order named; fields of other kinds (relations, enums, renamed or computed ones)
  * are written by hand between the spreads. Exposed fields read what they name (`useRecordDemand`).

@@ -11,7 +11,7 @@ import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
 import { ResourceState } from '../shared-enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors, reads } from '../kit/record-fields.js';
+import { embeddedList, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
 
 const endpoints = cursorFamily('sns-application-endpoint');
@@ -37,12 +37,7 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
     platform: follows(t, 'platformUuid', SnsApplicationPlatformRef, 'The platform the endpoint belongs to. Null when it cannot be read (with an error). Since 5.0.0.'),
     ...exposeRecordEnums(t, 'snsApplicationEndpoint', ResourceState, 'state'),
     ...exposeRecordFields(t, 'snsApplicationEndpoint', 'createDate', 'lastOpDate', 'url', 'username'),
-    receivers: t.field({
-      type: [SnsSmsReceiverRef],
-      nullable: { list: false, items: true },
-      description: 'SMS endpoints only: the receivers texted; empty for other types. One the upstream sent unreadable is null with an error at its index.',
-      resolve: (endpoint) => itemsOrErrors(endpoint.receivers),
-    }),
+    receivers: embeddedList(t, 'receivers', SnsSmsReceiverRef, 'SMS endpoints only: the receivers texted; empty for other types. One the upstream sent unreadable is null with an error at its index.'),
   }),
 });
 

@@ -6,9 +6,9 @@ import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, defineListQuery, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
-import { exposeRecordEnums, exposeRecordFields, follows, itemsOrErrors } from '../kit/record-fields.js';
+import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { ResourceState } from '../shared-enums.js';
 import { readableItems } from '../../upstream/wire.js';
 import { HostRef } from '../host/index.js';
@@ -72,18 +72,8 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
     ...exposeRecordFields(t, 'fiberChannelLun', 'path', 'size'),
     ...exposeRecordEnums(t, 'fiberChannelLun', ResourceState, 'state'),
     ...exposeRecordFields(t, 'fiberChannelLun', 'createDate', 'lastOpDate'),
-    scsiLunHostRefs: t.field({
-      type: [ScsiLunHostRefType],
-      nullable: { list: false, items: true },
-      description: 'Mappings of this LUN to the hosts that see it; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
-      resolve: (lun) => itemsOrErrors(lun.scsiLunHostRefs),
-    }),
-    scsiLunVmInstanceRefs: t.field({
-      type: [ScsiLunVmInstanceRefType],
-      nullable: { list: false, items: true },
-      description: 'Mappings of this LUN to the VMs that use it directly; one the upstream sent malformed is null with an error at its index. Since 3.1.0.',
-      resolve: (lun) => itemsOrErrors(lun.scsiLunVmInstanceRefs),
-    }),
+    scsiLunHostRefs: embeddedList(t, 'scsiLunHostRefs', ScsiLunHostRefType, 'Mappings of this LUN to the hosts that see it; one the upstream sent malformed is null with an error at its index. Since 3.1.0.'),
+    scsiLunVmInstanceRefs: embeddedList(t, 'scsiLunVmInstanceRefs', ScsiLunVmInstanceRefType, 'Mappings of this LUN to the VMs that use it directly; one the upstream sent malformed is null with an error at its index. Since 3.1.0.'),
     hosts: t.field({
       type: [HostRef],
       nullable: true,
@@ -147,8 +137,7 @@ defineListQuery({
   },
   order: {
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      ...DISCOVERY_DATE_ORDER_FIELDS,
       NAME: { value: 'name', description: 'Name.' },
       SIZE: { value: 'size', description: 'Disk size.' },
     },

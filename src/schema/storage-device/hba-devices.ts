@@ -2,32 +2,33 @@
  * Fibre-channel HBA ports of the resource family (QueryHBADevice), and `Host.hbaDevices`.
  */
 import type { Readable } from '../../upstream/wire.js';
-import { builder } from '../../builder.js';
+import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import { hbaDevice, type HbaDeviceRecord, type HostRecord } from '../../upstream/records.js';
 import { QueryHBADevice } from '../../upstream/operations/index.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, childConnection, defineListQuery, equals, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, childConnection, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, uuidsFilter } from '../kit/list-query.js';
 import { childKey, childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { HostRef, prefetchFromHostUuid } from '../host/index.js';
 
+type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;
+
 const hbaDevices = resourceFamily('hbaDevices');
 
-export const HbaPortState = recordEnum('HbaPortState', {
-  record: 'hbaDevice',
-  field: 'portState',
-  description: 'The link state of a fibre-channel HBA port. Since 5.3.0.',
-  values: { Online: 'The link is up (`Online`).', Linkdown: 'The link is down (`Linkdown`).' },
-});
-
-export const HbaType = recordEnum('HbaType', {
-  record: 'hbaDevice',
-  field: 'hbaType',
-  description: 'The kind of a host bus adapter. Since 5.3.0.',
-  values: { FC: 'Fibre channel (`FC`).' },
+export const { HbaPortState, HbaType } = recordEnums('hbaDevice', {
+  HbaPortState: {
+    field: 'portState',
+    description: 'The link state of a fibre-channel HBA port. Since 5.3.0.',
+    values: { Online: 'The link is up (`Online`).', Linkdown: 'The link is down (`Linkdown`).' },
+  },
+  HbaType: {
+    field: 'hbaType',
+    description: 'The kind of a host bus adapter. Since 5.3.0.',
+    values: { FC: 'Fibre channel (`FC`).' },
+  },
 });
 
 const BITS_PER_UNIT: Readonly<Record<string, number>> = { k: 0.001, m: 1, g: 1000, t: 1_000_000 };
@@ -48,6 +49,18 @@ function linkSpeedsMbits(text: string | null): number[] {
   return text.split(',').map(linkSpeedMbits).filter((speed): speed is number => speed !== null);
 }
 
+/**
+ * `<field>Raw` of a speed the port reads as Mbit/s: the upstream's text as the record holds it,
+ * described where the record is defined.
+ */
+function speedText(t: PothosSchemaTypes.ObjectFieldBuilder<Types, HbaDeviceRecord>, field: 'speed' | 'supportedSpeeds') {
+  return t.exposeString(field, {
+    nullable: true,
+    description: hbaDevice.fields[field].description,
+    extensions: { ...reads<HbaDeviceRecord>(field), since: '5.3.0' },
+  });
+}
+
 export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
   description: 'A fibre-channel HBA port of a host (FC HBA device, QueryHBADevice). Since 5.3.0.',
   ...nodeByUuid(hbaDevices, 'HbaDevice'),
@@ -65,12 +78,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
       extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
       resolve: (device) => linkSpeedMbits(device.speed),
     }),
-    // The text as the record holds it, described where the record is defined.
-    speedRaw: t.exposeString('speed', {
-      nullable: true,
-      description: hbaDevice.fields.speed.description,
-      extensions: { ...reads<HbaDeviceRecord>('speed'), since: '5.3.0' },
-    }),
+    speedRaw: speedText(t, 'speed'),
     supportedSpeeds: t.field({
       type: ['Long'],
       nullable: false,
@@ -78,11 +86,7 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
       extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
       resolve: (device) => linkSpeedsMbits(device.supportedSpeeds),
     }),
-    supportedSpeedsRaw: t.exposeString('supportedSpeeds', {
-      nullable: true,
-      description: hbaDevice.fields.supportedSpeeds.description,
-      extensions: { ...reads<HbaDeviceRecord>('supportedSpeeds'), since: '5.3.0' },
-    }),
+    supportedSpeedsRaw: speedText(t, 'supportedSpeeds'),
     ...exposeRecordFields(t, 'hbaDevice', 'symbolicName', 'supportedClasses', 'createDate', 'lastOpDate'),
   }),
 });
@@ -126,8 +130,7 @@ const hbaListArgs = defineListQuery({
   },
   order: {
     fields: {
-      CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-      LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
+      ...DISCOVERY_DATE_ORDER_FIELDS,
       NAME: { value: 'name', description: 'Port name.' },
       PORT_NAME: { value: 'portName', description: 'World wide port name.' },
     },

@@ -7,19 +7,30 @@ import type { GatewayContext } from '../../context.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
 import { readableItems } from '../../upstream/wire.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { HypervisorType } from '../shared-enums.js';
-import { VmInstanceRef } from './types.js';
+import { VmInstanceRef } from '../node-refs.js';
 
-export const NicDriverType = recordEnum('NicDriverType', {
-  record: 'vmNic',
-  field: 'driverType',
-  description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
-  values: {
-    virtio: 'Paravirtualized virtio-net (`virtio`).',
-    e1000: 'Emulated Intel E1000 (`e1000`).',
-    rtl8139: 'Emulated Realtek RTL8139 (`rtl8139`).',
+export const { NicDriverType, VmNicType, VmNicState } = recordEnums('vmNic', {
+  NicDriverType: {
+    field: 'driverType',
+    description: 'Emulated device model of a VM NIC (`driverType`; UpdateVmNicDriver accepts exactly these). Since 3.9.0.',
+    values: {
+      virtio: 'Paravirtualized virtio-net (`virtio`).',
+      e1000: 'Emulated Intel E1000 (`e1000`).',
+      rtl8139: 'Emulated Realtek RTL8139 (`rtl8139`).',
+    },
+  },
+  VmNicType: {
+    field: 'type',
+    description: 'The kind of a VM NIC; the upstream\'s spelling varies in case (`VNIC`, `VNic`). Since 3.17.13.',
+    values: { VNIC: 'A virtual NIC (`VNIC`, in any case).' },
+  },
+  VmNicState: {
+    field: 'state',
+    description: 'The state of a VM NIC. Since 3.17.13.',
+    values: { enable: 'The NIC is enabled (`enable`).' },
   },
 });
 
@@ -36,20 +47,6 @@ function loadVms(vmUuids: string[], context: GatewayContext) {
 const loadVmNics = loadEmbedded('VmNic', loadVms, (vm: VmInstanceRecord) => vm.vmNics);
 const loadVmCdRoms = loadEmbedded('VmCdRom', loadVms, (vm: VmInstanceRecord) => vm.vmCdRoms);
 const loadUsedIps = loadEmbedded('UsedIp', loadVms, (vm: VmInstanceRecord) => readableItems(vm.vmNics).flatMap((nic) => nic.usedIps));
-
-export const VmNicType = recordEnum('VmNicType', {
-  record: 'vmNic',
-  field: 'type',
-  description: 'The kind of a VM NIC; the upstream\'s spelling varies in case (`VNIC`, `VNic`). Since 3.17.13.',
-  values: { VNIC: 'A virtual NIC (`VNIC`, in any case).' },
-});
-
-export const VmNicState = recordEnum('VmNicState', {
-  record: 'vmNic',
-  field: 'state',
-  description: 'The state of a VM NIC. Since 3.17.13.',
-  values: { enable: 'The NIC is enabled (`enable`).' },
-});
 
 export const VmNicRef = builder.loadableNode('VmNic', {
   description: 'A NIC of a VM (VmNicInventory; a `vmNics` item of the VM record since 3.17.13). Since 3.9.0.',

@@ -7,4 +7,5 @@ import './queries.js';
 import './mutations.js';
 
 export { NicDriverType, UsedIpRef, VmCdRomRef, VmNicRef } from './embedded.js';
-export { VmInstanceConnection, VmInstanceRef } from './types.js';
+export { VmInstanceRef } from '../node-refs.js';
+export { VmInstanceConnection } from './types.js';

@@ -1,18 +1,16 @@
 /**
- * How VMs are read: the cursor family (resourceType `vm`) by keys, the VMs of each host and the
- * snapshot groups of each VM as per-request batches, and each VM's attachable data volumes.
+ * How VMs are read beyond their uuid (their family and loader are in `node-refs.ts`): the VMs of
+ * each host and the snapshot groups of each VM as per-request batches, and each VM's attachable
+ * data volumes.
  */
 import type { GatewayContext } from '../../context.js';
 import { GetVmAttachableDataVolume } from '../../upstream/operations/index.js';
 import type { VolumeRecord } from '../../upstream/records.js';
 import type { Readable, UnreadableRecord } from '../../upstream/wire.js';
 import { unreadableRecordError } from '../kit/errors.js';
-import { cursorFamily } from '../kit/families.js';
 import { childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
-import { VolumeRef } from '../volume.js';
+import { vmInstances, VolumeRef } from '../node-refs.js';
 import { volumeSnapshotGroups } from '../volume-snapshot-group/index.js';
-
-export const vmInstances = cursorFamily('vm');
 
 /** The snapshot groups of every VM in the batch meeting `query`: one QueryVolumeSnapshotGroup (`vmInstanceUuid?=...`). */
 async function loadSnapshotGroupsOfVms(vmUuids: readonly string[], query: ChildQuery, context: GatewayContext) {

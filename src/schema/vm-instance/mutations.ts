@@ -20,7 +20,8 @@ import { closedSetEnum } from '../kit/enums.js';
 import { embeddedId } from '../kit/embedded-ids.js';
 import { defineWriteMutation, deletedRecordFields, resultInventory, succeeded, type PayloadSource } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
-import { VmInstanceRef, VmInstanceType } from './types.js';
+import { VmInstanceRef } from '../node-refs.js';
+import { VmInstanceType } from './types.js';
 
 export const VmCreateStrategy = closedSetEnum('VmCreateStrategy', {
   description: 'Whether a new VM is started (`strategy` of CreateVmInstanceFromVolumeSnapshotGroup).',

@@ -7,9 +7,10 @@ import type { HostRecord } from '../../upstream/records.js';
 import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
-import { vmInstances, vmsOfHost } from './loaders.js';
+import { vmsOfHost } from './loaders.js';
+import { vmInstances, VmInstanceRef } from '../node-refs.js';
 import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
-import { VmInstanceConnection, VmInstanceRef, VmInstanceType, VmPlatform, VmState } from './types.js';
+import { VmInstanceConnection, VmInstanceType, VmPlatform, VmState } from './types.js';
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
 const vmListArgs = defineListQuery({

@@ -8,53 +8,42 @@ import type { VmInstanceRecord } from '../../upstream/records.js';
 import { readableItems } from '../../upstream/wire.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
 import { childConnection } from '../kit/list-query.js';
-import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { recordEnum } from '../kit/enums.js';
+import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
 import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
 import { followsHost } from '../host/index.js';
-import { VolumeRef } from '../volume.js';
+import { VmInstanceRef, VolumeRef } from '../node-refs.js';
 import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
 import { VmCdRomRef, VmNicRef } from './embedded.js';
-import { loadAttachableDataVolumes, snapshotGroupsOfVm, vmInstances } from './loaders.js';
+import { loadAttachableDataVolumes, snapshotGroupsOfVm } from './loaders.js';
 
-export const VmPlatform = recordEnum('VmPlatform', {
-  record: 'vmInstance',
-  field: 'platform',
-  description: 'The guest platform of a VM, as the spec lists them. Since 0.6.',
-  values: { Windows: 'Windows (`Windows`).', Linux: 'Linux (`Linux`).', Other: 'Any other guest (`Other`).' },
-});
-
-export const VmState = recordEnum('VmState', {
-  record: 'vmInstance',
-  field: 'state',
-  description: 'The state of a VM. Since 0.6.',
-  values: {
-    Running: 'Running on its host (`Running`).',
-    Stopped: 'Stopped: placed on no host (`Stopped`).',
-    Destroyed: 'Destroyed and recoverable, until expunged (`Destroyed`; RecoverVmInstance brings it back `Stopped`).',
+export const { VmPlatform, VmState, VmAllocatorStrategy, VmInstanceType } = recordEnums('vmInstance', {
+  VmPlatform: {
+    field: 'platform',
+    description: 'The guest platform of a VM, as the spec lists them. Since 0.6.',
+    values: { Windows: 'Windows (`Windows`).', Linux: 'Linux (`Linux`).', Other: 'Any other guest (`Other`).' },
   },
-});
-
-export const VmAllocatorStrategy = recordEnum('VmAllocatorStrategy', {
-  record: 'vmInstance',
-  field: 'allocatorStrategy',
-  description: 'How the upstream chooses a VM\'s host. Since 0.6.',
-  values: { LastHostPreferredAllocatorStrategy: 'The host it last ran on, when it can (`LastHostPreferredAllocatorStrategy`).' },
-});
-
-export const VmInstanceType = recordEnum('VmInstanceType', {
-  record: 'vmInstance',
-  field: 'type',
-  description: 'Kind of VM: the record\'s `type`, and what a create makes (the create operations accept exactly these). Since 0.6.',
-  values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
-});
-
-export const VmInstanceRef = builder.loadableNodeRef('VmInstance', {
-  ...nodeByUuid(vmInstances, 'VmInstance'),
-  cacheResolved: (vm) => vm.uuid,
+  VmState: {
+    field: 'state',
+    description: 'The state of a VM. Since 0.6.',
+    values: {
+      Running: 'Running on its host (`Running`).',
+      Stopped: 'Stopped: placed on no host (`Stopped`).',
+      Destroyed: 'Destroyed and recoverable, until expunged (`Destroyed`; RecoverVmInstance brings it back `Stopped`).',
+    },
+  },
+  VmAllocatorStrategy: {
+    field: 'allocatorStrategy',
+    description: 'How the upstream chooses a VM\'s host. Since 0.6.',
+    values: { LastHostPreferredAllocatorStrategy: 'The host it last ran on, when it can (`LastHostPreferredAllocatorStrategy`).' },
+  },
+  VmInstanceType: {
+    field: 'type',
+    description: 'Kind of VM: the record\'s `type`, and what a create makes (the create operations accept exactly these). Since 0.6.',
+    values: { UserVm: 'A user VM (`UserVm`).', ApplianceVm: 'A platform special-purpose VM (`ApplianceVm`).' },
+  },
 });
 
 VmInstanceRef.implement({

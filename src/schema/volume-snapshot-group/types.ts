@@ -4,12 +4,12 @@
  * volume it snapshots.
  */
 import { builder } from '../../builder.js';
-import type { VolumeSnapshotGroupRecord, VolumeSnapshotRefRecord } from '../../upstream/records.js';
+import type { VolumeSnapshotRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { backedBy, exposeRecordEnums, exposeRecordFields, follows, reads, itemsOrErrors } from '../kit/record-fields.js';
-import { VmInstanceRef } from '../vm-instance/index.js';
-import { VolumeRef, VolumeType } from '../volume.js';
+import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
+import { VmInstanceRef, VolumeRef } from '../node-refs.js';
+import { VolumeType } from '../volume.js';
 
 /** Snapshot groups, read through QueryVolumeSnapshotGroup (also by `VmInstance.snapshotGroups`). */
 export const volumeSnapshotGroups = resourceFamily('volumeSnapshotGroups');
@@ -23,13 +23,7 @@ VolumeSnapshotGroupRef.implement({
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'uuid', 'name', 'description', 'snapshotCount', 'vmInstanceUuid'),
     vmInstance: follows(t, 'vmInstanceUuid', VmInstanceRef, 'VM whose volumes were snapshotted (`vmInstanceUuid`). Null when it cannot be read (with an error). Since 3.6.0.'),
     ...exposeRecordFields(t, 'volumeSnapshotGroup', 'createDate', 'lastOpDate'),
-    volumeSnapshotRefs: t.field({
-      type: [VolumeSnapshotRefType],
-      nullable: { list: false, items: true },
-      description: 'One reference per volume snapshot of the group; one the upstream sent malformed is null with an error at its index. Since 3.6.0.',
-      extensions: reads<VolumeSnapshotGroupRecord>('volumeSnapshotRefs'),
-      resolve: (group) => itemsOrErrors(group.volumeSnapshotRefs),
-    }),
+    volumeSnapshotRefs: embeddedList(t, 'volumeSnapshotRefs', VolumeSnapshotRefType, 'One reference per volume snapshot of the group; one the upstream sent malformed is null with an error at its index. Since 3.6.0.'),
   }),
 });
 

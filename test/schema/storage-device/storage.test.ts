@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FiberChannelLun, HbaDevice } from '../../src/simulator/model.js';
-import { enumValue } from '../support/expected.js';
-import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
+import type { FiberChannelLun, HbaDevice } from '../../../src/simulator/model.js';
+import { enumValue } from '../../support/expected.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../../support/harness.js';
 
 interface Page<T> {
   totalCount: number;

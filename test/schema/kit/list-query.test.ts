@@ -6,11 +6,11 @@
  */
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { HostConnection, HostRef } from '../../src/schema/host/types.js';
-import { hosts } from '../../src/schema/host/loaders.js';
-import { schema } from '../../src/schema/index.js';
-import { defineListQuery, equals, type ListQuery } from '../../src/schema/kit/list-query.js';
-import type { HostRecord } from '../../src/upstream/records.js';
+import { HostConnection, HostRef } from '../../../src/schema/host/types.js';
+import { hosts } from '../../../src/schema/host/loaders.js';
+import { schema } from '../../../src/schema/index.js';
+import { defineListQuery, equals, type ListQuery } from '../../../src/schema/kit/list-query.js';
+import type { HostRecord } from '../../../src/upstream/records.js';
 
 function hostListWith(fields: ListQuery<HostRecord>['filter']['fields']): ListQuery<HostRecord> {
   return {

@@ -5,10 +5,10 @@
  */
 import { getNamedType, isEnumType, isObjectType, type GraphQLEnumType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { constantCase, FALLBACK_VALUE, type ClosedSetSource, type RecordEnumExtensions } from '../../src/schema/kit/enums.js';
-import { schema } from '../../src/schema/index.js';
-import type { AnyRecordDefinition, FieldSpec } from '../../src/upstream/define-record.js';
-import { RECORDS } from '../../src/upstream/records.js';
+import { constantCase, FALLBACK_VALUE, type ClosedSetSource, type RecordEnumExtensions } from '../../../src/schema/kit/enums.js';
+import { schema } from '../../../src/schema/index.js';
+import type { AnyRecordDefinition, FieldSpec } from '../../../src/upstream/define-record.js';
+import { RECORDS } from '../../../src/upstream/records.js';
 
 function closedSetOf(record: string, field: string): readonly string[] | undefined {
   const definition: AnyRecordDefinition | undefined = (RECORDS as Readonly<Record<string, AnyRecordDefinition>>)[record];

@@ -5,9 +5,9 @@
  */
 import { getNamedType, isInputObjectType, isNonNullType, isListType, type GraphQLInputField, type GraphQLInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.js';
-import { shownUnder } from '../support/expected.js';
-import { OPERATIONS, bodyParam, defineOperation, isDeclaredParam, type ParamDeclaration, type WireKind } from '../../src/upstream/operations/index.js';
+import { schema } from '../../../src/schema/index.js';
+import { shownUnder } from '../../support/expected.js';
+import { OPERATIONS, bodyParam, defineOperation, isDeclaredParam, type ParamDeclaration, type WireKind } from '../../../src/upstream/operations/index.js';
 
 const SCALAR_OF: Record<WireKind, string> = {
   uuid: 'Uuid',

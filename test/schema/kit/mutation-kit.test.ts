@@ -4,9 +4,9 @@
  */
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/store.js';
-import { schema } from '../../src/schema/index.js';
-import { declaredTouches, touchedBy } from '../../src/schema/kit/mutation-kit.js';
+import type { JobRecord } from '../../../src/jobs/store.js';
+import { schema } from '../../../src/schema/index.js';
+import { declaredTouches, touchedBy } from '../../../src/schema/kit/mutation-kit.js';
 
 const VM = '0123456789abcdef0123456789abcdef';
 

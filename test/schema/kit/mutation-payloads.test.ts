@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
-import { connectedHost, nqn } from '../support/replica-jobs.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { connectedHost, nqn } from '../../support/replica-jobs.js';
 
 const UNKNOWN_UUID = 'f'.repeat(32);
 

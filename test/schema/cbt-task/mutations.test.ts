@@ -3,8 +3,8 @@
  * makes, the task read back afterwards, and upstream refusals in the payload's `error`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes, WEBHOOK_MODES, type Harness } from '../support/harness.js';
-import { mutationSuite, UNKNOWN_UUID, type PayloadBase } from '../support/mutation-suite.js';
+import { errorCodes, WEBHOOK_MODES, type Harness } from '../../support/harness.js';
+import { mutationSuite, UNKNOWN_UUID, type PayloadBase } from '../../support/mutation-suite.js';
 
 describe.each(WEBHOOK_MODES)('CBT task mutations (webhooks $mode)', ({ dropWebhooks }) => {
   const suite = mutationSuite(dropWebhooks);

@@ -16,8 +16,8 @@ import { composeServices } from '@theguild/federation-composition';
 import { Kind, parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ENTITY_REPRESENTATIONS } from '../../src/schema/kit/federation.js';
-import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
+import { MAX_ENTITY_REPRESENTATIONS } from '../../../src/schema/kit/federation.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../../support/harness.js';
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-resources-authorization', 'x-tenant-id'] as const;
 
@@ -157,7 +157,7 @@ describe('the subgraph endpoint', () => {
   it('answers _service { sdl } with the committed schema/subgraph.graphql: @link to Federation v2, @key(fields: "uuid") on the seven records', async () => {
     const response = await subgraphQuery<{ _service: { sdl: string } }>('{ _service { sdl } }');
     const sdl = response.data!._service.sdl;
-    expect(`${sdl}\n`).toBe(readFileSync(new URL('../../schema/subgraph.graphql', import.meta.url), 'utf8'));
+    expect(`${sdl}\n`).toBe(readFileSync(new URL('../../../schema/subgraph.graphql', import.meta.url), 'utf8'));
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.6"');
     for (const type of ['Host', 'VmInstance', 'Volume', 'VolumeSnapshotGroup', 'CbtTask', 'HbaDevice', 'FiberChannelLun']) {
       expect(sdl).toMatch(new RegExp(`type ${type} implements Node\\s+@key\\(fields: "uuid"\\)\\s+@key\\(fields: "id"\\)`));

@@ -11,11 +11,11 @@ import { buildSchema, isInputObjectType, isObjectType, type GraphQLNamedType } f
 import { pino } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/index.js';
-import { createUnrecognizedValues, VALUES_PAST_CAP } from '../../src/observability/unrecognized-values.js';
-import { createSimulator, type Simulator } from '../../src/simulator/server.js';
-import { credentialHeaders, type GraphQLResponse } from '../support/harness.js';
+import { createApp, type App } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/index.js';
+import { createUnrecognizedValues, VALUES_PAST_CAP } from '../../../src/observability/unrecognized-values.js';
+import { createSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { credentialHeaders, type GraphQLResponse } from '../../support/harness.js';
 
 /** A proxy to `target` that sets `rewrites.get(uuid)` on every JSON object of that uuid it passes on. */
 async function startNewerUpstream(target: string, rewrites: Map<string, Record<string, unknown>>): Promise<{ url: string; close(): Promise<void> }> {
@@ -229,7 +229,7 @@ describe('the unknown-value counter', () => {
 });
 
 describe('the committed SDL', () => {
-  const sdl = buildSchema(readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8'));
+  const sdl = buildSchema(readFileSync(new URL('../../../schema/schema.graphql', import.meta.url), 'utf8'));
   const typeOf = (coordinate: string): string => {
     const [typeName, fieldName] = coordinate.split('.') as [string, string];
     const type: GraphQLNamedType | undefined = sdl.getType(typeName) ?? undefined;

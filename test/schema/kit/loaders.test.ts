@@ -3,7 +3,7 @@
  * a missing key an error in its own slot only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes, startHarness, type Harness } from '../support/harness.js';
+import { errorCodes, startHarness, type Harness } from '../../support/harness.js';
 
 describe('per-request loaders', () => {
   let harness: Harness;

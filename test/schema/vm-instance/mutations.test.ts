@@ -5,9 +5,9 @@
  * rejected before any upstream request, and the asynchronous form.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/simulator/server.js';
-import type { PrimaryStorage, VmInstance, Volume, VolumeSnapshotGroup } from '../../src/simulator/model.js';
-import { errorCodes, startHarness, WEBHOOK_MODES, type GraphQLResponse, type Harness } from '../support/harness.js';
+import type { JournalEntry } from '../../../src/simulator/server.js';
+import type { PrimaryStorage, VmInstance, Volume, VolumeSnapshotGroup } from '../../../src/simulator/model.js';
+import { errorCodes, startHarness, WEBHOOK_MODES, type GraphQLResponse, type Harness } from '../../support/harness.js';
 
 const GIB = 1024 ** 3;
 const ERROR_FIELDS = 'error { code details cause { code } }';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host, VmInstance } from '../../src/simulator/model.js';
-import { enumValue, expectedVolume, iso, VOLUME_FIELDS } from '../support/expected.js';
-import { errorCodes, startHarness, type Harness } from '../support/harness.js';
+import type { Host, VmInstance } from '../../../src/simulator/model.js';
+import { enumValue, expectedVolume, iso, VOLUME_FIELDS } from '../../support/expected.js';
+import { errorCodes, startHarness, type Harness } from '../../support/harness.js';
 
 
 const DRIVERS: Record<string, string> = { virtio: 'VIRTIO', e1000: 'E1000', rtl8139: 'RTL8139' };

@@ -7,12 +7,12 @@
 import SchemaBuilder from '@pothos/core';
 import { getNamedType, isEnumType, isObjectType, type GraphQLField } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { GatewaySchemaTypes } from '../../src/builder.js';
-import { exposedAs, exposeRecordFields } from '../../src/schema/kit/record-fields.js';
-import { schema } from '../../src/schema/index.js';
-import type { FieldSpec } from '../../src/upstream/define-record.js';
-import { RECORDS, type SnapshotGroupDeletionResultRecord } from '../../src/upstream/records.js';
-import { shownUnder } from '../support/expected.js';
+import type { GatewaySchemaTypes } from '../../../src/builder.js';
+import { exposedAs, exposeRecordFields } from '../../../src/schema/kit/record-fields.js';
+import { schema } from '../../../src/schema/index.js';
+import type { FieldSpec } from '../../../src/upstream/define-record.js';
+import { RECORDS, type SnapshotGroupDeletionResultRecord } from '../../../src/upstream/records.js';
+import { shownUnder } from '../../support/expected.js';
 
 type RecordName = keyof typeof RECORDS;
 

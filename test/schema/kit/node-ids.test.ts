@@ -3,7 +3,7 @@
  * with a coded error, the others resolve; at most 100 ids, refused before any upstream request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../../support/harness.js';
 
 const UNKNOWN_UUID = 'e'.repeat(32);
 
