@@ -11,12 +11,12 @@
 import { ConfigError } from './parsers.js';
 import type { Setting } from './declaration.js';
 import { settings } from './settings.js';
-import { simulatorSettings, type SimulatorSettingValues } from './simulator.js';
+import { simulatorSettingEntries, type SimulatorSettingValues } from './simulator.js';
 
 export { ConfigError } from './parsers.js';
 export { SETTING_GROUPS, type Setting, type SettingGroup } from './declaration.js';
 export { TRACES_EXPORTERS, TRACES_SAMPLERS, type TracesExporter, type TracesSampler } from './settings.js';
-export { simulatorOptionsOf, type SimulatorSettingValues } from './simulator.js';
+export { defaultSimulatorSettings, simulatorOptionsOf, simulatorSettingEntries, type SimulatorSettingValues } from './simulator.js';
 
 type Settings = typeof settings;
 
@@ -33,16 +33,6 @@ export function settingEntries(): [SettingName, Setting<unknown>][] {
 
 /** Every setting's default: the configuration of an empty environment. */
 export const defaultConfig: GatewayConfig = Object.freeze(Object.fromEntries(settingEntries().map(([name, { default: value }]) => [name, value])) as GatewayConfig);
-
-/** Every setting of the simulator with its name, in its table's order. */
-export function simulatorSettingEntries(): [keyof SimulatorSettingValues, Setting<unknown>][] {
-  return Object.entries(simulatorSettings) as [keyof SimulatorSettingValues, Setting<unknown>][];
-}
-
-/** The simulator's settings in an empty environment. */
-export const defaultSimulatorSettings: SimulatorSettingValues = Object.freeze(
-  Object.fromEntries(simulatorSettingEntries().map(([name, { default: value }]) => [name, value])) as SimulatorSettingValues,
-);
 
 /**
  * Under the test runner (vitest sets `VITEST`), reading a record field a query's demand left out

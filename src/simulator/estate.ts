@@ -3,7 +3,6 @@
  * reference resolves (a VM's host is in its cluster, its root volume is among its volumes, a
  * snapshot ref names a volume of the group's VM, an email address belongs to an Email endpoint).
  */
-import type { Tenant } from './contracts.js';
 import type {
   CbtTaskStatus,
   Cluster,
@@ -16,6 +15,7 @@ import type {
   PrimaryStorage,
   SnsApplicationEndpoint,
   SnsApplicationPlatform,
+  Tenant,
   VmCdRom,
   VmInstance,
   VmNic,
@@ -25,6 +25,7 @@ import type {
   Zone,
 } from './model.js';
 import { buildSnapshotRef, buildVmNic, buildVolume, uuidShare } from './builders.js';
+import type { TenantOverrides } from './options.js';
 import type { SimulatorStore } from './store.js';
 
 /** mulberry32: a small, fast, seedable PRNG; returns floats in [0, 1). */
@@ -85,13 +86,6 @@ export class Dice {
 export interface EstateSize {
   hosts: number;
   vms: number;
-}
-
-/** Credentials the caller fixed (`SIM_SESSION`, ...); the rest are derived from the seed. */
-export interface TenantOverrides {
-  session?: string | undefined;
-  token?: string | undefined;
-  tenantId?: string | undefined;
 }
 
 /** The two tenants: fixed values where given, else derived from the seed. */

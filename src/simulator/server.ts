@@ -3,22 +3,16 @@
  * origin, fault injection, per-operation request counts, a request journal and the `/__sim/*`
  * control surface.
  */
-import { defaultConfig, defaultSimulatorSettings, simulatorOptionsOf } from '../config/index.js';
+import { defaultSimulatorOptions } from '../config/simulator.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  SimBadRequest,
-  SimError,
-  errorCode,
-  type JobAnswer,
-  type JobRunner,
-  type MatchedWrite,
-  type Tenant,
-} from './contracts.js';
-import { createChurn, readChurnRequest, type Churn, type ChurnSpec } from './churn.js';
+import type { JobAnswer, JobRunner, MatchedWrite } from './contracts.js';
+import { SimBadRequest, SimError, errorCode } from './errors.js';
+import type { Tenant } from './model.js';
+import { createChurn, readChurnRequest, type Churn } from './churn.js';
 import { CursorService } from './cursor.js';
-import { deriveTenants, generateEstate, type TenantOverrides } from './estate.js';
+import { deriveTenants, generateEstate } from './estate.js';
 import { assertTimeZone, encodeJson } from './format.js';
 import { createJobRunner } from './jobs.js';
 import { matchRead } from './reads.js';
@@ -26,49 +20,11 @@ import { isKnownResourcePath, isWritePath } from './routes.js';
 import { SimulatorStore } from './store.js';
 import { beginWrite, executeWrite, matchWrite } from './writes.js';
 import { isPlainObject } from './write-arguments.js';
+import type { SimulatorOptions } from './options.js';
 import { isRelease, NEWEST_RELEASE } from '../upstream/releases.js';
 import { operationExists, withoutNewerParameters } from './releases.js';
 
-/** What the simulator plays; `SIMULATOR_DEFAULTS` holds the default of each. */
-export interface SimulatorOptions {
-  /** Seed of the generated estate and of the derived credentials. */
-  seed: number;
-  /** Hosts of the first tenant (the second gets a tenth, at least 2). */
-  hosts: number;
-  /** VMs of the first tenant (the second gets a tenth, at least 5). */
-  vms: number;
-  /** How long an asynchronous call runs before it completes. */
-  asyncDelayMs: number;
-  /** Added before every API answer. */
-  latencyMs: number;
-  /** Fraction (0..1) of API requests that fail: half 503 plain text, half a dropped connection. */
-  faultRate: number;
-  /** Never deliver webhooks. */
-  dropWebhooks: boolean;
-  /** Pause between webhook delivery attempts. */
-  webhookRetryMs: number;
-  /** Attempts after the first failed webhook delivery. */
-  webhookRetries: number;
-  /** IANA zone of the timestamp text. */
-  timeZone: string;
-  /** How long a cursor of the cursor family stays valid. */
-  cursorTtlMs: number;
-  /** First tenant's fixed credentials (the rest derived from the seed). */
-  first: TenantOverrides;
-  /** Second tenant's fixed credentials. */
-  second: TenantOverrides;
-  /** Most journal entries kept. */
-  journalLimit: number;
-  /** Source of randomness for fault injection. */
-  random: () => number;
-  /** `SIM_CHURN`: changes per second the estate makes by itself, and in which tenants (none by default). */
-  churn: ChurnSpec;
-  /**
-   * The upstream release it plays (`SIM_VERSION`): operations newer than it answer 404, fields
-   * newer than it are absent from every answer, newer write parameters are ignored.
-   */
-  version: string;
-}
+export type { SimulatorOptions } from './options.js';
 
 export interface TenantCredentials {
   session: string;
@@ -141,7 +97,7 @@ export const UNKNOWN_OPERATION = 'Unknown';
 /** The simulator's options when none are given: `npm run simulator`'s `SIM_*` variables default to these. */
 export const SIMULATOR_DEFAULTS: Readonly<SimulatorOptions> = {
   // The settings' defaults (`src/config/simulator.ts`), and what no setting changes.
-  ...simulatorOptionsOf(defaultSimulatorSettings, defaultConfig.upstreamTimezone),
+  ...defaultSimulatorOptions,
   webhookRetries: 15,
   journalLimit: 1000,
   random: Math.random,

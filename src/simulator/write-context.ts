@@ -4,8 +4,8 @@
  * SYS.1007 invalid argument).
  */
 import { randomUUID } from 'node:crypto';
-import { SimError, errorCode, type Tenant, type WireErrorCode } from './contracts.js';
-import type { Host, Owned, RecordKind, RecordKinds, Timestamped, VmInstance, VmState } from './model.js';
+import { SimError, errorCode, type WireErrorCode } from './errors.js';
+import type { Host, Owned, RecordKind, RecordKinds, Tenant, Timestamped, VmInstance, VmState } from './model.js';
 import type { SimulatorStore } from './store.js';
 import { invalidArgument, isPlainObject } from './write-arguments.js';
 

@@ -2,7 +2,7 @@
  * Volume snapshot group write operations: create, delete (per-snapshot results) and update.
  */
 import { buildSnapshotRef } from './builders.js';
-import { errorCode } from './contracts.js';
+import { errorCode } from './errors.js';
 import { SNAPSHOT_GROUP_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
 import {

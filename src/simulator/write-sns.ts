@@ -1,7 +1,7 @@
 /**
  * Notification (SNS) write operations: platform state, HTTP endpoint update, SMS receiver removal.
  */
-import { SimError, errorCode } from './contracts.js';
+import { SimError, errorCode } from './errors.js';
 import type { SnsApplicationEndpoint } from './model.js';
 import { SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';

@@ -5,7 +5,8 @@
  * The handlers live in one module per resource (`write-hosts.ts`, `write-vm-instances.ts`, ...);
  * their failures follow the real service (see `write-context.ts`).
  */
-import { SimBadRequest, type ExecuteWrite, type MatchedWrite, type WriteRequest } from './contracts.js';
+import type { ExecuteWrite, MatchedWrite, WriteRequest } from './contracts.js';
+import { SimBadRequest } from './errors.js';
 import { compilePathTemplate, pathParameters, type PathTemplate } from './path-template.js';
 import type { SimulatorStore } from './store.js';
 import { readParameters, validateParameters, type ParameterSource, type ParameterSpec, type ParameterSpecs } from './write-arguments.js';
