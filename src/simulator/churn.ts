@@ -11,8 +11,8 @@
  */
 import { SimBadRequest } from './errors.js';
 import type { Host, Tenant, VmInstance } from './model.js';
-import { createRandom } from './estate.js';
 import type { ChurnSpec } from './options.js';
+import { createRandom } from './random.js';
 import type { SimulatorStore } from './store.js';
 import { randomUuid } from './write-context.js';
 
