@@ -1,6 +1,7 @@
 /**
- * The spec's 22 write operations: how each is recognised (method, path, PUT action key), which
- * parameters it takes, and what it does to the store when its job runs.
+ * The spec's 22 write operations as the simulator plays them: recognised by the method, path and
+ * PUT action key the catalogue (`upstream/operations/`) declares, their parameters read with the
+ * catalogue's types, and what each does to the store when its job runs.
  *
  * The handlers live in one module per resource (`write-hosts.ts`, `write-vm-instances.ts`, ...);
  * their failures follow the real service (see `write-context.ts`).
@@ -9,7 +10,15 @@ import type { ExecuteWrite, MatchedWrite, WriteRequest } from './contracts.js';
 import { SimBadRequest } from './errors.js';
 import { compilePathTemplate, pathParameters, type PathTemplate } from './path-template.js';
 import type { SimulatorStore } from './store.js';
-import { readParameters, validateParameters, type ParameterSource, type ParameterSpec, type ParameterSpecs } from './write-arguments.js';
+import { isDeclaredParam, OPERATIONS, type AnyOperation, type HttpMethod, type ParamSpec, type WireKind } from '../upstream/operations/index.js';
+import {
+  readParameters,
+  validateParameters,
+  type ParameterSource,
+  type ParameterSpec,
+  type ParameterSpecs,
+  type ParameterType,
+} from './write-arguments.js';
 import { createCbtTask, deleteCbtTask, disableCbtTask, enableCbtTask, exportNbdVolumes } from './write-cbt-tasks.js';
 import { Arguments, type Result, type WriteContext } from './write-context.js';
 import { deleteDirectory } from './write-directories.js';
@@ -27,285 +36,125 @@ import {
   updateVmNicDriver,
 } from './write-vm-instances.js';
 
-/** One write operation of the spec, as the spec lists it. */
-type WriteOperation = {
-  operation: string;
-  /** Path under `/svc/v1/`, with `{name}` for path parameters. */
-  path: string;
-  /**
-   * The parameters besides the path's: each `{name}` of the path is a required uuid unless it is
-   * declared here too.
-   */
-  parameters: ParameterSpecs;
+/**
+ * What the simulator adds to a write the catalogue (`upstream/operations/`) declares: the
+ * parameters the catalogue leaves to the layer above to spell (an enumeration, an object) or
+ * whose values the service checks further (a closed set), and what the write does to the store.
+ * The method, the path, the action key and every other parameter's type and requiredness are the
+ * catalogue's.
+ */
+interface SimulatedWrite {
+  /** Parameters spelled here rather than read from the catalogue. */
+  readonly spelled?: ParameterSpecs;
   execute(context: WriteContext): Result;
-} & (
-  | { method: 'POST' | 'DELETE' }
-  /** A PUT carries its parameters in the object under its action key. */
-  | { method: 'PUT'; action: string }
-);
+}
 
 const API_PREFIX = '/svc/v1/';
 const DELETE_MODE: ParameterSpec = { type: 'string', values: ['Permissive', 'Enforcing'] };
 const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
 
 // ---------------------------------------------------------------------------------------------
-// The operations
+// The operations, by the spec's name, in the spec's order
 
-const OPERATIONS: readonly WriteOperation[] = [
-  {
-    operation: 'UpdateHostNqn',
-    method: 'PUT',
-    path: 'hosts/nqn/{uuid}/actions',
-    action: 'updateHostNqn',
-    parameters: { nqn: { type: 'string', required: true } },
-    execute: updateHostNqn,
-  },
-  {
-    operation: 'SetIpOnHostNetworkBonding',
-    method: 'POST',
-    path: 'hosts/bondings/{bondingUuid}/ip',
-    parameters: { ipAddress: { type: 'string' }, netmask: { type: 'string' }, isDefaultRoute: { type: 'boolean' } },
-    execute: setIpOnHostNetworkBonding,
-  },
-  {
-    operation: 'CreateCbtTask',
-    method: 'POST',
-    path: 'cbt-task/create',
-    parameters: {
-      name: { type: 'string', required: true },
-      description: { type: 'string' },
-      taskType: { type: 'string', required: true, values: ['VM'] },
-      resourceUuids: { type: 'uuidList', required: true },
-      resourceUuid: { type: 'uuid' },
-      tagUuids: { type: 'uuidList' },
-      vmInstanceUuid: { type: 'uuid' },
-    },
-    execute: createCbtTask,
-  },
-  {
-    operation: 'DeleteCbtTask',
-    method: 'DELETE',
-    path: 'cbt-task/{uuid}',
-    parameters: { force: { type: 'boolean' }, deleteMode: DELETE_MODE },
-    execute: deleteCbtTask,
-  },
-  {
-    operation: 'DisableCbtTask',
-    method: 'POST',
-    path: 'cbt-task/disable/{uuid}',
-    parameters: { force: { type: 'boolean' } },
-    execute: disableCbtTask,
-  },
-  {
-    operation: 'EnableCbtTask',
-    method: 'POST',
-    path: 'cbt-task/enable/{uuid}',
-    parameters: { bitmapName: { type: 'string' } },
-    execute: enableCbtTask,
-  },
-  {
-    operation: 'ExportNbdVolumes',
-    method: 'POST',
-    path: 'cbt-task/exportvolume',
-    parameters: {
-      volumeUuids: { type: 'uuidList', required: true },
-      vmInstanceUuid: { type: 'uuid', required: true },
-      force: { type: 'boolean' },
-    },
-    execute: exportNbdVolumes,
-  },
-  {
-    operation: 'CreateVolumeSnapshotGroup',
-    method: 'POST',
-    path: 'volume-snapshots/group',
-    parameters: {
-      rootVolumeUuid: { type: 'uuid', required: true },
-      name: { type: 'string', required: true },
-      description: { type: 'string' },
-      resourceUuid: { type: 'uuid' },
-      tagUuids: { type: 'uuidList' },
-    },
-    execute: createVolumeSnapshotGroup,
-  },
-  {
-    operation: 'DeleteVolumeSnapshotGroup',
-    method: 'DELETE',
-    path: 'volume-snapshots/group/{uuid}',
-    parameters: { deleteMode: DELETE_MODE },
-    execute: deleteVolumeSnapshotGroup,
-  },
-  {
-    operation: 'UpdateVolumeSnapshotGroup',
-    method: 'PUT',
-    path: 'volume-snapshots/group/{uuid}/actions',
-    action: 'updateVolumeSnapshotGroup',
-    parameters: { name: { type: 'string' }, description: { type: 'string' } },
-    execute: updateVolumeSnapshotGroup,
-  },
-  {
-    operation: 'PrimaryStorageMigrateVm',
-    method: 'PUT',
-    path: 'vm-instances/{vmInstanceUuid}/actions',
-    action: 'primaryStorageMigrateVm',
-    parameters: {
-      dstPrimaryStorageUuid: { type: 'uuid' },
-      withDataVolumes: { type: 'boolean' },
-      withSnapshots: { type: 'boolean' },
-      dstHostUuid: { type: 'uuid' },
-      strategy: { type: 'string' },
-      downTime: { type: 'integer' },
-      bandwidth: { type: 'integer' },
-      volumeMigrationAOs: { type: 'objectList' },
-      enableMigrationTls: { type: 'boolean' },
-    },
-    execute: primaryStorageMigrateVm,
-  },
-  {
-    operation: 'SetVmBootVolume',
-    method: 'PUT',
-    path: 'vm-instances/{vmInstanceUuid}/actions',
-    action: 'setVmBootVolume',
-    parameters: { volumeUuid: { type: 'uuid', required: true } },
-    execute: setVmBootVolume,
-  },
-  {
-    operation: 'RecoverVmInstance',
-    method: 'PUT',
-    path: 'vm-instances/{uuid}/actions',
-    action: 'recoverVmInstance',
-    parameters: {},
-    execute: recoverVmInstance,
-  },
-  {
-    operation: 'UpdateVmNicDriver',
-    method: 'PUT',
-    path: 'vm-instances/{vmInstanceUuid}/actions',
-    action: 'updateVmNicDriver',
-    parameters: {
-      vmNicUuid: { type: 'uuid', required: true },
-      driverType: { type: 'string', required: true, values: NIC_DRIVER_TYPES },
-    },
-    execute: updateVmNicDriver,
-  },
-  {
-    operation: 'CreateVmInstanceFromVolumeSnapshotGroup',
-    method: 'POST',
-    path: 'vm-instances/from/volume-snapshots/group/{volumeSnapshotGroupUuid}',
-    parameters: {
-      name: { type: 'string', required: true },
-      description: { type: 'string' },
-      instanceOfferingUuid: { type: 'uuid' },
-      zoneUuid: { type: 'uuid' },
-      clusterUuid: { type: 'uuid' },
-      hostUuid: { type: 'uuid' },
-      primaryStorageUuidForRootVolume: { type: 'uuid' },
-      defaultL3NetworkUuid: { type: 'uuid' },
-      resourceUuid: { type: 'uuid' },
-      cpuNum: { type: 'integer' },
-      memorySize: { type: 'integer' },
-      l3NetworkUuids: { type: 'uuidList' },
+const SIMULATED_WRITES: Readonly<Record<string, SimulatedWrite>> = {
+  UpdateHostNqn: { execute: updateHostNqn },
+  SetIpOnHostNetworkBonding: { execute: setIpOnHostNetworkBonding },
+  CreateCbtTask: { spelled: { taskType: { type: 'string', required: true, values: ['VM'] } }, execute: createCbtTask },
+  DeleteCbtTask: { spelled: { deleteMode: DELETE_MODE }, execute: deleteCbtTask },
+  DisableCbtTask: { execute: disableCbtTask },
+  EnableCbtTask: { execute: enableCbtTask },
+  ExportNbdVolumes: { execute: exportNbdVolumes },
+  CreateVolumeSnapshotGroup: { execute: createVolumeSnapshotGroup },
+  DeleteVolumeSnapshotGroup: { spelled: { deleteMode: DELETE_MODE }, execute: deleteVolumeSnapshotGroup },
+  UpdateVolumeSnapshotGroup: { execute: updateVolumeSnapshotGroup },
+  PrimaryStorageMigrateVm: { spelled: { volumeMigrationAOs: { type: 'objectList' } }, execute: primaryStorageMigrateVm },
+  SetVmBootVolume: { execute: setVmBootVolume },
+  RecoverVmInstance: { execute: recoverVmInstance },
+  UpdateVmNicDriver: { spelled: { driverType: { type: 'string', required: true, values: NIC_DRIVER_TYPES } }, execute: updateVmNicDriver },
+  CreateVmInstanceFromVolumeSnapshotGroup: {
+    spelled: {
       type: { type: 'string', values: ['UserVm', 'ApplianceVm'] },
       strategy: { type: 'string', values: ['InstantStart', 'CreateStopped'] },
-      tagUuids: { type: 'uuidList' },
-      rootVolumeSystemTags: { type: 'stringList' },
       dataVolumeSystemTags: { type: 'map' },
-      reservedMemorySize: { type: 'integer' },
-      vmNicParams: { type: 'string' },
-      resetTpm: { type: 'boolean' },
       volumeSnapshotEncryptions: { type: 'list' },
-      vmEncryption: { type: 'boolean' },
     },
     execute: createVmInstanceFromVolumeSnapshotGroup,
   },
-  {
-    operation: 'DetachL3NetworkFromVm',
-    method: 'DELETE',
-    path: 'vm-instances/nics/{vmNicUuid}',
-    parameters: {},
-    execute: detachL3NetworkFromVm,
-  },
-  {
-    operation: 'DeleteVmSshKey',
-    method: 'DELETE',
-    path: 'vm-instances/{uuid}/ssh-keys',
-    parameters: {},
-    execute: deleteVmSshKey,
-  },
-  {
-    operation: 'DestroyVmInstance',
-    method: 'DELETE',
-    path: 'vm-instances/{uuid}',
-    parameters: { deleteMode: DELETE_MODE },
-    execute: destroyVmInstance,
-  },
-  {
-    operation: 'DeleteDirectory',
-    method: 'DELETE',
-    path: 'delete/directory',
-    parameters: { uuid: { type: 'uuid', required: true }, deleteMode: DELETE_MODE },
-    execute: deleteDirectory,
-  },
-  {
-    operation: 'ChangeSNSApplicationPlatformState',
-    method: 'PUT',
-    path: 'sns/application-platforms/{uuid}/actions',
-    action: 'changeSNSApplicationPlatformState',
-    parameters: { stateEvent: { type: 'string', required: true, values: ['enable', 'disable'] } },
+  DetachL3NetworkFromVm: { execute: detachL3NetworkFromVm },
+  DeleteVmSshKey: { execute: deleteVmSshKey },
+  DestroyVmInstance: { spelled: { deleteMode: DELETE_MODE }, execute: destroyVmInstance },
+  DeleteDirectory: { spelled: { deleteMode: DELETE_MODE }, execute: deleteDirectory },
+  ChangeSNSApplicationPlatformState: {
+    spelled: { stateEvent: { type: 'string', required: true, values: ['enable', 'disable'] } },
     execute: changeSnsApplicationPlatformState,
   },
-  {
-    operation: 'UpdateSNSHttpEndpoint',
-    method: 'PUT',
-    path: 'sns/application-endpoints/http/{uuid}/actions',
-    action: 'updateSNSHttpEndpoint',
-    parameters: {
-      url: { type: 'string' },
-      username: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      description: { type: 'string' },
-    },
-    execute: updateSnsHttpEndpoint,
-  },
-  {
-    operation: 'RemoveSNSSmsReceiver',
-    method: 'DELETE',
-    path: 'sns/sms-endpoints/{endpointUuid}/receivers/{phoneNumber}',
-    parameters: { phoneNumber: { type: 'string', required: true }, deleteMode: DELETE_MODE },
-    execute: removeSnsSmsReceiver,
-  },
-];
+  UpdateSNSHttpEndpoint: { execute: updateSnsHttpEndpoint },
+  RemoveSNSSmsReceiver: { spelled: { deleteMode: DELETE_MODE }, execute: removeSnsSmsReceiver },
+};
 
 /** The spec's names of the write operations, in the spec's order. */
-export const WRITE_OPERATIONS: readonly string[] = OPERATIONS.map((operation) => operation.operation);
+export const WRITE_OPERATIONS: readonly string[] = Object.keys(SIMULATED_WRITES);
 
 // ---------------------------------------------------------------------------------------------
 // Matching and executing
 
+/** The simulator's parameter type of each wire kind the catalogue declares. */
+const PARAMETER_TYPES: { readonly [Kind in WireKind]?: ParameterType } = {
+  uuid: 'uuid',
+  text: 'string',
+  int: 'integer',
+  long: 'integer',
+  bool: 'boolean',
+  uuids: 'uuidList',
+  texts: 'stringList',
+};
+
+/** A write of the catalogue joined with what the simulator adds, checked once at load. */
+function compile(name: string, simulated: SimulatedWrite): CompiledRoute {
+  const declared = OPERATIONS.find((operation) => operation.name === name);
+  if (declared === undefined || declared.method === 'GET') throw new TypeError(`${name}: not a write of the catalogue`);
+  const stray = Object.keys(simulated.spelled ?? {}).find((parameter) => !Object.hasOwn(declared.params, parameter));
+  if (stray !== undefined) throw new TypeError(`${name}: ${stray} is spelled but the catalogue does not declare it`);
+  const parameters = Object.fromEntries(
+    Object.entries(declared.params).map(([parameter, spec]) => [parameter, simulated.spelled?.[parameter] ?? parameterOf(name, parameter, spec)]),
+  );
+  return {
+    operation: name,
+    method: declared.method,
+    execute: simulated.execute,
+    path: compilePathTemplate(declared.path),
+    source: sourceOf(declared),
+    parameters,
+  };
+}
+
+/** The simulator's spec of a parameter the catalogue declares with its facts. */
+function parameterOf(operation: string, name: string, spec: ParamSpec): ParameterSpec {
+  const type = isDeclaredParam(spec) ? PARAMETER_TYPES[spec.kind] : undefined;
+  if (!isDeclaredParam(spec) || type === undefined) throw new TypeError(`${operation}: the simulator must spell parameter ${name}`);
+  return spec.required ? { type, required: true } : { type };
+}
+
 /** An operation ready to match and run: where its parameters travel, and all of them. */
 interface CompiledRoute {
-  operation: WriteOperation;
+  operation: string;
+  method: HttpMethod;
+  execute(context: WriteContext): Result;
   path: PathTemplate;
   source: ParameterSource;
-  /** The path's parameters first, then the declared ones. */
+  /** Every parameter, in the catalogue's order (the path's first). */
   parameters: ParameterSpecs;
 }
 
-const PATH_PARAMETER: ParameterSpec = { type: 'uuid', required: true };
-
-const ROUTES: readonly CompiledRoute[] = OPERATIONS.map((operation) => {
-  const path = compilePathTemplate(operation.path);
-  const pathParameters = Object.fromEntries(path.names.map((name) => [name, PATH_PARAMETER]));
-  return { operation, path, source: sourceOf(operation), parameters: { ...pathParameters, ...operation.parameters } };
-});
-
 /** The spec's body rules: POST carries `params`, PUT its action object, DELETE the query or the body. */
-function sourceOf(operation: WriteOperation): ParameterSource {
-  if (operation.method === 'PUT') return { kind: 'action', key: operation.action };
+function sourceOf(operation: AnyOperation): ParameterSource {
+  if (operation.method === 'PUT') return { kind: 'action', key: operation.actionKey ?? '' };
   return operation.method === 'POST' ? { kind: 'params' } : { kind: 'delete' };
 }
 
-const ROUTES_BY_NAME = new Map(ROUTES.map((route) => [route.operation.operation, route]));
+const ROUTES: readonly CompiledRoute[] = Object.entries(SIMULATED_WRITES).map(([name, simulated]) => compile(name, simulated));
+
+const ROUTES_BY_NAME = new Map(ROUTES.map((route) => [route.operation, route]));
 
 /**
  * The write operation a request names, or null when the route is not a write. Throws
@@ -319,7 +168,7 @@ export function matchWrite(method: string, pathname: string, body: Record<string
   const verb = method.toUpperCase();
   const candidates: { route: CompiledRoute; match: RegExpExecArray }[] = [];
   for (const route of ROUTES) {
-    if (route.operation.method !== verb) continue;
+    if (route.method !== verb) continue;
     const match = route.path.pattern.exec(subPath);
     if (match !== null) candidates.push({ route, match });
   }
@@ -329,7 +178,7 @@ export function matchWrite(method: string, pathname: string, body: Record<string
   const params = pathParameters(chosen.route.path, chosen.match, decodeSegment);
   // Type problems in the body are the REST layer's to reject, before any job exists.
   readParameters(chosen.route.source, chosen.route.parameters, body, new URLSearchParams());
-  return { operation: chosen.route.operation.operation, params };
+  return { operation: chosen.route.operation, params };
 }
 
 function chooseAction<T extends { route: CompiledRoute }>(candidates: T[], body: Record<string, unknown>): T {
@@ -342,7 +191,7 @@ function chooseAction<T extends { route: CompiledRoute }>(candidates: T[], body:
 
 /** Whether `method subPath` is one of the spec's writes, whatever its body (`method` as sent). */
 export function isWritePath(method: string, subPath: string): boolean {
-  return ROUTES.some((route) => route.operation.method === method && route.path.pattern.test(subPath));
+  return ROUTES.some((route) => route.method === method && route.path.pattern.test(subPath));
 }
 
 /** Whether some write of the spec is at `subPath`, whatever its method. */
@@ -368,7 +217,7 @@ export const executeWrite: ExecuteWrite = (request: WriteRequest, store: Simulat
   const values = readParameters(route.source, route.parameters, request.body, request.query);
   Object.assign(values, request.params);
   validateParameters(route.parameters, values);
-  return route.operation.execute({ store, tenant: request.tenant, now: new Date(), args: new Arguments(values) });
+  return route.execute({ store, tenant: request.tenant, now: new Date(), args: new Arguments(values) });
 };
 
 /**
