@@ -3,7 +3,7 @@
  * volumes, volume snapshot groups and CBT tasks (and the LUNs a few VMs use directly).
  */
 import type { CbtTaskStatus, L3Network, PrimaryStorage, VmCdRom, VmInstance, VmNic, VmState, Volume, VolumeSnapshotRef } from './model.js';
-import { buildSnapshotRef, buildVmNic, buildVolume, uuidShare } from './builders.js';
+import { addVolume, buildSnapshotRef, buildVmNic, uuidShare } from './builders.js';
 import { GIB, VM_CPUS, VM_MEMORY_GIB, type TenantDraft } from './estate-draft.js';
 
 const VM_ROLES = ['web', 'app', 'db', 'cache', 'api', 'worker', 'mq', 'lb', 'ci', 'mon'];
@@ -91,24 +91,22 @@ function drawVolume(
   const root = deviceId === 0;
   const size = root ? dice.pick([40, 50, 80, 100]) * GIB : dice.pick([100, 200, 500, 1024]) * GIB;
   const times = draft.times(after.getTime());
-  return store.volumes.insert(
-    buildVolume({
-      uuid,
-      tenantId: tenant.id,
-      vmInstanceUuid: vmUuid,
-      storage,
-      deviceId,
-      root,
-      description: !root && uuidShare(uuid, 0.5, 3) ? 'Application data disk' : null,
-      diskOfferingUuid: root ? null : dice.uuid(),
-      rootImageUuid,
-      size,
-      actualSize: Math.floor(size * (0.05 + dice.next() * 0.7)),
-      isShareable: !root && dice.chance(0.05),
-      encrypted: dice.chance(0.15),
-      ...times,
-    }),
-  );
+  return addVolume(store, {
+    uuid,
+    tenantId: tenant.id,
+    vmInstanceUuid: vmUuid,
+    storage,
+    deviceId,
+    root,
+    description: !root && uuidShare(uuid, 0.5, 3) ? 'Application data disk' : null,
+    diskOfferingUuid: root ? null : dice.uuid(),
+    rootImageUuid,
+    size,
+    actualSize: Math.floor(size * (0.05 + dice.next() * 0.7)),
+    isShareable: !root && dice.chance(0.05),
+    encrypted: dice.chance(0.15),
+    ...times,
+  });
 }
 
 function drawVmNic(draft: TenantDraft, vm: VmInstance, l3: L3Network, deviceId: number): VmNic {

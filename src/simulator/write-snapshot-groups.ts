@@ -5,18 +5,7 @@ import { buildSnapshotRef } from './builders.js';
 import { errorCode } from './errors.js';
 import { SNAPSHOT_GROUP_WIRE } from './wire.js';
 import { invalidArgument } from './write-arguments.js';
-import {
-  LIVE_VM_STATES,
-  find,
-  findEach,
-  inventoryResult,
-  newNamedRecord,
-  newUuid,
-  randomUuid,
-  requireVmState,
-  type Result,
-  type WriteContext,
-} from './write-context.js';
+import { LIVE_VM_STATES, find, findEach, inventoryResult, newNamedRecord, newUuid, randomUuid, requireVmState, type Result, type WriteContext } from './write-context.js';
 
 export function createVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, now } = context;
