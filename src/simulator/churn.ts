@@ -14,7 +14,7 @@ import type { Host, Tenant, VmInstance } from './model.js';
 import type { ChurnSpec } from './options.js';
 import { createRandom } from './random.js';
 import type { SimulatorStore } from './store.js';
-import { randomUuid } from './write-context.js';
+import { randomUuid } from './writes/context.js';
 
 /** What one change did. */
 export type ChurnKind = 'vmState' | 'hostStatus' | 'vmCreate' | 'vmDelete';

@@ -1,6 +1,6 @@
 /**
  * The seams inside the simulator: how the HTTP server (`server.ts`) hands write operations to
- * the write handlers (`writes.ts`) and runs them as asynchronous jobs (`jobs.ts`).
+ * the write handlers (`writes/`) and runs them as asynchronous jobs (`jobs.ts`).
  */
 import type { Tenant } from './model.js';
 import type { SimulatorStore } from './store.js';
@@ -43,7 +43,7 @@ export interface SubmitJob {
   run: () => Record<string, unknown>;
   /**
    * Optional: runs at once when the job is accepted (before the 202), to show the state a
-   * resource is in while its job runs (EnableCbtTask's `Starting`: `beginWrite` in writes.ts).
+   * resource is in while its job runs (EnableCbtTask's `Starting`: `beginWrite` in `writes/index.ts`).
    */
   start?: () => void;
 }

@@ -14,7 +14,7 @@ import { sendJson, sendText } from './http.js';
 import type { Journal } from './journal.js';
 import type { Tenant } from './model.js';
 import type { SimulatorStore } from './store.js';
-import { isPlainObject } from './write-arguments.js';
+import { isPlainObject } from './writes/arguments.js';
 
 /** Runtime-adjustable behaviour (`POST /__sim/config`). */
 export interface SimulatorConfig {

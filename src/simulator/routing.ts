@@ -1,7 +1,7 @@
 /**
  * Which operation an API request names, decided before anything is answered (so that a request
  * that fails is still counted under its operation): the job poll, a read (`reads.ts`), a write
- * (`writes.ts`) or a cursor call (`cursor.ts`), restricted to the release played; or a
+ * (`writes/`) or a cursor call (`cursor.ts`), restricted to the release played; or a
  * rejection, telling a wrong method (405) from an unknown route (404) and a bad body (400).
  */
 import type { MatchedWrite } from './contracts.js';
@@ -11,8 +11,8 @@ import type { Tenant } from './model.js';
 import { matchRead } from './reads.js';
 import { operationExists, withoutNewerParameters } from './releases.js';
 import type { SimulatorStore } from './store.js';
-import { isPlainObject } from './write-arguments.js';
-import { isWritePath, isWriteSubPath, matchWrite } from './writes.js';
+import { isPlainObject } from './writes/arguments.js';
+import { isWritePath, isWriteSubPath, matchWrite } from './writes/index.js';
 
 /** Operation name under which job polls are counted. */
 export const POLL_OPERATION = 'PollJob';

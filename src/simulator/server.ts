@@ -16,7 +16,7 @@ import type { JobRunner } from './contracts.js';
 import { handleControl, type Controlled, type SimulatorConfig } from './control.js';
 import { CursorService } from './cursor.js';
 import { SimBadRequest, SimError, errorCode } from './errors.js';
-import { deriveTenants, generateEstate } from './estate.js';
+import { deriveTenants, generateEstate } from './estate/index.js';
 import { delayOrFail } from './faults.js';
 import { assertTimeZone } from './format.js';
 import { header, sendAnswer, sendJson, sendText } from './http.js';
@@ -26,7 +26,7 @@ import type { Tenant } from './model.js';
 import type { SimulatorOptions } from './options.js';
 import { isApiPath, route, UNKNOWN_OPERATION, type RouterContext, type Routed } from './routing.js';
 import { SimulatorStore } from './store.js';
-import { beginWrite, executeWrite } from './writes.js';
+import { beginWrite, executeWrite } from './writes/index.js';
 
 export type { TenantCredentials } from './authentication.js';
 export type { SimulatorConfig } from './control.js';

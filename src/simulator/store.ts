@@ -179,7 +179,7 @@ function removeFromIndex<T>(index: Map<unknown, Map<string, T>>, value: unknown,
   if (bucket.size === 0) index.delete(value);
 }
 
-/** All of the simulator's state. Handlers receive it; `estate.ts` fills it. */
+/** All of the simulator's state. Handlers receive it; `estate/` fills it. */
 export class SimulatorStore implements WireSource {
   /** The accounts the simulator knows; `tenants[0]` is the first (larger) tenant. */
   readonly tenants: Tenant[] = [];

@@ -3,16 +3,16 @@
  * reference resolves (a VM's host is in its cluster, its root volume is among its volumes, a
  * snapshot ref names a volume of the group's VM, an email address belongs to an Email endpoint).
  */
-import { buildCatalogue, buildHost, buildLuns, buildTopology } from './estate-infrastructure.js';
-import { buildDirectories, buildSns } from './estate-services.js';
-import { buildCbtTasks, buildFreeVolumes, buildSnapshotGroups, buildVm } from './estate-workloads.js';
-import { TenantDraft, type EstateSize } from './estate-draft.js';
-import type { Tenant } from './model.js';
-import type { TenantOverrides } from './options.js';
-import { createRandom, Dice, mixSeed } from './random.js';
-import type { SimulatorStore } from './store.js';
+import { buildCatalogue, buildHost, buildLuns, buildTopology } from './infrastructure.js';
+import { buildDirectories, buildSns } from './services.js';
+import { buildCbtTasks, buildFreeVolumes, buildSnapshotGroups, buildVm } from './workloads.js';
+import { TenantDraft, type EstateSize } from './draft.js';
+import type { Tenant } from '../model.js';
+import type { TenantOverrides } from '../options.js';
+import { createRandom, Dice, mixSeed } from '../random.js';
+import type { SimulatorStore } from '../store.js';
 
-export type { EstateSize } from './estate-draft.js';
+export type { EstateSize } from './draft.js';
 
 /** The two tenants: fixed values where given, else derived from the seed. */
 export function deriveTenants(seed: number, first: TenantOverrides = {}, second: TenantOverrides = {}): Tenant[] {

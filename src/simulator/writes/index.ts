@@ -3,14 +3,14 @@
  * PUT action key the catalogue (`upstream/operations/`) declares, their parameters read with the
  * catalogue's types, and what each does to the store when its job runs.
  *
- * The handlers live in one module per resource (`write-hosts.ts`, `write-vm-instances.ts`, ...);
- * their failures follow the real service (see `write-context.ts`).
+ * The handlers live in one module per resource (`hosts.ts`, `vm-instances.ts`, ...);
+ * their failures follow the real service (see `context.ts`).
  */
-import type { ExecuteWrite, MatchedWrite, WriteRequest } from './contracts.js';
-import { SimBadRequest } from './errors.js';
-import { compilePathTemplate, pathParameters, type PathTemplate } from './path-template.js';
-import type { SimulatorStore } from './store.js';
-import { isDeclaredParam, OPERATIONS, type AnyOperation, type HttpMethod, type ParamSpec, type WireKind } from '../upstream/operations/index.js';
+import type { ExecuteWrite, MatchedWrite, WriteRequest } from '../contracts.js';
+import { SimBadRequest } from '../errors.js';
+import { compilePathTemplate, pathParameters, type PathTemplate } from '../path-template.js';
+import type { SimulatorStore } from '../store.js';
+import { isDeclaredParam, OPERATIONS, type AnyOperation, type HttpMethod, type ParamSpec, type WireKind } from '../../upstream/operations/index.js';
 import {
   readParameters,
   validateParameters,
@@ -18,13 +18,13 @@ import {
   type ParameterSpec,
   type ParameterSpecs,
   type ParameterType,
-} from './write-arguments.js';
-import { createCbtTask, deleteCbtTask, disableCbtTask, enableCbtTask, exportNbdVolumes } from './write-cbt-tasks.js';
-import { Arguments, type Result, type WriteContext } from './write-context.js';
-import { deleteDirectory } from './write-directories.js';
-import { setIpOnHostNetworkBonding, updateHostNqn } from './write-hosts.js';
-import { createVolumeSnapshotGroup, deleteVolumeSnapshotGroup, updateVolumeSnapshotGroup } from './write-snapshot-groups.js';
-import { changeSnsApplicationPlatformState, removeSnsSmsReceiver, updateSnsHttpEndpoint } from './write-sns.js';
+} from './arguments.js';
+import { createCbtTask, deleteCbtTask, disableCbtTask, enableCbtTask, exportNbdVolumes } from './cbt-tasks.js';
+import { Arguments, type Result, type WriteContext } from './context.js';
+import { deleteDirectory } from './directories.js';
+import { setIpOnHostNetworkBonding, updateHostNqn } from './hosts.js';
+import { createVolumeSnapshotGroup, deleteVolumeSnapshotGroup, updateVolumeSnapshotGroup } from './snapshot-groups.js';
+import { changeSnsApplicationPlatformState, removeSnsSmsReceiver, updateSnsHttpEndpoint } from './sns.js';
 import {
   createVmInstanceFromVolumeSnapshotGroup,
   deleteVmSshKey,
@@ -34,7 +34,7 @@ import {
   recoverVmInstance,
   setVmBootVolume,
   updateVmNicDriver,
-} from './write-vm-instances.js';
+} from './vm-instances.js';
 
 /**
  * What the simulator adds to a write the catalogue (`upstream/operations/`) declares: the

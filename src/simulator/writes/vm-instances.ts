@@ -13,11 +13,11 @@ import type {
   Volume,
   VolumeSnapshotGroup,
   VolumeSnapshotRef,
-} from './model.js';
-import { addVolume, buildVmNic, installPathOf } from './builders.js';
-import type { SimulatorStore } from './store.js';
-import { VM_NIC_WIRE, VM_WIRE } from './wire.js';
-import { invalidArgument, isUuid } from './write-arguments.js';
+} from '../model.js';
+import { addVolume, buildVmNic, installPathOf } from '../builders.js';
+import type { SimulatorStore } from '../store.js';
+import { VM_NIC_WIRE, VM_WIRE } from '../wire.js';
+import { invalidArgument, isUuid } from './arguments.js';
 import {
   LIVE_VM_STATES,
   find,
@@ -32,7 +32,7 @@ import {
   requireVmState,
   type Result,
   type WriteContext,
-} from './write-context.js';
+} from './context.js';
 
 const GIB = 1024 ** 3;
 

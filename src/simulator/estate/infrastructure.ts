@@ -3,8 +3,8 @@
  * storages, the catalogue (instance offerings, tags), hosts with their network and hardware, and
  * the fibre-channel LUNs they see.
  */
-import type { Cluster, Host, HostNic, InterfaceType, L3Network, Zone } from './model.js';
-import { EPOCH, GIB, TIB, VM_CPUS, VM_MEMORY_GIB, type TenantDraft } from './estate-draft.js';
+import type { Cluster, Host, HostNic, InterfaceType, L3Network, Zone } from '../model.js';
+import { EPOCH, GIB, TIB, VM_CPUS, VM_MEMORY_GIB, type TenantDraft } from './draft.js';
 
 const TAGS: readonly [string, string][] = [
   ['production', '#d1242f'],

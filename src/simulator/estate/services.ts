@@ -2,8 +2,8 @@
  * The services of a tenant's generated estate: notification platforms, endpoints and email
  * addresses, and each zone's directory tree.
  */
-import type { SnsApplicationEndpoint, SnsApplicationPlatform } from './model.js';
-import type { TenantDraft } from './estate-draft.js';
+import type { SnsApplicationEndpoint, SnsApplicationPlatform } from '../model.js';
+import type { TenantDraft } from './draft.js';
 
 export function buildSns(draft: TenantDraft): void {
   const { dice, tenant, store } = draft;

@@ -1,12 +1,12 @@
 /**
  * A tenant's estate while it is generated: the records drawn so far that later ones refer to,
  * the streams it draws from, and the draws of dates and hardware statuses every part makes. The
- * parts (`estate-infrastructure.ts`, `estate-workloads.ts`, `estate-services.ts`) each add their
- * records to it, in the order `estate.ts` calls them.
+ * parts (`infrastructure.ts`, `workloads.ts`, `services.ts`) each add their records to
+ * it, in the order `index.ts` calls them.
  */
-import type { Cluster, Host, HwMonitorStatus, InstanceOffering, L3Network, PrimaryStorage, Tenant, VmInstance, Zone } from './model.js';
-import type { Dice } from './random.js';
-import type { SimulatorStore } from './store.js';
+import type { Cluster, Host, HwMonitorStatus, InstanceOffering, L3Network, PrimaryStorage, Tenant, VmInstance, Zone } from '../model.js';
+import type { Dice } from '../random.js';
+import type { SimulatorStore } from '../store.js';
 
 export interface EstateSize {
   hosts: number;

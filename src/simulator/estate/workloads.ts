@@ -2,9 +2,9 @@
  * The workloads of a tenant's generated estate: VMs with their volumes, NICs and CD-ROMs, free
  * volumes, volume snapshot groups and CBT tasks (and the LUNs a few VMs use directly).
  */
-import type { CbtTaskStatus, L3Network, PrimaryStorage, VmCdRom, VmInstance, VmNic, VmState, Volume, VolumeSnapshotRef } from './model.js';
-import { addVolume, buildSnapshotRef, buildVmNic, uuidShare } from './builders.js';
-import { GIB, VM_CPUS, VM_MEMORY_GIB, type TenantDraft } from './estate-draft.js';
+import type { CbtTaskStatus, L3Network, PrimaryStorage, VmCdRom, VmInstance, VmNic, VmState, Volume, VolumeSnapshotRef } from '../model.js';
+import { addVolume, buildSnapshotRef, buildVmNic, uuidShare } from '../builders.js';
+import { GIB, VM_CPUS, VM_MEMORY_GIB, type TenantDraft } from './draft.js';
 
 const VM_ROLES = ['web', 'app', 'db', 'cache', 'api', 'worker', 'mq', 'lb', 'ci', 'mon'];
 
