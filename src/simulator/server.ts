@@ -1,38 +1,38 @@
 /**
  * The simulator's HTTP server (`node:http`): both families of the upstream service at one
- * origin, and the `/__sim/*` control surface. Each request is routed (`routing.ts`), journaled
- * (`journal.ts`), delayed or failed (`faults.ts`), authenticated (`authentication.ts`), then
- * answered: a read or cursor call at once, a write as an asynchronous job (`jobs.ts`).
+ * origin, and the `/__sim/*` control surface. Each request is routed (`http/routing.ts`),
+ * journaled (`http/journal.ts`), delayed or failed (`http/faults.ts`), authenticated
+ * (`http/authentication.ts`), then answered: a read or cursor call at once, a write as an asynchronous job (`jobs.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { defaultSimulatorOptions } from '../config/simulator.js';
 import { isRelease, NEWEST_RELEASE } from '../upstream/releases.js';
-import { authenticateCursorFamily, authenticateResourceFamily, type TenantCredentials } from './authentication.js';
-import { parseBody, readBody } from './body.js';
+import { authenticateCursorFamily, authenticateResourceFamily, type TenantCredentials } from './http/authentication.js';
+import { parseBody, readBody } from './http/body.js';
 import { createChurn, type Churn } from './churn.js';
 import type { JobRunner } from './contracts.js';
-import { handleControl, type Controlled, type SimulatorConfig } from './control.js';
+import { handleControl, type Controlled, type SimulatorConfig } from './http/control.js';
 import { CursorService } from './cursor.js';
 import { SimBadRequest, SimError, errorCode } from './errors.js';
 import { deriveTenants, generateEstate } from './estate/index.js';
-import { delayOrFail } from './faults.js';
+import { delayOrFail } from './http/faults.js';
 import { assertTimeZone } from './format.js';
-import { header, sendAnswer, sendJson, sendText } from './http.js';
+import { header, sendAnswer, sendJson, sendText } from './http/io.js';
 import { createJobRunner } from './jobs.js';
-import { createJournal, journalHeaders, type JournalEntry, type SimulatorStats } from './journal.js';
+import { createJournal, journalHeaders, type JournalEntry, type SimulatorStats } from './http/journal.js';
 import type { Tenant } from './model.js';
 import type { SimulatorOptions } from './options.js';
-import { isApiPath, route, UNKNOWN_OPERATION, type RouterContext, type Routed } from './routing.js';
+import { isApiPath, route, UNKNOWN_OPERATION, type RouterContext, type Routed } from './http/routing.js';
 import { SimulatorStore } from './store.js';
 import { beginWrite, executeWrite } from './writes/index.js';
 
-export type { TenantCredentials } from './authentication.js';
-export type { SimulatorConfig } from './control.js';
-export type { JournalEntry, JournalHeaders, SimulatorStats } from './journal.js';
+export type { TenantCredentials } from './http/authentication.js';
+export type { SimulatorConfig } from './http/control.js';
+export type { JournalEntry, JournalHeaders, SimulatorStats } from './http/journal.js';
 export type { SimulatorOptions } from './options.js';
-export { POLL_OPERATION, UNKNOWN_OPERATION } from './routing.js';
+export { POLL_OPERATION, UNKNOWN_OPERATION } from './http/routing.js';
 
 export interface SimulatorCredentials extends TenantCredentials {
   second: TenantCredentials;

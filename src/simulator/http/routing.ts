@@ -4,15 +4,15 @@
  * (`writes/`) or a cursor call (`cursor.ts`), restricted to the release played; or a
  * rejection, telling a wrong method (405) from an unknown route (404) and a bad body (400).
  */
-import type { MatchedWrite } from './contracts.js';
-import type { CursorService } from './cursor.js';
-import { SimBadRequest } from './errors.js';
-import type { Tenant } from './model.js';
-import { matchRead } from './reads.js';
-import { operationExists, withoutNewerParameters } from './releases.js';
-import type { SimulatorStore } from './store.js';
-import { isPlainObject } from './writes/arguments.js';
-import { isWritePath, isWriteSubPath, matchWrite } from './writes/index.js';
+import type { MatchedWrite } from '../contracts.js';
+import type { CursorService } from '../cursor.js';
+import { SimBadRequest } from '../errors.js';
+import type { Tenant } from '../model.js';
+import { matchRead } from '../reads.js';
+import { operationExists, withoutNewerParameters } from '../releases.js';
+import type { SimulatorStore } from '../store.js';
+import { isPlainObject } from '../writes/arguments.js';
+import { isWritePath, isWriteSubPath, matchWrite } from '../writes/index.js';
 
 /** Operation name under which job polls are counted. */
 export const POLL_OPERATION = 'PollJob';

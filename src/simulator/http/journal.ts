@@ -4,7 +4,7 @@
  * test can assert what the gateway sent upstream.
  */
 import type { IncomingMessage } from 'node:http';
-import { header } from './http.js';
+import { header } from './io.js';
 
 export interface JournalHeaders {
   'x-job-uuid'?: string;

@@ -4,10 +4,10 @@
  * `X-Tenant-ID`. A caller not recognised gets the family's own answer, and no tenant.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorCode } from './errors.js';
-import { header, sendJson, sendText } from './http.js';
-import type { Tenant } from './model.js';
-import type { SimulatorStore } from './store.js';
+import { errorCode } from '../errors.js';
+import { header, sendJson, sendText } from './io.js';
+import type { Tenant } from '../model.js';
+import type { SimulatorStore } from '../store.js';
 
 /** What a tenant's caller authenticates with in each family. */
 export interface TenantCredentials {

@@ -4,8 +4,8 @@
  * plain text.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JobAnswer } from './contracts.js';
-import { encodeJson } from './format.js';
+import type { JobAnswer } from '../contracts.js';
+import { encodeJson } from '../format.js';
 
 /** A request header's value (the first, when it was sent more than once). */
 export function header(request: IncomingMessage, name: string): string | undefined {

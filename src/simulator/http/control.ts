@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TenantCredentials } from './authentication.js';
 import { parseBody, readBody } from './body.js';
-import { readChurnRequest, type Churn } from './churn.js';
-import { SimBadRequest } from './errors.js';
-import { sendJson, sendText } from './http.js';
+import { readChurnRequest, type Churn } from '../churn.js';
+import { SimBadRequest } from '../errors.js';
+import { sendJson, sendText } from './io.js';
 import type { Journal } from './journal.js';
-import type { Tenant } from './model.js';
-import type { SimulatorStore } from './store.js';
-import { isPlainObject } from './writes/arguments.js';
+import type { Tenant } from '../model.js';
+import type { SimulatorStore } from '../store.js';
+import { isPlainObject } from '../writes/arguments.js';
 
 /** Runtime-adjustable behaviour (`POST /__sim/config`). */
 export interface SimulatorConfig {

@@ -4,7 +4,7 @@
  * the rejection is counted under that operation.
  */
 import type { IncomingMessage } from 'node:http';
-import { SimBadRequest } from './errors.js';
+import { SimBadRequest } from '../errors.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 

@@ -4,7 +4,7 @@
  * a plain-text 503, half with the connection dropped before any answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendText } from './http.js';
+import { sendText } from './io.js';
 
 /** The fault settings in force (read on every request, so a change applies at once). */
 export interface FaultSettings {
