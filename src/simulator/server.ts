@@ -1,8 +1,9 @@
 /**
  * The simulator's HTTP server (`node:http`): both families of the upstream service at one
- * origin, and the `/__sim/*` control surface. Each request is routed (`http/routing.ts`),
- * journaled (`http/journal.ts`), delayed or failed (`http/faults.ts`), authenticated
- * (`http/authentication.ts`), then answered: a read or cursor call at once, a write as an asynchronous job (`jobs.ts`).
+ * origin, and the `/__sim/*` control surface (`http/control.ts`). Each API request is routed
+ * (`http/routing.ts`), journaled (`http/journal.ts`), delayed or failed (`http/faults.ts`),
+ * authenticated (`http/authentication.ts`), then answered: a read or cursor call at once, a
+ * write as an asynchronous job (`jobs.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
