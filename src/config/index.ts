@@ -18,12 +18,12 @@ import { serverSettings } from './settings/server.js';
 import { subscriptionSettings } from './settings/subscriptions.js';
 import { tracingSettings } from './settings/tracing.js';
 import { upstreamSettings } from './settings/upstream.js';
-import { simulatorSettings, type SimulatorSettingValues } from './simulator.js';
+import { simulatorSettingEntries, type SimulatorSettingValues } from './simulator.js';
 
 export { ConfigError } from './parsers.js';
 export { SETTING_GROUPS, type Setting, type SettingGroup } from './declaration.js';
 export { TRACES_EXPORTERS, TRACES_SAMPLERS, type TracesExporter, type TracesSampler } from './settings/tracing.js';
-export { simulatorOptionsOf, type SimulatorSettingValues } from './simulator.js';
+export { defaultSimulatorSettings, simulatorOptionsOf, simulatorSettingEntries, type SimulatorSettingValues } from './simulator.js';
 
 /**
  * Every setting of the gateway: the parts in the reference page's order of sections, each in its
@@ -54,16 +54,6 @@ export function settingEntries(): [SettingName, Setting<unknown>][] {
 
 /** Every setting's default: the configuration of an empty environment. */
 export const defaultConfig: GatewayConfig = Object.freeze(Object.fromEntries(settingEntries().map(([name, { default: value }]) => [name, value])) as GatewayConfig);
-
-/** Every setting of the simulator with its name, in its table's order. */
-export function simulatorSettingEntries(): [keyof SimulatorSettingValues, Setting<unknown>][] {
-  return Object.entries(simulatorSettings) as [keyof SimulatorSettingValues, Setting<unknown>][];
-}
-
-/** The simulator's settings in an empty environment. */
-export const defaultSimulatorSettings: SimulatorSettingValues = Object.freeze(
-  Object.fromEntries(simulatorSettingEntries().map(([name, { default: value }]) => [name, value])) as SimulatorSettingValues,
-);
 
 /**
  * Under the test runner (vitest sets `VITEST`), reading a record field a query's demand left out

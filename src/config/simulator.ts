@@ -1,13 +1,13 @@
 /**
- * The simulator's settings, declared like the gateway's (`settings.ts`) in a table of their own:
+ * The simulator's settings, declared like the gateway's (`settings/`) in a table of their own:
  * `npm run simulator` reads them all, and `npm start` without `UPSTREAM_URL` reads them for its
  * embedded demo (all but `PORT` and `SIM_HOST`: the demo listens on a free loopback port). The
  * reference page lists them under their own heading.
  */
-import type { ChurnSpec, ChurnTenants } from '../simulator/churn.js';
-import type { SimulatorOptions } from '../simulator/server.js';
+import type { ChurnSpec, ChurnTenants, SimulatorOptions } from '../simulator/options.js';
 import { optional, setting, type Setting } from './declaration.js';
 import { boolean, ConfigError, fraction, integer, milliseconds, release, text, timeZone, type Parser } from './parsers.js';
+import { upstreamSettings } from './settings/upstream.js';
 
 /** `SIM_CHURN`: `<changes per second>` (every tenant), or `<rate>@first`, `@second`, `@all`; `0`: off. */
 function churn(): Parser<ChurnSpec> {
@@ -139,8 +139,21 @@ type SimulatorSettings = typeof simulatorSettings;
 /** The simulator's configuration: one value per setting of `simulatorSettings`. */
 export type SimulatorSettingValues = { readonly [Key in keyof SimulatorSettings]: SimulatorSettings[Key] extends Setting<infer Value> ? Value : never };
 
+/** Every setting of the simulator with its name, in its table's order. */
+export function simulatorSettingEntries(): [keyof SimulatorSettingValues, Setting<unknown>][] {
+  return Object.entries(simulatorSettings) as [keyof SimulatorSettingValues, Setting<unknown>][];
+}
+
+/** The simulator's settings in an empty environment. */
+export const defaultSimulatorSettings: SimulatorSettingValues = Object.freeze(
+  Object.fromEntries(simulatorSettingEntries().map(([name, { default: value }]) => [name, value])) as SimulatorSettingValues,
+);
+
+/** What `createSimulator` takes from the settings: the options a setting gives. */
+export type SettingOptions = Omit<SimulatorOptions, 'webhookRetries' | 'journalLimit' | 'random' | 'version'> & { version?: string };
+
 /** What `createSimulator` takes from the settings (the time zone falls back on the gateway's `UPSTREAM_TIMEZONE`). */
-export function simulatorOptionsOf(values: SimulatorSettingValues, upstreamTimeZone: string): Omit<SimulatorOptions, 'webhookRetries' | 'journalLimit' | 'random' | 'version'> & { version?: string } {
+export function simulatorOptionsOf(values: SimulatorSettingValues, upstreamTimeZone: string): SettingOptions {
   return {
     seed: values.seed,
     hosts: values.hosts,
@@ -158,3 +171,9 @@ export function simulatorOptionsOf(values: SimulatorSettingValues, upstreamTimeZ
     second: { session: values.session2, token: values.token2, tenantId: values.tenant2 },
   };
 }
+
+/**
+ * The options of an empty environment, the simulator's defaults: its own settings' defaults, the
+ * time zone falling back on the default of the gateway's `UPSTREAM_TIMEZONE`.
+ */
+export const defaultSimulatorOptions: Readonly<SettingOptions> = Object.freeze(simulatorOptionsOf(defaultSimulatorSettings, upstreamSettings.upstreamTimezone.default));

@@ -4,6 +4,7 @@
  * Randomness stays with the callers (seeded for the estate, crypto for writes).
  */
 import type { L3Network, PrimaryStorage, VmNic, Volume, VolumeSnapshotRef } from './model.js';
+import type { SimulatorStore } from './store.js';
 
 /** An IPv4 address as a number, or null when `text` is not one. */
 export function parseIpv4(text: string): number | null {
@@ -131,8 +132,11 @@ export interface VolumeSeed {
   lastOpDate: Date;
 }
 
-/** A volume on `seed.storage`, attached to `seed.vmInstanceUuid` when given. */
-export function buildVolume(seed: VolumeSeed): Volume {
+/**
+ * A volume on `seed.storage`, attached to `seed.vmInstanceUuid` when given, added to the store's
+ * volume table (a VM's volumes are read from there, not from the VM).
+ */
+export function addVolume(store: SimulatorStore, seed: VolumeSeed): Volume {
   const { uuid, vmInstanceUuid, storage, root } = seed;
   // Some data volumes were detached once (and attached again, or left free) and some have QoS
   // limits; root volumes are never detached.
@@ -141,7 +145,7 @@ export function buildVolume(seed: VolumeSeed): Volume {
     ? // Whole seconds, as the upstream's timestamp text shows them.
       new Date(Math.floor((seed.createDate.getTime() + seed.lastOpDate.getTime()) / 2000) * 1000)
     : null;
-  return {
+  return store.volumes.insert({
     uuid,
     tenantId: seed.tenantId,
     name: root ? `ROOT-for-${vmInstanceUuid?.slice(0, 8) ?? 'free'}` : `data-${uuid.slice(0, 8)}`,
@@ -165,5 +169,5 @@ export function buildVolume(seed: VolumeSeed): Volume {
     encrypted: seed.encrypted,
     createDate: seed.createDate,
     lastOpDate: seed.lastOpDate,
-  };
+  });
 }

@@ -9,26 +9,18 @@
  * Changes happen at a rate (per tenant, per second) on a timer, and on demand through
  * `POST /__sim/churn` (tests, demos).
  */
-import { SimBadRequest, type Tenant } from './contracts.js';
-import { createRandom } from './estate.js';
-import type { Host, VmInstance } from './model.js';
+import { SimBadRequest } from './errors.js';
+import type { Host, Tenant, VmInstance } from './model.js';
+import type { ChurnSpec } from './options.js';
+import { createRandom } from './random.js';
 import type { SimulatorStore } from './store.js';
-import { randomUuid } from './write-context.js';
+import { randomUuid } from './writes/context.js';
 
 /** What one change did. */
 export type ChurnKind = 'vmState' | 'hostStatus' | 'vmCreate' | 'vmDelete';
 
 export const CHURN_KINDS: readonly ChurnKind[] = ['vmState', 'hostStatus', 'vmCreate', 'vmDelete'];
 
-/** Which tenants churn: the first, the second, or both (each at the full rate). */
-export type ChurnTenants = 'first' | 'second' | 'all';
-
-/** A parsed `SIM_CHURN`. */
-export interface ChurnSpec {
-  /** Changes per second, per churning tenant; 0 stops the timer. */
-  rate: number;
-  tenants: ChurnTenants;
-}
 
 /** Changes asked for on demand (`POST /__sim/churn`). */
 export interface ChurnRequest {

@@ -1,52 +1,9 @@
 /**
  * The seams inside the simulator: how the HTTP server (`server.ts`) hands write operations to
- * the write handlers (`writes.ts`) and runs them as asynchronous jobs (`jobs.ts`).
+ * the write handlers (`writes/`) and runs them as asynchronous jobs (`jobs.ts`).
  */
+import type { Tenant } from './model.js';
 import type { SimulatorStore } from './store.js';
-
-/** The spec's ErrorCode as it goes on the wire (null fields omitted). */
-export interface WireErrorCode {
-  code: string;
-  description?: string;
-  details?: string;
-  elaboration?: string;
-  opaque?: Record<string, unknown>;
-  cause?: WireErrorCode;
-}
-
-/** Builds an ErrorCode, chaining `cause` beneath it. */
-export function errorCode(code: string, description: string, details?: string, cause?: WireErrorCode): WireErrorCode {
-  return {
-    code,
-    description,
-    ...(details === undefined ? {} : { details }),
-    ...(cause === undefined ? {} : { cause }),
-  };
-}
-
-/** A business or validation failure: answered (or its job finished) with `{"error": ErrorCode}`. */
-export class SimError extends Error {
-  constructor(
-    readonly errorCode: WireErrorCode,
-    /** HTTP status when answered synchronously; the real service uses 503 for these. */
-    readonly status = 503,
-  ) {
-    super(`${errorCode.code}: ${errorCode.description ?? ''}`);
-  }
-}
-
-/** A REST-layer rejection (malformed JSON, wrong parameter type): 400 plain text, before any job. */
-export class SimBadRequest extends Error {}
-
-export interface Tenant {
-  /** The tenant id of the cursor family (`X-Tenant-ID`). */
-  id: string;
-  accountUuid: string;
-  /** Resource-family session uuid (`Authorization: OAuth <session>`). */
-  session: string;
-  /** Cursor-family bearer token. */
-  token: string;
-}
 
 /** A write operation matched from method + path (+ PUT action key). */
 export interface MatchedWrite {
@@ -86,7 +43,7 @@ export interface SubmitJob {
   run: () => Record<string, unknown>;
   /**
    * Optional: runs at once when the job is accepted (before the 202), to show the state a
-   * resource is in while its job runs (EnableCbtTask's `Starting`: `beginWrite` in writes.ts).
+   * resource is in while its job runs (EnableCbtTask's `Starting`: `beginWrite` in `writes/index.ts`).
    */
   start?: () => void;
 }

@@ -7,7 +7,7 @@
  * base64url JSON plus an HMAC over it, bound to the tenant and valid for a limited time.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SimBadRequest } from './contracts.js';
+import { SimBadRequest } from './errors.js';
 import type { Wire } from './format.js';
 import type { Owned } from './model.js';
 import { readPage, type PageRequest, type PageResult } from './paging.js';

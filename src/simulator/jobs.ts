@@ -5,17 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
-import {
-  SimBadRequest,
-  SimError,
-  errorCode,
-  type JobAnswer,
-  type JobRunner,
-  type JobRunnerOptions,
-  type SubmitJob,
-  type WebhookDelivery,
-  type WireErrorCode,
-} from './contracts.js';
+import type { JobAnswer, JobRunner, JobRunnerOptions, SubmitJob, WebhookDelivery } from './contracts.js';
+import { SimBadRequest, SimError, errorCode, type WireErrorCode } from './errors.js';
 import { encodeJson } from './format.js';
 
 /** What the real service answers as `apiTimeout` (30 minutes). */

@@ -26,6 +26,17 @@ export type VmState = 'Running' | 'Stopped' | 'Destroyed';
 
 export type SnsEndpointType = 'HTTP' | 'Email' | 'SMS';
 
+/** An account of the service: the records it owns carry its `id` as `tenantId`. */
+export interface Tenant {
+  /** The tenant id of the cursor family (`X-Tenant-ID`). */
+  id: string;
+  accountUuid: string;
+  /** Resource-family session uuid (`Authorization: OAuth <session>`). */
+  session: string;
+  /** Cursor-family bearer token. */
+  token: string;
+}
+
 /** Fields every stored record has. */
 export interface Owned {
   uuid: Uuid;

@@ -8,7 +8,7 @@
  * expanded query, met when any item meets it) where the record declares one; an unknown field or
  * a malformed condition is a `SimBadRequest` (400 plain text).
  */
-import { SimBadRequest } from './contracts.js';
+import { SimBadRequest } from './errors.js';
 import { parseTimestamp } from './format.js';
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date';

@@ -3,9 +3,9 @@
  * `svc/v1/`. Handlers answer the success body or throw `SimError` (503 `{error}`) or
  * `SimBadRequest` (400 plain text).
  */
-import { SimBadRequest, SimError, errorCode, type Tenant } from './contracts.js';
+import { SimBadRequest, SimError, errorCode } from './errors.js';
+import type { Host, Owned, PrimaryStorage, Tenant, VmInstance } from './model.js';
 import type { Wire } from './format.js';
-import type { Host, Owned, PrimaryStorage, VmInstance } from './model.js';
 import { compilePathTemplate, pathParameters } from './path-template.js';
 import { namedUuids, parseResourceQuery, runResourceQuery } from './query.js';
 import type { SimulatorStore, Table } from './store.js';

@@ -8,7 +8,7 @@
  */
 import { OPERATIONS, paramRelease, type AnyOperation } from '../upstream/operations/index.js';
 import { existsIn } from '../upstream/releases.js';
-import { isPlainObject } from './write-arguments.js';
+import { isPlainObject } from './writes/arguments.js';
 
 const OPERATIONS_BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((operation) => [operation.name, operation]));
 

@@ -5,11 +5,10 @@
  * field a page is ordered by (`order-index.ts`), so that a page costs what it returns whatever the
  * size of the estate.
  */
-import type { Tenant } from './contracts.js';
-import { WireFormat } from './wire.js';
+import type { Host, HostBonding, HostNic, Owned, RecordKind, RecordKinds, Tenant, VmInstance, VmNic, Volume } from './model.js';
+import { WireFormat, type WireSource } from './wire.js';
 import { OrderIndex } from './order-index.js';
 import type { Condition, FieldTypes } from './query.js';
-import type { Host, HostNic, Owned, RecordKind, RecordKinds, VmInstance, VmNic, Volume } from './model.js';
 import { NEWEST_RELEASE } from '../upstream/releases.js';
 
 /** Records of one kind, by uuid and by tenant, with equality indexes on chosen fields. */
@@ -180,8 +179,8 @@ function removeFromIndex<T>(index: Map<unknown, Map<string, T>>, value: unknown,
   if (bucket.size === 0) index.delete(value);
 }
 
-/** All of the simulator's state. Handlers receive it; `estate.ts` fills it. */
-export class SimulatorStore {
+/** All of the simulator's state. Handlers receive it; `estate/` fills it. */
+export class SimulatorStore implements WireSource {
   /** The accounts the simulator knows; `tenants[0]` is the first (larger) tenant. */
   readonly tenants: Tenant[] = [];
 
@@ -267,6 +266,11 @@ export class SimulatorStore {
   /** A VM's allVolumes: its attached volumes by `deviceId` (the boot volume, device 0, first). */
   volumesOfVm(vm: VmInstance): Volume[] {
     return this.volumes.by('vmInstanceUuid', vm.uuid, vm.tenantId).sort(compareByDevice);
+  }
+
+  /** A bond's slaves: the NICs whose `bondingUuid` is the bond. */
+  slavesOfBond(bond: HostBonding): HostNic[] {
+    return this.hostNics.by('bondingUuid', bond.uuid, bond.tenantId);
   }
 
   /** A host's bond slaves and plain NICs. */

@@ -34,7 +34,6 @@ import type {
   VolumeSnapshotRef,
 } from './model.js';
 import type { FieldType, FieldTypes } from './query.js';
-import type { SimulatorStore } from './store.js';
 
 /**
  * A top-level field's type on the wire: a query field type, an Integer the spec writes as `1.0`,
@@ -92,20 +91,34 @@ function existsInRelease(releases: AnyRecordDefinition | undefined, name: string
 
 const releasedFields = new WeakMap<AnyRecordDefinition, { readonly release: string; readonly exists: Map<string, boolean> }>();
 
+/**
+ * What the wire reads of the store: the zone and release it writes for, and the related records a
+ * record nests (the store implements it; declared here so that the wire does not import the store
+ * that holds it).
+ */
+export interface WireSource {
+  readonly timeZone: string;
+  readonly release: string;
+  /** A bond's slaves: the NICs whose `bondingUuid` is the bond. */
+  slavesOfBond(bond: HostBonding): HostNic[];
+  /** A VM's allVolumes. */
+  volumesOfVm(vm: VmInstance): Volume[];
+}
+
 /** Serializes stored records to the spec's wire records, timestamps in the store's zone. */
 export class WireFormat {
-  constructor(readonly store: SimulatorStore) {}
+  constructor(readonly source: WireSource) {}
 
   time(date: Date): string;
   time(date: Date | null): string | null;
   time(date: Date | null): string | null {
-    return date === null ? null : formatTimestamp(date, this.store.timeZone);
+    return date === null ? null : formatTimestamp(date, this.source.timeZone);
   }
 
   write<T>(shape: WireRecord<T>, record: T): Wire {
     const out: Wire = {};
     const fields = record as Record<string, unknown>;
-    const release = this.store.release;
+    const release = this.source.release;
     for (const [name, type] of shape.fields) {
       const value = fields[name];
       if (value === null || value === undefined || !existsInRelease(shape.releases, name, release)) continue;
@@ -203,7 +216,7 @@ export const BONDING_WIRE: WireRecord<HostBonding> = releasedAs(records.hostBond
     allSlavesActive: 'boolean',
     ...TIMES,
   },
-  (bond, wire) => ({ slaves: wire.writeAll(HOST_NIC_WIRE, wire.store.hostNics.by('bondingUuid', bond.uuid, bond.tenantId)) }),
+  (bond, wire) => ({ slaves: wire.writeAll(HOST_NIC_WIRE, wire.source.slavesOfBond(bond)) }),
 ));
 
 export const BLOCK_DEVICE_WIRE: WireRecord<BlockDevice> = wireRecord<BlockDevice>({
@@ -422,7 +435,7 @@ export const VM_WIRE: WireRecord<VmInstance> = releasedAs(records.vmInstance, wi
   },
   (vm, wire) => ({
     vmNics: wire.writeAll(VM_NIC_WIRE, vm.vmNics),
-    allVolumes: wire.writeAll(VOLUME_WIRE, wire.store.volumesOfVm(vm)),
+    allVolumes: wire.writeAll(VOLUME_WIRE, wire.source.volumesOfVm(vm)),
     vmCdRoms: wire.writeAll(VM_CD_ROM_WIRE, vm.vmCdRoms),
   }),
 ));

@@ -148,22 +148,3 @@ describe('SIM_CHURN', () => {
     expect(sim.store.vms.get(sim.credentials.second.tenantId, theirs.uuid)).toBeDefined();
   });
 });
-
-describe('POST /__sim/sessions', () => {
-  it('adds sessions and tokens of one tenant, each accepted by its family, none of another tenant', async () => {
-    const sim = await start();
-    const response = await fetch(`${sim.url}/__sim/sessions`, { method: 'POST', body: JSON.stringify({ count: 3, tenant: 'second' }), headers: { 'content-type': 'application/json' } });
-    const { credentials } = (await response.json()) as { credentials: { session: string; token: string; tenantId: string }[] };
-    expect(credentials).toHaveLength(3);
-    expect(new Set(credentials.map((credential) => credential.session)).size).toBe(3);
-    const theirs = await cursorQuery(sim, 'resourceType=vm&pageSize=1000', sim.credentials.second.token);
-    for (const credential of credentials) {
-      expect(credential.tenantId).toBe(sim.credentials.second.tenantId);
-      expect(await cursorQuery(sim, 'resourceType=vm&pageSize=1000', credential.token)).toEqual(theirs);
-      const resourceAnswer = await fetch(`${sim.url}/svc/v1/cbt-task`, { headers: { authorization: `OAuth ${credential.session}` } });
-      expect(resourceAnswer.status).toBe(200);
-    }
-    const bad = await fetch(`${sim.url}/__sim/sessions`, { method: 'POST', body: JSON.stringify({ count: 1e6 }), headers: { 'content-type': 'application/json' } });
-    expect(bad.status).toBe(400);
-  });
-});

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChurn } from '../../src/simulator/churn.js';
 import { CursorService } from '../../src/simulator/cursor.js';
-import { deriveTenants, generateEstate } from '../../src/simulator/estate.js';
+import { deriveTenants, generateEstate } from '../../src/simulator/estate/index.js';
 import type { VmInstance } from '../../src/simulator/model.js';
 import { compareKeys, compileConditions, keyOf, parseFilter, parseResourceQuery, runResourceQuery } from '../../src/simulator/query.js';
 import { matchRead } from '../../src/simulator/reads.js';

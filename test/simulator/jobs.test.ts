@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimError, errorCode, type JobAnswer, type JobRunner, type JobRunnerOptions, type SubmitJob, type Tenant } from '../../src/simulator/contracts.js';
+import type { JobAnswer, JobRunner, JobRunnerOptions, SubmitJob } from '../../src/simulator/contracts.js';
+import { SimError, errorCode } from '../../src/simulator/errors.js';
+import type { Tenant } from '../../src/simulator/model.js';
 import { createJobRunner } from '../../src/simulator/jobs.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { matchRead } from '../../../src/simulator/reads.js';
-import { matchWrite } from '../../../src/simulator/writes.js';
+import { matchWrite } from '../../../src/simulator/writes/index.js';
 import {
   CursorNext,
   CursorQuery,

@@ -7,7 +7,7 @@
  * value outside its allowed set or a malformed uuid is an invalid argument (`SimError` SYS.1007,
  * the job fails).
  */
-import { SimBadRequest, SimError, errorCode } from './contracts.js';
+import { SimBadRequest, SimError, errorCode } from '../errors.js';
 
 /** A parameter's wire type. `uuid`/`uuidList` are strings whose format is checked as a value. */
 export type ParameterType =

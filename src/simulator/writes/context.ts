@@ -4,10 +4,10 @@
  * SYS.1007 invalid argument).
  */
 import { randomUUID } from 'node:crypto';
-import { SimError, errorCode, type Tenant, type WireErrorCode } from './contracts.js';
-import type { Host, Owned, RecordKind, RecordKinds, Timestamped, VmInstance, VmState } from './model.js';
-import type { SimulatorStore } from './store.js';
-import { invalidArgument, isPlainObject } from './write-arguments.js';
+import { SimError, errorCode, type WireErrorCode } from '../errors.js';
+import type { Host, Owned, RecordKind, RecordKinds, Tenant, Timestamped, VmInstance, VmState } from '../model.js';
+import type { SimulatorStore } from '../store.js';
+import { invalidArgument, isPlainObject } from './arguments.js';
 
 /** A write's success body. */
 export type Result = Record<string, unknown>;
@@ -159,4 +159,4 @@ export function inventoryResult(inventory: Result): Result {
   return { success: true, inventory };
 }
 
-export { parseIpv4 } from './builders.js';
+export { parseIpv4 } from '../builders.js';

@@ -1,7 +1,7 @@
 /**
  * DeleteDirectory.
  */
-import { find, operationFailed, type Result, type WriteContext } from './write-context.js';
+import { find, operationFailed, type Result, type WriteContext } from './context.js';
 
 export function deleteDirectory(context: WriteContext): Result {
   const { args, store, tenant } = context;

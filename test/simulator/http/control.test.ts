@@ -1,8 +1,10 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+/**
+ * The simulator's `/__sim/*` control surface (`src/simulator/http/control.ts`) and what it reads
+ * and sets: the request counts and journal (`journal.ts`), fault injection (`faults.ts`) and more
+ * sessions of a tenant.
+ */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator, type Simulator } from '../../src/simulator/server.js';
-import { eventually } from '../support/process.js';
+import { createSimulator, type Simulator } from '../../../src/simulator/server.js';
 
 let simulator: Simulator;
 
@@ -195,87 +197,26 @@ describe('fault injection', () => {
   });
 });
 
-describe('estate size', () => {
-  it('generates and serves an estate of 10,000 VMs', async () => {
-    const large = createSimulator({ seed: 42, hosts: 40, vms: 10_000 });
-    await large.start(0);
-    try {
-      const tenant = large.credentials.tenantId;
-      expect(large.store.vms.count(tenant)).toBe(10_000);
-      expect(large.store.vms.count(large.credentials.second.tenantId)).toBe(1_000);
-      const response = await fetch(`${large.url}/api/v1/resources/cursor-query?resourceType=vm&pageSize=1000`, {
-        headers: { authorization: `Bearer ${large.credentials.token}` },
-      });
-      const body = (await response.json()) as { items: unknown[]; total: number };
-      expect(body.total).toBe(10_000);
-      expect(body.items).toHaveLength(1000);
-      for (const vm of large.store.vms.list(tenant)) {
-        const host = vm.hostUuid === null ? undefined : large.store.hosts.get(tenant, vm.hostUuid);
-        if (vm.hostUuid !== null) expect(host?.clusterUuid).toBe(vm.clusterUuid);
-        expect(large.store.volumes.get(tenant, vm.rootVolumeUuid)?.vmInstanceUuid).toBe(vm.uuid);
-      }
-    } finally {
-      await large.stop();
-    }
-  });
-});
+describe('POST /__sim/sessions', () => {
+  /** Every VM of the tenant whose bearer token this is, as the cursor family answers them. */
+  async function vmsOf(token: string): Promise<unknown> {
+    const response = await fetch(`${simulator.url}/api/v1/resources/cursor-query?resourceType=vm&pageSize=1000`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    return response.json();
+  }
 
-describe('npm run simulator', () => {
-  it('prints one JSON line with the url and both tenants’ credentials, and serves them (cursors living SIM_CURSOR_TTL_MS)', async () => {
-    const child = spawn('npx', ['tsx', 'src/simulator/main.ts'], {
-      env: { ...process.env, PORT: '0', SIM_VMS: '30', SIM_SESSION: 'fe'.repeat(16), SIM_CURSOR_TTL_MS: '300' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so that SIGTERM reaches npx, tsx and the simulator alike.
-      detached: true,
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let url = '';
-    try {
-      const line = await new Promise<string>((resolve, reject) => {
-        const lines = createInterface({ input: child.stdout });
-        lines.once('line', resolve);
-        child.once('exit', (code) => reject(new Error(`simulator exited with ${String(code)}`)));
-      });
-      const printed = JSON.parse(line) as Record<string, unknown>;
-      url = printed.url as string;
-      expect(Object.keys(printed).sort()).toEqual(['second', 'session', 'tenantId', 'token', 'url']);
-      expect(printed.session).toBe('fe'.repeat(16));
-      expect(printed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const second = printed.second as Record<string, unknown>;
-      expect(Object.keys(second).sort()).toEqual(['session', 'tenantId', 'token']);
-      expect(second.tenantId).not.toBe(printed.tenantId);
-
-      const response = await fetch(`${printed.url as string}/api/v1/resources/cursor-query?resourceType=vm`, {
-        headers: { authorization: `Bearer ${printed.token as string}`, 'x-tenant-id': printed.tenantId as string },
-      });
-      expect(response.status).toBe(200);
-      const page = (await response.json()) as { total: number; nextCursor: string };
-      expect(page.total).toBe(30);
-      // SIM_CURSOR_TTL_MS: its cursors expire after 300 ms.
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      const expired = await fetch(`${printed.url as string}/api/v1/resources/cursor-next?cursor=${page.nextCursor}`, {
-        headers: { authorization: `Bearer ${printed.token as string}`, 'x-tenant-id': printed.tenantId as string },
-      });
-      expect(expired.status).toBe(400);
-      expect(await expired.text()).toMatch(/expired/);
-      const resource = await fetch(`${printed.url as string}/svc/v1/cbt-task`, {
-        headers: { authorization: `OAuth ${second.session as string}` },
-      });
-      expect(resource.status).toBe(200);
-    } finally {
-      process.kill(-child.pid!, 'SIGTERM');
+  it('adds sessions and tokens of one tenant, each accepted by its family, none of another tenant', async () => {
+    const response = await control('/__sim/sessions', { count: 3, tenant: 'second' });
+    const { credentials } = (await response.json()) as { credentials: { session: string; token: string; tenantId: string }[] };
+    expect(credentials).toHaveLength(3);
+    expect(new Set(credentials.map((credential) => credential.session)).size).toBe(3);
+    const theirs = await vmsOf(simulator.credentials.second.token);
+    for (const credential of credentials) {
+      expect(credential.tenantId).toBe(simulator.credentials.second.tenantId);
+      expect(await vmsOf(credential.token)).toEqual(theirs);
+      const resourceAnswer = await fetch(`${simulator.url}/svc/v1/cbt-task`, { headers: { authorization: `OAuth ${credential.session}` } });
+      expect(resourceAnswer.status).toBe(200);
     }
-    await exited;
-    // The simulator itself (not just npx) must stop: its port stops answering (npx may exit a
-    // moment before the node process it ran has closed its server).
-    await eventually(
-      () =>
-        fetch(`${url}/__sim/stats`).then(
-          async (response) => (await response.arrayBuffer(), false),
-          () => true,
-        ),
-      'the simulator to stop answering after SIGTERM',
-      100,
-    );
+    expect((await control('/__sim/sessions', { count: 1e6 })).status).toBe(400);
   });
 });

@@ -1,22 +1,11 @@
 /**
  * Volume snapshot group write operations: create, delete (per-snapshot results) and update.
  */
-import { buildSnapshotRef } from './builders.js';
-import { errorCode } from './contracts.js';
-import { SNAPSHOT_GROUP_WIRE } from './wire.js';
-import { invalidArgument } from './write-arguments.js';
-import {
-  LIVE_VM_STATES,
-  find,
-  findEach,
-  inventoryResult,
-  newNamedRecord,
-  newUuid,
-  randomUuid,
-  requireVmState,
-  type Result,
-  type WriteContext,
-} from './write-context.js';
+import { buildSnapshotRef } from '../builders.js';
+import { errorCode } from '../errors.js';
+import { SNAPSHOT_GROUP_WIRE } from '../wire.js';
+import { invalidArgument } from './arguments.js';
+import { LIVE_VM_STATES, find, findEach, inventoryResult, newNamedRecord, newUuid, randomUuid, requireVmState, type Result, type WriteContext } from './context.js';
 
 export function createVolumeSnapshotGroup(context: WriteContext): Result {
   const { args, store, now } = context;

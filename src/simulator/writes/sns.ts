@@ -1,11 +1,11 @@
 /**
  * Notification (SNS) write operations: platform state, HTTP endpoint update, SMS receiver removal.
  */
-import { SimError, errorCode } from './contracts.js';
-import type { SnsApplicationEndpoint } from './model.js';
-import { SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE } from './wire.js';
-import { invalidArgument } from './write-arguments.js';
-import { find, inventoryResult, notFound, type Result, type WriteContext } from './write-context.js';
+import { SimError, errorCode } from '../errors.js';
+import type { SnsApplicationEndpoint } from '../model.js';
+import { SNS_ENDPOINT_WIRE, SNS_PLATFORM_WIRE } from '../wire.js';
+import { invalidArgument } from './arguments.js';
+import { find, inventoryResult, notFound, type Result, type WriteContext } from './context.js';
 
 export function changeSnsApplicationPlatformState(context: WriteContext): Result {
   const { args, store, now } = context;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Directory, Host, VmInstance, VmNic, Volume } from '../../src/simulator/model.js';
-import { createSimulator, type Simulator } from '../../src/simulator/server.js';
-import { WRITE_OPERATIONS, beginWrite } from '../../src/simulator/writes.js';
+import type { Directory, Host, VmInstance, VmNic, Volume } from '../../../src/simulator/model.js';
+import { createSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { WRITE_OPERATIONS, beginWrite } from '../../../src/simulator/writes/index.js';
 
 type Json = Record<string, unknown>;
 

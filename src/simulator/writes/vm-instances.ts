@@ -13,11 +13,11 @@ import type {
   Volume,
   VolumeSnapshotGroup,
   VolumeSnapshotRef,
-} from './model.js';
-import { buildVmNic, buildVolume, installPathOf } from './builders.js';
-import type { SimulatorStore } from './store.js';
-import { VM_NIC_WIRE, VM_WIRE } from './wire.js';
-import { invalidArgument, isUuid } from './write-arguments.js';
+} from '../model.js';
+import { addVolume, buildVmNic, installPathOf } from '../builders.js';
+import type { SimulatorStore } from '../store.js';
+import { VM_NIC_WIRE, VM_WIRE } from '../wire.js';
+import { invalidArgument, isUuid } from './arguments.js';
 import {
   LIVE_VM_STATES,
   find,
@@ -32,7 +32,7 @@ import {
   requireVmState,
   type Result,
   type WriteContext,
-} from './write-context.js';
+} from './context.js';
 
 const GIB = 1024 ** 3;
 
@@ -346,25 +346,23 @@ function createVolumeFromSnapshot(
   const size = original?.size ?? (root ? 40 : 100) * GIB;
   const actualSize = original?.actualSize ?? Math.floor(size / 10);
   adjustCapacity(storage, -actualSize);
-  return store.volumes.insert(
-    buildVolume({
-      uuid,
-      tenantId: tenant.id,
-      vmInstanceUuid: vmUuid,
-      storage,
-      deviceId: ref.deviceId,
-      root,
-      description: `from snapshot ${ref.volumeSnapshotUuid}`,
-      diskOfferingUuid: original?.diskOfferingUuid ?? null,
-      rootImageUuid: original?.rootImageUuid ?? null,
-      size,
-      actualSize,
-      isShareable: false,
-      encrypted: encrypted || (original?.encrypted ?? false),
-      createDate: now,
-      lastOpDate: now,
-    }),
-  );
+  return addVolume(store, {
+    uuid,
+    tenantId: tenant.id,
+    vmInstanceUuid: vmUuid,
+    storage,
+    deviceId: ref.deviceId,
+    root,
+    description: `from snapshot ${ref.volumeSnapshotUuid}`,
+    diskOfferingUuid: original?.diskOfferingUuid ?? null,
+    rootImageUuid: original?.rootImageUuid ?? null,
+    size,
+    actualSize,
+    isShareable: false,
+    encrypted: encrypted || (original?.encrypted ?? false),
+    createDate: now,
+    lastOpDate: now,
+  });
 }
 
 /** The L3 networks of a new VM: as asked, else the snapshotted VM's, else the zone's first. */

@@ -2,10 +2,10 @@
  * CBT task write operations: create, delete, enable, disable, and NBD export of tracked volumes.
  */
 import { randomBytes } from 'node:crypto';
-import type { CbtTask, VmInstance, Volume } from './model.js';
-import type { SimulatorStore } from './store.js';
-import { CBT_TASK_WIRE, VOLUME_WIRE } from './wire.js';
-import { invalidArgument } from './write-arguments.js';
+import type { CbtTask, VmInstance, Volume } from '../model.js';
+import type { SimulatorStore } from '../store.js';
+import { CBT_TASK_WIRE, VOLUME_WIRE } from '../wire.js';
+import { invalidArgument } from './arguments.js';
 import {
   LIVE_VM_STATES,
   find,
@@ -19,7 +19,7 @@ import {
   wrongVmState,
   type Result,
   type WriteContext,
-} from './write-context.js';
+} from './context.js';
 
 /** The port the NBD protocol registers; exports count up from it. */
 const NBD_BASE_PORT = 10809;

@@ -1,9 +1,9 @@
 /**
  * Host write operations: UpdateHostNqn and SetIpOnHostNetworkBonding.
  */
-import { BONDING_WIRE, HOST_WIRE } from './wire.js';
-import { invalidArgument } from './write-arguments.js';
-import { find, inventoryResult, parseIpv4, requireConnectedHost, type Result, type WriteContext } from './write-context.js';
+import { BONDING_WIRE, HOST_WIRE } from '../wire.js';
+import { invalidArgument } from './arguments.js';
+import { find, inventoryResult, parseIpv4, requireConnectedHost, type Result, type WriteContext } from './context.js';
 
 const NQN_PATTERN = /^nqn\.\d{4}-\d{2}\.[^\s:]+(:\S+)?$/;
 /** NVMe base specification: an NQN is at most 223 bytes. */
