@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import { compareIds } from '../redis/streams.js';
+import { joinKeyedSet } from '../utils/keyed-sets.js';
 import type { JobRecord } from './store.js';
 
 /** Where an event stands: the stream it belongs to (`epoch`) and its id there (`<ms>-<seq>`). */
@@ -112,13 +113,7 @@ export function createJobEventHub(options: JobEventHubOptions): JobEventHub {
         void push(event);
       };
       const listener: Listener = { push: (event) => (held ? held.push(event) : send(event)), fail: (error) => stop(error) };
-      let set = listeners.get(owner);
-      if (!set) listeners.set(owner, (set = new Set()));
-      set.add(listener);
-      void stop.then(() => {
-        set.delete(listener);
-        if (set.size === 0 && listeners.get(owner) === set) listeners.delete(owner);
-      });
+      void stop.then(joinKeyedSet(listeners, owner, listener));
       if (after === undefined) return;
       try {
         const replayed = await options.replay(owner, after);

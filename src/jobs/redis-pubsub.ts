@@ -21,6 +21,7 @@ import { RedisUnavailableError, type RedisConnection } from '../redis/connection
 import { decodeFinishedJob, encodeFinishedJob, noticeNewerFormats } from '../redis/formats.js';
 import type { RedisOutbox } from '../redis/outbox.js';
 import { compareIds, FINISHED_STREAM_KEY, type StreamReader } from '../redis/streams.js';
+import { joinKeyedSet } from '../utils/keyed-sets.js';
 import { createJobEventHub, type EventPosition, type JobEvent, type JobEventSource } from './event-log.js';
 import { createJobPubSub, FINISHED_SCOPE, type JobPubSub } from './events.js';
 import type { JobRecord, JobStore } from './store.js';
@@ -163,13 +164,7 @@ export function createRedisJobPubSub(options: RedisJobPubSubOptions): JobPubSub 
         },
         fail: (error) => stop(error),
       };
-      let set = subscribers.get(topic);
-      if (!set) subscribers.set(topic, (set = new Set()));
-      set.add(subscriber);
-      void stop.then(() => {
-        set.delete(subscriber);
-        if (set.size === 0 && subscribers.get(topic) === set) subscribers.delete(topic);
-      });
+      void stop.then(joinKeyedSet(subscribers, topic, subscriber));
       if (routingKey !== 'job') return;
       try {
         const job = await store.get(id);
