@@ -37,7 +37,7 @@ import { createOperationCoalescing } from './plugins/execution/operation-coalesc
 import { useJobWebhook } from './plugins/routes/use-job-webhook.js';
 import { createOperationMetrics } from './plugins/observability/operation-metrics.js';
 import { useMetricsRoute } from './plugins/routes/use-metrics-route.js';
-import { createQueryCost } from './plugins/validation/query-cost.js';
+import { createQueryCost } from './cost/query-cost.js';
 import { createReadiness, useReadiness } from './plugins/routes/use-readiness.js';
 import { createDependencyWatch } from './observability/dependencies.js';
 import { createMetricsServer } from './server/metrics-server.js';

@@ -42,7 +42,8 @@ import { useCompression } from './result/use-compression.js';
 import { useMultipartSubscriptions } from './result/use-multipart-subscriptions.js';
 import { useShortErrorMessages } from './result/use-short-error-messages.js';
 import { useSseSingleConnection } from './result/use-sse-single-connection.js';
-import type { QueryCost } from './validation/query-cost.js';
+import type { QueryCost } from '../cost/query-cost.js';
+import { useQueryCost } from '../cost/use-query-cost.js';
 import type { SubscriptionLimits } from './validation/subscription-limits.js';
 import { useMutationLimit } from './validation/use-mutation-limit.js';
 import { useOperationLimits } from './validation/use-operation-limits.js';
@@ -76,6 +77,7 @@ type EndpointPlugins = NonNullable<YogaServerOptions<ServerContext, GatewayConte
 /** The plugins of one endpoint, in the order they must run. */
 export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
   const { config, trusted, operationTracing, coalescing, queryCost } = parts;
+  const cost = useQueryCost(queryCost);
   return [
     // The gateway's own routes first: they answer before admission, parsing or any limit.
     ...parts.routes,
@@ -131,10 +133,10 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     }),
     // Around the response cache: an answer served from the cache is neither charged nor refused,
     // and the cost of the execution that filled it is not kept with it.
-    queryCost.gate,
+    cost.gate,
     parts.subscriptionLimits.plugin,
     useResponseCache({ cache: parts.responseCache, responseCacheTtlMs: config.responseCacheTtlMs, onLookup: parts.onResponseCacheLookup }),
-    queryCost.report,
+    cost.report,
     useDeferStream(),
     // Apollo Client's HttpLink sends subscriptions as multipart HTTP, which yoga refuses (406).
     useMultipartSubscriptions(),

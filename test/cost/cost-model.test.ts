@@ -4,7 +4,7 @@
  */
 import { buildSchema, getOperationAST, Kind, parse, type FragmentDefinitionNode, type GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { actualCost, requestedCost, type CostModel } from '../../src/execution/cost-model.js';
+import { actualCost, requestedCost, type CostModel } from '../../src/cost/cost-model.js';
 import { callsPerParent, callsPerValueOf } from '../../src/schema/kit/upstream-calls.js';
 
 const schema = buildSchema(/* GraphQL */ `

@@ -1,5 +1,5 @@
 /**
- * `createQueryCost`: computes each operation's cost before it runs (see `query-cost.ts`), rejects
+ * `createQueryCost`: computes each operation's cost before it runs (see `cost-model.ts`), rejects
  * one above `maxCost` with `MAX_COST_EXCEEDED`, charges the rest to the caller's budget (a token
  * bucket per credential, `RATE_LIMITED` with `retryAfter` when empty; shared by every replica
  * with Redis, `fleet`: `redis-cost-budget.ts`), refunds what the operation did not use, and
@@ -14,7 +14,8 @@
  * served from the response cache is neither charged nor refused (see `QueryCost`). A shared
  * subscription execution (`shared-subscriptions.ts`) is not charged itself: each of its
  * subscribers is, through `admitSubscriber`, before it joins. A live query (`@live`) pays for each
- * of its runs, through `runCharged`.
+ * of its runs, through `runCharged`. The yoga side, which charges and reports each operation, is
+ * `use-query-cost.ts`.
  */
 import {
   getOperationAST,
@@ -26,13 +27,11 @@ import {
   type ExecutionResult,
   type FragmentDefinitionNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../../context.js';
-import { CostBudget, memoryCostBudgets, type CostBudgets, type ThrottleStatus } from '../../execution/cost-budget.js';
-import type { FleetOptions } from '../../execution/credential-places.js';
-import { createRedisCostBudgets } from '../../execution/redis-cost-budget.js';
-import { isLiveExecution, isSharedExecution } from '../../execution/execution-kind.js';
-import { actualCost, requestedCost, type CostInput, type CostModel } from '../../execution/cost-model.js';
+import type { GatewayContext } from '../context.js';
+import { CostBudget, memoryCostBudgets, type CostBudgets, type ThrottleStatus } from './cost-budget.js';
+import type { FleetOptions } from '../execution/credential-places.js';
+import { createRedisCostBudgets } from './redis-cost-budget.js';
+import { actualCost, requestedCost, type CostInput, type CostModel } from './cost-model.js';
 
 /** Items assumed for a plain list (a list embedded in a record, e.g. a VM's NICs). */
 const DEFAULT_LIST_SIZE = 1;
@@ -75,29 +74,40 @@ export interface CostExtension {
   throttleStatus?: ThrottleStatus;
 }
 
+/** An operation admitted and charged, until its cost is settled. */
+export interface CostCharge {
+  readonly input: CostInput;
+  /** The requested cost charged. */
+  readonly cost: number;
+  /** The budget charged. */
+  readonly key: string;
+  readonly throttle?: ThrottleStatus;
+}
+
 export interface QueryCost {
   /**
-   * Admits and charges operations. Goes before the response cache: it wraps the executor the
-   * cache wraps in turn, so an answer served from the cache never reaches it (nothing charged),
-   * and a refusal is what that executor answers (the cache sees it run, and does not keep it).
+   * Checks and charges an operation: its charge, the result to answer instead when it may not run,
+   * or null when it is not priced (execution rejects it itself).
    */
-  gate: Plugin<GatewayContext>;
-  /**
-   * Refunds what an operation did not use and reports `extensions.cost`. Goes after the response
-   * cache, so the cost of the execution that filled the cache is not kept with the answer.
-   */
-  report: Plugin<GatewayContext>;
+  admit(args: ExecutionArgs): Promise<CostCharge | ExecutionResult | null>;
+  /** Refunds what an execution did not use; its `extensions.cost`. */
+  settle(charge: CostCharge, data: ExecutionResult['data']): Promise<CostExtension>;
   /** Checks and charges a subscriber of a shared execution: the refusal to answer it, or null. */
   admitSubscriber(args: ExecutionArgs): Promise<ExecutionResult | null>;
   /** The key of the caller's budget: its `caller.key`, equal for every spelling of its credentials. */
   budgetKeyOf(context: GatewayContext): string;
   /**
-   * Runs one execution of a live query (`use-live-query.ts`) as the gate and the report run a
-   * query: refused (the refusal answered, `refused: true`, nothing run), or charged its requested
-   * cost, run, and refunded what it did not read, with `extensions.cost`. The gate lets live
-   * queries through, so that each run pays for itself.
+   * Runs one execution of a live query (`use-live-query.ts`) as `use-query-cost.ts` runs a query:
+   * refused (the refusal answered, `refused: true`, nothing run), or charged its requested cost,
+   * run, and refunded what it did not read, with `extensions.cost`. The gate lets live queries
+   * through, so that each run pays for itself.
    */
   runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }>;
+}
+
+/** Whether `admitted` is a charge (the operation may run), not a refusal. */
+export function isCharge(admitted: CostCharge | ExecutionResult): admitted is CostCharge {
+  return 'input' in admitted;
 }
 
 export function createQueryCost(options: QueryCostOptions): QueryCost {
@@ -113,12 +123,7 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
   const budgetKeyOf = (context: GatewayContext): string => context.caller.key;
   const budget = costBudget > 0 ? createBudgets(options, maxBudgets) : null;
 
-  type Admitted = { input: CostInput; cost: number; key: string; throttle?: ThrottleStatus };
-  /** Operations charged and not yet reported, by their context (one operation per context). */
-  const charged = new WeakMap<object, Admitted>();
-
-  /** Checks and charges an operation; the result to answer instead when it may not run. */
-  async function admit(args: ExecutionArgs): Promise<Admitted | ExecutionResult | null> {
+  async function admit(args: ExecutionArgs): Promise<CostCharge | ExecutionResult | null> {
     const input = costInput(args);
     if (input === null) return null;
     let cost = requestedCost(input, model);
@@ -150,11 +155,10 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
 
   async function admitSubscriber(args: ExecutionArgs): Promise<ExecutionResult | null> {
     const admitted = await admit(args);
-    return admitted !== null && !('input' in admitted) ? admitted : null;
+    return admitted !== null && !isCharge(admitted) ? admitted : null;
   }
 
-  /** Refunds what an execution did not use; its `extensions.cost`. */
-  async function settle(admitted: Admitted, data: ExecutionResult['data']): Promise<CostExtension> {
+  async function settle(admitted: CostCharge, data: ExecutionResult['data']): Promise<CostExtension> {
     let actual = actualCost(admitted.input, data, model);
     if (admitted.input.operation.operation === 'mutation') actual += mutationCost * Object.keys(data ?? {}).length;
     actual = Math.min(actual, admitted.cost);
@@ -167,45 +171,12 @@ export function createQueryCost(options: QueryCostOptions): QueryCost {
   async function runCharged(args: ExecutionArgs, execute: (args: ExecutionArgs) => Promise<ExecutionResult>): Promise<{ result: ExecutionResult; refused: boolean }> {
     const admitted = await admit(args);
     if (admitted === null) return { result: await execute(args), refused: false };
-    if (!('input' in admitted)) return { result: admitted, refused: true };
+    if (!isCharge(admitted)) return { result: admitted, refused: true };
     const result = await execute(args);
     return { result: { ...result, extensions: { ...result.extensions, cost: await settle(admitted, result.data) } }, refused: false };
   }
 
-  const gate: Plugin<GatewayContext> = {
-    onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn(async (args) => {
-        if (isLiveExecution(args.contextValue)) return executeFn(args);
-        const admitted = await admit(args);
-        if (admitted === null) return executeFn(args);
-        if (!('input' in admitted)) return admitted;
-        charged.set(args.contextValue as object, admitted);
-        return executeFn(args);
-      });
-    },
-    async onSubscribe({ args, setResultAndStopExecution }) {
-      // A subscription pays its requested cost once, when it starts.
-      if (isSharedExecution(args.contextValue)) return;
-      const refused = await admitSubscriber(args);
-      if (refused !== null) setResultAndStopExecution(refused);
-    },
-  };
-
-  const report: Plugin<GatewayContext> = {
-    onExecute({ args }) {
-      return {
-        async onExecuteDone({ result, setResult }) {
-          const admitted = charged.get(args.contextValue as object);
-          if (admitted === undefined) return;
-          charged.delete(args.contextValue as object);
-          // Incremental delivery (@defer/@stream) reports no cost: its parts arrive after this hook.
-          if (Symbol.asyncIterator in result) return;
-          setResult({ ...result, extensions: { ...result.extensions, cost: await settle(admitted, result.data) } });
-        },
-      };
-    },
-  };
-  return { gate, report, admitSubscriber, budgetKeyOf, runCharged };
+  return { admit, settle, admitSubscriber, budgetKeyOf, runCharged };
 }
 
 /** The budgets: in Redis with `fleet` (this process' own as the fallback), else in this process. */
