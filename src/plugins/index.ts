@@ -19,7 +19,7 @@ import type { LiveQueries } from '../live/live-queries.js';
 import { useReleaseValidation } from '../schema/releases.js';
 import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
 import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
-import type { Admission } from './execution/admission.js';
+import type { Admission } from '../admission/use-admission.js';
 import type { OperationCoalescing } from './execution/operation-coalescing.js';
 import { useJit } from './execution/use-jit.js';
 import { useLiveQuery } from './execution/use-live-query.js';

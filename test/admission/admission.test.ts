@@ -3,10 +3,9 @@
  * they are refused with 503 OVERLOADED, and the limit follows the event loop's utilization.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConcurrencyGate } from '../../src/execution/concurrency-gate.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { AdmissionControl, OverloadedError } from '../../src/execution/admission-control.js';
-import { createAdmission } from '../../src/plugins/execution/admission.js';
+import { AdmissionControl, OverloadedError } from '../../src/admission/admission-control.js';
+import { createAdmission } from '../../src/admission/use-admission.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
 
@@ -122,28 +121,6 @@ describe('ADMISSION_TARGET_UTILIZATION', () => {
       expect(() => loadConfig({ ADMISSION_TARGET_UTILIZATION: wrong })).toThrow(ConfigError);
       expect(() => loadConfig({ ADMISSION_TARGET_UTILIZATION: wrong })).toThrow(`ADMISSION_TARGET_UTILIZATION must be a number from 0 to 1, got "${wrong}"`);
     }
-  });
-});
-
-describe('ConcurrencyGate', () => {
-  it('lets the holders above a lowered limit finish without handing their places on', async () => {
-    const gate = new ConcurrencyGate(3, 10, () => new Error('full'));
-    const releases = await Promise.all([gate.acquire(), gate.acquire(), gate.acquire()]);
-    gate.limit = 1;
-    let admitted = false;
-    const waiting = gate.acquire().then((release) => {
-      admitted = true;
-      return release;
-    });
-    releases[0]!();
-    releases[1]!();
-    await tick();
-    expect(admitted).toBe(false);
-    expect({ active: gate.active, queued: gate.queued }).toEqual({ active: 1, queued: 1 });
-    releases[2]!();
-    (await waiting)();
-    expect(admitted).toBe(true);
-    expect({ active: gate.active, queued: gate.queued }).toEqual({ active: 0, queued: 0 });
   });
 });
 

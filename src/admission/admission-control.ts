@@ -1,11 +1,11 @@
 /**
- * The admission control itself, apart from the plugin that feeds it (`plugins/execution/admission.ts`):
+ * The admission control itself, beside the hook that feeds it (`use-admission.ts`):
  * the limit of operations running at once, the queue, and the refusal (`OverloadedError`) that
  * every transport answers as `OVERLOADED`. The live-query plugin and the graphql-ws bridge take
  * their places here too.
  */
 import { GraphQLError } from 'graphql';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConcurrencyGate } from '../utils/concurrency-gate.js';
 
 /**
  * Floor of the limit. Not lower: a thread slowed by something else (a neighbour on the CPU, a long

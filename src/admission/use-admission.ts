@@ -23,8 +23,8 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { AdmissionControl, OverloadedError, RETRY_AFTER_SECONDS, type AdmissionControlOptions } from '../../execution/admission-control.js';
-import { declaresBody } from '../../server/http-timeouts.js';
+import { AdmissionControl, OverloadedError, RETRY_AFTER_SECONDS, type AdmissionControlOptions } from './admission-control.js';
+import { declaresBody } from '../server/http-timeouts.js';
 
 /** How often the limit is adjusted, in ms. */
 const DEFAULT_INTERVAL_MS = 100;
