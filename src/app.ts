@@ -33,7 +33,7 @@ import { createAdmission } from './admission/use-admission.js';
 import { createParseCaches } from './execution/parse-cache.js';
 import { useDocs } from './plugins/routes/use-docs.js';
 import { useHealth } from './plugins/routes/use-health.js';
-import { createOperationCoalescing } from './plugins/execution/operation-coalescing.js';
+import { createOperationCoalescing } from './execution/operation-coalescing.js';
 import { useJobWebhook } from './plugins/routes/use-job-webhook.js';
 import { createOperationMetrics } from './plugins/observability/operation-metrics.js';
 import { useMetricsRoute } from './plugins/routes/use-metrics-route.js';

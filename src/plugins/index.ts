@@ -20,11 +20,12 @@ import { useReleaseValidation } from '../schema/releases.js';
 import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
 import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
 import type { Admission } from '../admission/use-admission.js';
-import type { OperationCoalescing } from './execution/operation-coalescing.js';
-import { useJit } from './execution/use-jit.js';
+import type { OperationCoalescing } from '../execution/operation-coalescing.js';
+import { useOperationCoalescing } from '../execution/use-operation-coalescing.js';
+import { useJit } from '../execution/use-jit.js';
 import { useLiveQuery } from './execution/use-live-query.js';
-import { useRecordDemand } from './execution/use-record-demand.js';
-import { useReleaseLoadedRecords } from './execution/use-release-loaded-records.js';
+import { useRecordDemand } from '../execution/use-record-demand.js';
+import { useReleaseLoadedRecords } from '../execution/use-release-loaded-records.js';
 import { useResponseCache, type ResponseCacheStore } from './execution/use-response-cache.js';
 import type { OperationMetrics } from './observability/operation-metrics.js';
 import type { OperationTracing } from './observability/operation-tracing.js';
@@ -122,7 +123,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     useVariableCoercion(),
     // After graphql-jit and before the cost gate: each caller is admitted, charged and reported on
     // its own, only the execution is shared (by callers the response cache did not answer).
-    ...(coalescing ? [coalescing.plugin] : []),
+    ...(coalescing ? [useOperationCoalescing(coalescing)] : []),
     // Between coalescing and the cost gate: each run of a live query is charged, and may share an
     // execution in flight of its own credential woken by the same change (see use-live-query.ts).
     useLiveQuery({

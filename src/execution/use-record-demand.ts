@@ -32,9 +32,9 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { setRecordDemand, type GatewayContext } from '../../context.js';
-import { recordBehind } from '../../schema/kit/record-fields.js';
-import { demandOf, EMBEDDED_LISTS, type DemandedRecord, type RecordDemand } from '../../upstream/demand.js';
+import { setRecordDemand, type GatewayContext } from '../context.js';
+import { recordBehind } from '../schema/kit/record-fields.js';
+import { demandOf, EMBEDDED_LISTS, type DemandedRecord, type RecordDemand } from '../upstream/demand.js';
 
 export function useRecordDemand(): Plugin<GatewayContext> {
   const demands = new WeakMap<DocumentNode, RecordDemand>();

@@ -10,7 +10,7 @@
  * ~14 MB cycle survived without this plugin, 0.8 MB with it.
  */
 import type { Plugin } from 'graphql-yoga';
-import { forgetLoadedRecords } from '../../context.js';
+import { forgetLoadedRecords } from '../context.js';
 
 export function useReleaseLoadedRecords(): Plugin {
   return {

@@ -12,7 +12,7 @@ import { callerOfRequest, createContext, forgetLoadedRecords, type GatewayContex
 import { createCursorKeeper } from '../../src/cursors/keeper.js';
 import { releaseDispatchedBatchesOnClear } from '../../src/observability/loader-batches.js';
 import type { JobManager } from '../../src/jobs/manager.js';
-import { useReleaseLoadedRecords } from '../../src/plugins/execution/use-release-loaded-records.js';
+import { useReleaseLoadedRecords } from '../../src/execution/use-release-loaded-records.js';
 import { schema } from '../../src/schema/index.js';
 import { VmInstanceRef } from '../../src/schema/vm-instance/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';

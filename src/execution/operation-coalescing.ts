@@ -15,9 +15,9 @@
  * caller always reads its own writes.
  *
  * Each caller goes through the whole plugin pipeline on its own (admitted, charged and reported by
- * cost and budget, counted, cached) except the execution itself: this plugin goes before the cost
- * gate in the plugin list, so the gate wraps it, and after graphql-jit, so the shared execution
- * runs the compiled function. Each caller gets its own copy of the result, so what the later
+ * cost and budget, counted, cached) except the execution itself: its hook
+ * (`use-operation-coalescing.ts`) goes before the cost gate in the plugin list, so the gate wraps
+ * it, and after graphql-jit, so the shared execution runs the compiled function. Each caller gets its own copy of the result, so what the later
  * plugins add (`extensions.cost`) is its own. The shared execution runs on a copy of the first
  * caller's context with loaders of its own and a hang-up signal of its own, aborted only when
  * every caller waiting for it has hung up: one client leaving never cancels the others' reads.
@@ -25,9 +25,9 @@
 import { initContextCache } from '@pothos/core';
 import { BREAK, getOperationAST, print, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
-import { SharedFlights, type FlightControl } from '../../upstream/shared-flights.js';
-import { liveRunGeneration } from '../../execution/execution-kind.js';
+import { forgetLoadedRecords, type GatewayContext } from '../context.js';
+import { SharedFlights, type FlightControl } from '../upstream/shared-flights.js';
+import { liveRunGeneration } from './execution-kind.js';
 
 export interface OperationCoalescingOptions {
   /** Called for every query that could share: `true` when it joined an execution in flight, `false` when it started one. */
@@ -35,8 +35,12 @@ export interface OperationCoalescingOptions {
 }
 
 export interface OperationCoalescing {
-  /** Goes after `useJit` and before the cost gate (see the module comment). */
-  readonly plugin: Plugin<GatewayContext>;
+  /**
+   * Runs a query with `execute`, the executor in place: joins the identical execution in flight,
+   * or starts the one later identical queries join. An operation that may not share (and a
+   * caller already gone, which is cancelled alone) runs on its own.
+   */
+  execute(args: ExecutionArgs, execute: Execute): ExecuteResult | Promise<ExecuteResult>;
   /**
    * A write of the credential whose job owner digest is `owner` finished: its queries in flight
    * take no new callers (read your writes).
@@ -45,7 +49,8 @@ export interface OperationCoalescing {
 }
 
 type ExecuteResult = Awaited<ReturnType<Parameters<NonNullable<Plugin['onExecute']>>[0]['executeFn']>>;
-type Execute = (args: ExecutionArgs) => ExecuteResult | Promise<ExecuteResult>;
+/** An executor, as envelop's `onExecute` hands it over. */
+export type Execute = (args: ExecutionArgs) => ExecuteResult | Promise<ExecuteResult>;
 
 export function createOperationCoalescing(options: OperationCoalescingOptions = {}): OperationCoalescing {
   // The same in-flight sharing as the upstream client's identical GETs: callers leave on their own
@@ -91,15 +96,11 @@ export function createOperationCoalescing(options: OperationCoalescingOptions = 
   }
 
   return {
-    plugin: {
-      onExecute({ executeFn, setExecuteFn }) {
-        setExecuteFn((args) => {
-          const key = keyOf(args);
-          // A caller already gone runs (and is cancelled) alone.
-          if (key === null || (args.contextValue as GatewayContext).signal?.aborted) return executeFn(args);
-          return join(key, args, executeFn);
-        });
-      },
+    execute(args, execute) {
+      const key = keyOf(args);
+      // A caller already gone runs (and is cancelled) alone.
+      if (key === null || (args.contextValue as GatewayContext).signal?.aborted) return execute(args);
+      return join(key, args, execute);
     },
     writeFinished(owner) {
       executions.close(owner);

@@ -2,7 +2,7 @@
  * Compiles each operation once with graphql-jit and runs the compiled function instead of
  * graphql-js's interpreter: the dashboard's ~3,000 fields cost noticeably less CPU (see
  * docs/performance/overview.md). An operation runs on graphql-jit only where graphql-jit answers exactly as
- * graphql-js (the differential test, `test/plugins/jit-differential.test.ts`, holds it to that);
+ * graphql-js (the differential test, `test/execution/jit-differential.test.ts`, holds it to that);
  * these run on graphql-js:
  *
  * - subscriptions: graphql-jit hands a subscription field's `subscribe` resolver the operation's

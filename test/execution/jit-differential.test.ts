@@ -37,7 +37,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { defaultConfig, type GatewayConfig } from '../../src/config/index.js';
-import { graphqlJsReason } from '../../src/plugins/execution/use-jit.js';
+import { graphqlJsReason } from '../../src/execution/use-jit.js';
 import { schema as builtSchema } from '../../src/schema/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { credentialHeaders, type CredentialHeaders } from '../support/harness.js';
