@@ -19,11 +19,12 @@ import type { LiveQueries } from '../live/live-queries.js';
 import { useReleaseValidation } from '../schema/releases.js';
 import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
 import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
+import { useSharedSubscriptions } from '../subscriptions/use-shared-subscriptions.js';
 import type { Admission } from '../admission/use-admission.js';
 import type { OperationCoalescing } from '../execution/operation-coalescing.js';
 import { useOperationCoalescing } from '../execution/use-operation-coalescing.js';
 import { useJit } from '../execution/use-jit.js';
-import { useLiveQuery } from './execution/use-live-query.js';
+import { useLiveQuery } from '../live/use-live-query.js';
 import { useRecordDemand } from '../execution/use-record-demand.js';
 import { useReleaseLoadedRecords } from '../execution/use-release-loaded-records.js';
 import type { ResponseCacheStore } from '../response-cache/store.js';
@@ -46,7 +47,8 @@ import { useShortErrorMessages } from './result/use-short-error-messages.js';
 import { useSseSingleConnection } from './result/use-sse-single-connection.js';
 import type { QueryCost } from '../cost/query-cost.js';
 import { useQueryCost } from '../cost/use-query-cost.js';
-import type { SubscriptionLimits } from './validation/subscription-limits.js';
+import type { SubscriptionLimits } from '../subscriptions/subscription-limits.js';
+import { useSubscriptionLimits } from '../subscriptions/use-subscription-limits.js';
 import { useMutationLimit } from './validation/use-mutation-limit.js';
 import { useOperationLimits } from './validation/use-operation-limits.js';
 
@@ -136,7 +138,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     // Around the response cache: an answer served from the cache is neither charged nor refused,
     // and the cost of the execution that filled it is not kept with it.
     cost.gate,
-    parts.subscriptionLimits.plugin,
+    useSubscriptionLimits(parts.subscriptionLimits),
     useResponseCache({ cache: parts.responseCache, responseCacheTtlMs: config.responseCacheTtlMs, onLookup: parts.onResponseCacheLookup }),
     cost.report,
     useDeferStream(),
@@ -144,7 +146,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     useMultipartSubscriptions(),
     useCompression({ compressionMinBytes: config.compressionMinBytes }),
     // Last: SSE subscribers of the same events join one execution of what the plugins above settled on.
-    parts.sharedSubscriptions.plugin,
+    useSharedSubscriptions(parts.sharedSubscriptions),
     // Before the answer is written, whichever plugin writes it: no error sends the caller's megabyte back.
     useShortErrorMessages(),
     // After every plugin that picks how a result is answered: it answers what none of them took.

@@ -13,13 +13,12 @@
  * (`isVerified`) are also capped per client address, over all of them, on this replica.
  *
  * graphql-ws subscriptions take their place in the WebSocket bridge (`take`, `release`); SSE and
- * multipart HTTP subscriptions through `plugin`, which frees the place when the stream ends.
+ * multipart HTTP subscriptions through `takeStream`, which their hook (`use-subscription-limits.ts`)
+ * calls and frees when the stream ends.
  */
 import { GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../../context.js';
-import { createCredentialPlaces, type FleetOptions } from '../../execution/credential-places.js';
-import { acceptsSubscriptionStream, isSharedExecution } from '../../execution/execution-kind.js';
+import type { GatewayContext } from '../context.js';
+import { createCredentialPlaces, type FleetOptions } from '../execution/credential-places.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket (`WS_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
@@ -58,8 +57,11 @@ export interface SubscriptionLimits {
   take(socket: LimitedSocket, id: string, context: GatewayContext): Promise<GraphQLError | null>;
   /** Frees subscription `id`'s place on the socket (nothing when it holds none). */
   release(socket: LimitedSocket, id: string): void;
-  /** Caps subscriptions over SSE per credential. */
-  readonly plugin: Plugin;
+  /**
+   * Takes a place for a subscription over SSE or multipart HTTP under the caller's credential: the
+   * function that frees it (once, however often called), or the error that refuses it.
+   */
+  takeStream(context: GatewayContext): Promise<(() => void) | GraphQLError>;
   /** Gives back, in Redis, the places still held (once the server has closed its streams). */
   close(): Promise<void>;
 }
@@ -132,30 +134,15 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
     return open;
   }
 
-  const plugin: Plugin = {
-    async onSubscribe({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as unknown as GatewayContext & { request?: Request };
-      // graphql-ws subscriptions were counted by the bridge; a shared execution is not a subscriber.
-      if (isSharedExecution(context) || !acceptsSubscriptionStream(context.request?.headers.get('accept') ?? null)) return undefined;
-      const place = await takePlace(context);
-      if (place instanceof GraphQLError) {
-        setResultAndStopExecution({ errors: [place] });
-        return undefined;
-      }
-      let held = true;
-      const free = (): void => {
-        if (held) releasePlace(place);
-        held = false;
-      };
-      return {
-        onSubscribeResult({ result }) {
-          if (!isAsyncIterable(result)) return free();
-          return { onEnd: free };
-        },
-        onSubscribeError: free,
-      };
-    },
-  };
+  async function takeStream(context: GatewayContext): Promise<(() => void) | GraphQLError> {
+    const place = await takePlace(context);
+    if (place instanceof GraphQLError) return place;
+    let held = true;
+    return () => {
+      if (held) releasePlace(place);
+      held = false;
+    };
+  }
 
   return {
     async take(socket, id, context) {
@@ -180,7 +167,7 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
       return null;
     },
     release,
-    plugin,
+    takeStream,
     close: () => perCredential.close(),
   };
 }

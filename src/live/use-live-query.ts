@@ -30,11 +30,11 @@ import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDe
 import { Repeater } from '@repeaterjs/repeater';
 import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { forgetLoadedRecords, type GatewayContext } from '../../context.js';
-import { OverloadedError, overloadedError } from '../../admission/admission-control.js';
-import { markLiveExecution, markMaybeLiveRequest, setLiveRunGeneration } from '../../execution/execution-kind.js';
-import type { SchemaCollections } from '../../live/collections.js';
-import type { LiveQueries } from '../../live/live-queries.js';
+import { forgetLoadedRecords, type GatewayContext } from '../context.js';
+import { OverloadedError, overloadedError } from '../admission/admission-control.js';
+import { markLiveExecution, markMaybeLiveRequest, setLiveRunGeneration } from '../execution/execution-kind.js';
+import type { SchemaCollections } from './collections.js';
+import type { LiveQueries } from './live-queries.js';
 
 export interface LiveQueryOptions {
   /** The open live queries: admission under the caps, invalidation, scheduling. */
