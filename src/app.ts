@@ -46,7 +46,7 @@ import { createResponseCacheStore } from './response-cache/store.js';
 import { endpointPlugins } from './plugins/index.js';
 import { useRootRedirect } from './plugins/routes/use-root-redirect.js';
 import { createSubscriptionLimits } from './subscriptions/subscription-limits.js';
-import { createTrustedDocuments, type TrustedDocuments } from './plugins/request/trusted-documents.js';
+import { createTrustedDocuments, type TrustedDocuments } from './trusted-documents/trusted-documents.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { buildSchema, schema } from './schema/index.js';
 import { servedSchema } from './schema/served.js';

@@ -32,10 +32,11 @@ import { useResponseCache } from '../response-cache/use-response-cache.js';
 import type { OperationMetrics } from './observability/operation-metrics.js';
 import type { OperationTracing } from './observability/operation-tracing.js';
 import { useUnexpectedErrorLogging } from './observability/use-unexpected-error-logging.js';
-import type { TrustedDocuments } from './request/trusted-documents.js';
+import type { TrustedDocuments } from '../trusted-documents/trusted-documents.js';
+import { useTrustedDocuments } from '../trusted-documents/use-trusted-documents.js';
 import { useCloseAfterRefusedBody } from './request/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './request/use-csrf-prevention.js';
-import { usePersistedQueries } from './request/use-persisted-queries.js';
+import { usePersistedQueries } from '../trusted-documents/use-persisted-queries.js';
 import { useRequestBodyLimit } from './request/use-request-body-limit.js';
 import { useRequestValidation } from './request/use-request-validation.js';
 import { useVariableCoercion } from './request/use-variable-coercion.js';
@@ -89,7 +90,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     parts.admission.plugin,
     // Before the parameters are checked: a request naming a trusted document by id has no query
     // until it is resolved here, and any other document is refused before anything reads it.
-    ...(trusted ? [trusted.plugin] : []),
+    ...(trusted ? [useTrustedDocuments(trusted)] : []),
     // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
     useRequestValidation(),
     // Before the limits and the cost: a refused operation is traced too.

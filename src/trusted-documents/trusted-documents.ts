@@ -16,16 +16,14 @@
  * the usual token limits, and runs only if every root field it selects is an introspection field
  * (`__schema`, `__type`, `__typename`): GraphiQL can load the schema, nothing else runs from text.
  *
- * The HTTP side is yoga's `usePersistedOperations` with its arbitrary operations off; the id is
- * resolved to the manifest's text, so every plugin after this one (parsing and validation caches,
- * limits, cost and budgets, the response cache) sees an ordinary request.
+ * The HTTP side (`use-trusted-documents.ts`) is yoga's `usePersistedOperations` with its arbitrary
+ * operations off; the id is resolved to the manifest's text, so every plugin after it (parsing and
+ * validation caches, limits, cost and budgets, the response cache) sees an ordinary request.
  */
-import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, type FieldNode, type GraphQLSchema, type ValidationRule } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { PERSISTED_QUERY_NOT_FOUND } from '../../errors/codes.js';
-import { loadTrustedManifest, ManifestError, MAX_DOCUMENT_ID_LENGTH, type TrustedManifest } from '../../trusted-documents/manifest.js';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
+import { loadTrustedManifest, ManifestError, MAX_DOCUMENT_ID_LENGTH, type TrustedManifest } from './manifest.js';
 
 export interface TrustedDocumentsOptions {
   /** The manifest's path: read (and checked against `schema`) at once, and again by `reload()`. */
@@ -41,8 +39,10 @@ export interface TrustedDocumentsOptions {
 }
 
 export interface TrustedDocuments {
-  /** The yoga plugin: resolves ids to documents over HTTP (POST, GET, SSE) and refuses the rest. */
-  readonly plugin: Plugin;
+  /** Whether text documents that select introspection fields only may run (GraphiQL's schema fetch). */
+  readonly allowsText: boolean;
+  /** The manifest's text of the operation `id`; throws `PERSISTED_QUERY_NOT_FOUND` when it holds none. */
+  documentOf(id: string): string;
   /**
    * The same rule for a graphql-ws subscribe payload (a `query` string, maybe empty, and whatever
    * else the client sent): the payload with the manifest's `query`, or the error to answer.
@@ -59,7 +59,7 @@ export const PERSISTED_QUERY_ONLY = 'PERSISTED_QUERY_ONLY';
 
 const INTROSPECTION_ROOT_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type', '__typename']);
 
-/** Reads the manifest (throwing a ManifestError that names the operation at fault) and builds the plugin on it. */
+/** Reads the manifest (throwing a ManifestError that names the operation at fault) and keeps the one in force. */
 export function createTrustedDocuments(options: TrustedDocumentsOptions): TrustedDocuments {
   const { path, schema, logger } = options;
   const allowText = options.graphiql;
@@ -72,32 +72,9 @@ export function createTrustedDocuments(options: TrustedDocumentsOptions): Truste
     return document;
   };
 
-  const persistedOperations = usePersistedOperations({
-    allowArbitraryOperations: allowText,
-    extractPersistedOperationId: (params, request) => extractDocumentId(params as unknown as Record<string, unknown>, request),
-    // A string, not a DocumentNode: the parse and validation caches keyed by text then serve it.
-    getPersistedOperation: (id) => documentOf(id),
-    customErrors: {
-      persistedQueryOnly: () => textRefused(),
-      keyNotFound: () => badRequest(`Send the id of an operation from the trusted-document manifest: extensions.persistedQuery.sha256Hash, documentId or doc_id.`),
-    },
-  });
-
-  const plugin: Plugin = {
-    onPluginInit({ addPlugin }) {
-      addPlugin(persistedOperations);
-    },
-    onValidate({ context, addValidationRule }) {
-      if (!allowText) return;
-      const query = (context as { params?: { query?: unknown } }).params?.query;
-      // A document of the manifest runs whichever way it came; any other text only if it introspects.
-      if (typeof query === 'string' && manifest.holdsDocument(query)) return;
-      addValidationRule(IntrospectionOnly);
-    },
-  };
-
   return {
-    plugin,
+    allowsText: allowText,
+    documentOf,
     resolveSubscribePayload(payload) {
       try {
         if (payload.query !== '') {
@@ -136,7 +113,7 @@ export function createTrustedDocuments(options: TrustedDocumentsOptions): Truste
  * The id a request names, from any of the places client stacks put it; null when it names none.
  * Throws BAD_REQUEST for an id of the wrong type or length, or two places naming different ids.
  */
-function extractDocumentId(params: Readonly<Record<string, unknown>>, request: Request | undefined): string | null {
+export function extractDocumentId(params: Readonly<Record<string, unknown>>, request: Request | undefined): string | null {
   const ids: unknown[] = [];
   const extensions = params.extensions;
   const persisted = typeof extensions === 'object' && extensions !== null ? (extensions as Record<string, unknown>).persistedQuery : undefined;
@@ -168,7 +145,7 @@ function extractDocumentId(params: Readonly<Record<string, unknown>>, request: R
 }
 
 /** Refuses every root field of a text document but the introspection ones. */
-const IntrospectionOnly: ValidationRule = (context) => ({
+export const IntrospectionOnly: ValidationRule = (context) => ({
   OperationDefinition(node) {
     const refused = node.selectionSet.selections.some(
       (selection) => selection.kind !== 'Field' || !INTROSPECTION_ROOT_FIELDS.has((selection as FieldNode).name.value),
@@ -177,7 +154,8 @@ const IntrospectionOnly: ValidationRule = (context) => ({
   },
 });
 
-function textRefused(): GraphQLError {
+/** The refusal of a text document. */
+export function textRefused(): GraphQLError {
   return new GraphQLError(
     'This gateway runs trusted documents only: send the id of an operation from its manifest (extensions.persistedQuery.sha256Hash, documentId or doc_id), not a document text.',
     { extensions: { code: PERSISTED_QUERY_ONLY, http: { status: 400 } } },
@@ -188,6 +166,11 @@ function notFound(id: string): GraphQLError {
   return new GraphQLError(`No operation of the trusted-document manifest has the id ${JSON.stringify(id)}.`, {
     extensions: { code: PERSISTED_QUERY_NOT_FOUND, http: { status: 404, headers: { 'cache-control': 'no-store' } } },
   });
+}
+
+/** The refusal of a request that names no operation of the manifest over HTTP. */
+export function missingDocumentId(): GraphQLError {
+  return badRequest(`Send the id of an operation from the trusted-document manifest: extensions.persistedQuery.sha256Hash, documentId or doc_id.`);
 }
 
 function badRequest(message: string): GraphQLError {

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { PERSISTED_QUERY_NOT_FOUND } from '../../errors/codes.js';
+import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
 
 /** Most queries kept. */
 const DEFAULT_MAX_QUERIES = 1_000;
