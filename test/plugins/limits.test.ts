@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DASHBOARD_QUERY as DASHBOARD } from '../../bench/dashboard.js';
 import { createApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/index.js';
-import { useUnexpectedErrorLogging } from '../../src/plugins/observability/use-unexpected-error-logging.js';
+import { useUnexpectedErrorLogging } from '../../src/observability/use-unexpected-error-logging.js';
 import { createSimulator } from '../../src/simulator/server.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
 import { subscribeWs } from '../support/subscriptions.js';

@@ -5,7 +5,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { failedRouteAnswer, requestLogger, requestPath } from './answers.js';
+import { failedRouteAnswer, requestLogger, requestPath } from '../utils/route-answers.js';
 
 export interface MetricsRouteOptions {
   /** The path answered. @default '/metrics' */

@@ -4,7 +4,7 @@
  * that failed.
  */
 import type { Logger } from 'pino';
-import { isRedisUnavailableError } from '../../redis/connection.js';
+import { isRedisUnavailableError } from '../redis/connection.js';
 
 /** The fetch API a plugin hook receives (`fetchAPI`). */
 export interface RouteFetchApi {

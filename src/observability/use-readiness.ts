@@ -1,6 +1,6 @@
 /**
- * `useReadiness(options)`: the readiness probe, on the model of graphql-yoga's `useReadinessCheck`.
- * Ready is this replica's own state, never its dependencies': `/readyz` answers 200
+ * `useReadiness(options)`: the readiness probe (`readiness.ts`), on the model of graphql-yoga's
+ * `useReadinessCheck`. Ready is this replica's own state, never its dependencies': `/readyz` answers 200
  * `{"status": "ready"}` once the app has started (schema built, connections opened, listening),
  * 503 `{"status": "starting"}` before and 503 `{"status": "draining"}` once it is stopping, so a
  * load balancer sends it no new work. The upstream and Redis are shared by every replica: were
@@ -12,30 +12,8 @@
  * timeout anyway.
  */
 import type { Plugin } from 'graphql-yoga';
-import { jsonAnswer, requestPath } from './answers.js';
-
-/** What the replica is, as `/readyz` and `gateway_ready` say. */
-export type ReadinessStatus = 'starting' | 'ready' | 'draining';
-
-export interface Readiness {
-  /** Called once the app has started: ready from then on, until it stops. */
-  markStarted(): void;
-  status(): ReadinessStatus;
-}
-
-/** The replica's readiness: `starting` until `markStarted`, `draining` once `stopping` aborts. */
-export function createReadiness(stopping: AbortSignal): Readiness {
-  let started = false;
-  return {
-    markStarted() {
-      started = true;
-    },
-    status() {
-      if (stopping.aborted) return 'draining';
-      return started ? 'ready' : 'starting';
-    },
-  };
-}
+import { jsonAnswer, requestPath } from '../utils/route-answers.js';
+import type { Readiness } from './readiness.js';
 
 export interface ReadinessOptions {
   /** The path answered. @default '/readyz' */

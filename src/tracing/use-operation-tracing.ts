@@ -20,7 +20,7 @@
 import type { Span, Tracer } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { SpanKind, contextFromTraceparent, recordFailure, startChildSpan, startSpan, type SpanScope } from '../../tracing/spans.js';
+import { SpanKind, contextFromTraceparent, recordFailure, startChildSpan, startSpan, type SpanScope } from './spans.js';
 
 /** The first context of a GraphQL operation (what yoga, or `graphql-ws-yoga.ts`, starts it with). */
 export interface OperationStart {

@@ -6,8 +6,9 @@
 import { GraphQLError } from 'graphql';
 import { useErrorHandler, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { traceFields, type SpanScope } from '../../tracing/spans.js';
-import { isUpstreamRequestError } from '../../upstream/errors.js';
+import { deepestOriginal } from '../errors/mask.js';
+import { traceFields, type SpanScope } from '../tracing/spans.js';
+import { isUpstreamRequestError } from '../upstream/errors.js';
 
 export interface UnexpectedErrorLoggingOptions {
   /** Where the errors go (level `error`). */
@@ -63,13 +64,4 @@ function requestIdOf(context: unknown): string | undefined {
 /** Whether the request's client hung up (duck-typed: the server adapter may hand out its own AbortSignal). */
 function clientHungUp(context: unknown): boolean {
   return requestContextOf(context)?.signal?.aborted === true;
-}
-
-/** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */
-export function deepestOriginal(error: unknown): unknown {
-  let current = error;
-  while (typeof current === 'object' && current !== null && 'originalError' in current && current.originalError) {
-    current = current.originalError;
-  }
-  return current;
 }

@@ -11,9 +11,9 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { WEBHOOK_PATH, type JobManager } from '../../jobs/manager.js';
-import { isRedisUnavailableError } from '../../redis/connection.js';
-import { failedRouteAnswer, jsonAnswer, requestLogger, requestPath, type RouteFetchApi } from './answers.js';
+import { WEBHOOK_PATH, type JobManager } from './manager.js';
+import { isRedisUnavailableError } from '../redis/connection.js';
+import { failedRouteAnswer, jsonAnswer, requestLogger, requestPath, type RouteFetchApi } from '../utils/route-answers.js';
 
 /**
  * Largest delivery, 1 MiB. Not `MAX_BODY_BYTES`, which bounds what clients send: a delivery comes

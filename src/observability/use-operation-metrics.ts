@@ -9,8 +9,8 @@
  */
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { GatewayMetrics } from '../../observability/metrics.js';
-import { isSharedExecution } from '../../execution/execution-kind.js';
+import type { GatewayMetrics } from './metrics.js';
+import { isSharedExecution } from '../execution/execution-kind.js';
 
 export interface UseMetricsOptions {
   /** Where to record. */
