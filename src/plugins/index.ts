@@ -16,7 +16,6 @@ import type { GatewayConfig } from '../config/index.js';
 import type { GatewayContext } from '../context.js';
 import type { SchemaCollections } from '../live/collections.js';
 import type { LiveQueries } from '../live/live-queries.js';
-import { useReleaseValidation } from '../schema/releases.js';
 import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
 import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
 import { useSharedSubscriptions } from '../subscriptions/use-shared-subscriptions.js';
@@ -52,6 +51,7 @@ import type { SubscriptionLimits } from '../subscriptions/subscription-limits.js
 import { useSubscriptionLimits } from '../subscriptions/use-subscription-limits.js';
 import { useMutationLimit } from './validation/use-mutation-limit.js';
 import { useOperationLimits } from './validation/use-operation-limits.js';
+import { useReleaseValidation } from './validation/use-release-validation.js';
 
 export interface EndpointPluginParts {
   config: GatewayConfig;
