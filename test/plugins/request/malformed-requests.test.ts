@@ -5,10 +5,10 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/index.js';
-import { createSimulator, type Simulator } from '../../src/simulator/server.js';
-import { credentialHeaders } from '../support/harness.js';
+import { createApp, type App } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/index.js';
+import { createSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { credentialHeaders } from '../../support/harness.js';
 
 /** A JSON list nested `levels` deep: `[[[]]]` for 3. */
 function nested(levels: number): string {

@@ -6,13 +6,13 @@ import { createSchema, createYoga } from 'graphql-yoga';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The dashboard the bench measures and the batching test pins: its cost must fit the limits.
-import { DASHBOARD_QUERY as DASHBOARD } from '../../bench/dashboard.js';
-import { createApp } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/index.js';
-import { useUnexpectedErrorLogging } from '../../src/observability/use-unexpected-error-logging.js';
-import { createSimulator } from '../../src/simulator/server.js';
-import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
-import { subscribeWs } from '../support/subscriptions.js';
+import { DASHBOARD_QUERY as DASHBOARD } from '../../../bench/dashboard.js';
+import { createApp } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/index.js';
+import { useUnexpectedErrorLogging } from '../../../src/observability/use-unexpected-error-logging.js';
+import { createSimulator } from '../../../src/simulator/server.js';
+import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../../support/harness.js';
+import { subscribeWs } from '../../support/subscriptions.js';
 
 /** POSTs a raw body to /graphql and answers the status, headers and parsed JSON body. */
 async function post(harness: Harness, body: string, headers: Record<string, string> = {}) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../../support/harness.js';
 
 describe('useCompression', () => {
   let harness: Harness;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { errorCodes, startHarness, type Harness } from '../support/harness.js';
+import { errorCodes, startHarness, type Harness } from '../../support/harness.js';
 
 interface Answer {
   status: number;
