@@ -303,7 +303,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
       maxRequestBodySize: false,
       cors: corsOptions(config.corsOrigins),
-      // Cross-cutting features from src/plugins/, in the order `endpointPlugins` gives and explains.
+      // Every hook, in the order `endpointPlugins` (src/plugins/index.ts) gives and explains.
       plugins: endpointPlugins({
         config,
         logger,

@@ -2,40 +2,51 @@
  * The ordered list of yoga plugins an endpoint runs, and why each stands where it does. Yoga calls
  * a hook of every plugin in this order (`onRequest`, `onParams`, `onValidate`, `onExecute`, ...),
  * and a plugin that wraps the executor wraps whatever the plugins before it put in place, so the
- * order is part of the behaviour. The parts that are more than a plugin (admission control, cost,
- * subscription limits, coalescing, shared subscriptions, tracing, metrics, trusted documents) are
- * built once by `app.ts` and handed over here; no plugin imports another (what one marks and
- * another reads goes through `execution/execution-kind.ts`).
+ * order is part of the behaviour.
+ *
+ * This folder holds that list and the stateless hooks, grouped by the stage they serve, as
+ * graphql-yoga groups its own: `request/` (what a request may be), `result/` (how an answer is
+ * sent), `routes/` (the gateway's own pages) and `validation/` (what an operation may ask). A
+ * feature that keeps state has a folder of its own, its logic beside its `use-*.ts` hook: cost,
+ * admission, execution (graphql-jit, record demand, coalescing), the response cache, subscriptions,
+ * live queries, trusted documents, observability, tracing and jobs. Their state is built once by
+ * `app.ts` and handed over here. Only this list and `app.ts` import a hook (a lint rule holds it);
+ * no hook imports another (what one marks and another reads goes through
+ * `execution/execution-kind.ts`).
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Admission } from '../admission/use-admission.js';
 import type { GatewayConfig } from '../config/index.js';
 import type { GatewayContext } from '../context.js';
-import type { SchemaCollections } from '../live/collections.js';
-import type { LiveQueries } from '../live/live-queries.js';
-import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
-import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
-import { useSharedSubscriptions } from '../subscriptions/use-shared-subscriptions.js';
-import type { Admission } from '../admission/use-admission.js';
+import type { QueryCost } from '../cost/query-cost.js';
+import { useQueryCost } from '../cost/use-query-cost.js';
 import type { OperationCoalescing } from '../execution/operation-coalescing.js';
-import { useOperationCoalescing } from '../execution/use-operation-coalescing.js';
 import { useJit } from '../execution/use-jit.js';
-import { useLiveQuery } from '../live/use-live-query.js';
+import { useOperationCoalescing } from '../execution/use-operation-coalescing.js';
 import { useRecordDemand } from '../execution/use-record-demand.js';
 import { useReleaseLoadedRecords } from '../execution/use-release-loaded-records.js';
+import type { SchemaCollections } from '../live/collections.js';
+import type { LiveQueries } from '../live/live-queries.js';
+import { useLiveQuery } from '../live/use-live-query.js';
+import type { OperationMetrics } from '../observability/use-operation-metrics.js';
+import { useUnexpectedErrorLogging } from '../observability/use-unexpected-error-logging.js';
 import type { ResponseCacheStore } from '../response-cache/store.js';
 import { useResponseCache } from '../response-cache/use-response-cache.js';
-import type { OperationMetrics } from '../observability/use-operation-metrics.js';
+import type { ServerContext } from '../subscriptions/graphql-ws-yoga.js';
+import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
+import type { SubscriptionLimits } from '../subscriptions/subscription-limits.js';
+import { useSharedSubscriptions } from '../subscriptions/use-shared-subscriptions.js';
+import { useSubscriptionLimits } from '../subscriptions/use-subscription-limits.js';
 import type { OperationTracing } from '../tracing/use-operation-tracing.js';
-import { useUnexpectedErrorLogging } from '../observability/use-unexpected-error-logging.js';
 import type { TrustedDocuments } from '../trusted-documents/trusted-documents.js';
+import { usePersistedQueries } from '../trusted-documents/use-persisted-queries.js';
 import { useTrustedDocuments } from '../trusted-documents/use-trusted-documents.js';
 import { useCloseAfterRefusedBody } from './request/use-close-after-refused-body.js';
 import { useCsrfPrevention } from './request/use-csrf-prevention.js';
-import { usePersistedQueries } from '../trusted-documents/use-persisted-queries.js';
 import { useRequestBodyLimit } from './request/use-request-body-limit.js';
 import { useRequestValidation } from './request/use-request-validation.js';
 import { useVariableCoercion } from './request/use-variable-coercion.js';
@@ -45,10 +56,6 @@ import { useCompression } from './result/use-compression.js';
 import { useMultipartSubscriptions } from './result/use-multipart-subscriptions.js';
 import { useShortErrorMessages } from './result/use-short-error-messages.js';
 import { useSseSingleConnection } from './result/use-sse-single-connection.js';
-import type { QueryCost } from '../cost/query-cost.js';
-import { useQueryCost } from '../cost/use-query-cost.js';
-import type { SubscriptionLimits } from '../subscriptions/subscription-limits.js';
-import { useSubscriptionLimits } from '../subscriptions/use-subscription-limits.js';
 import { useMutationLimit } from './validation/use-mutation-limit.js';
 import { useOperationLimits } from './validation/use-operation-limits.js';
 import { useReleaseValidation } from './validation/use-release-validation.js';
