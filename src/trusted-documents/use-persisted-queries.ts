@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { PERSISTED_QUERY_NOT_FOUND } from '../errors/codes.js';
+import { getRecentlyUsed } from '../utils/recently-used.js';
 
 /** Most queries kept. */
 const DEFAULT_MAX_QUERIES = 1_000;
@@ -86,14 +87,7 @@ function sha256(text: string): string {
 function createQueryStore(max: number): { get(hash: string): string | undefined; set(hash: string, query: string): void } {
   const queries = new Map<string, string>();
   return {
-    get(hash) {
-      const query = queries.get(hash);
-      if (query !== undefined) {
-        queries.delete(hash);
-        queries.set(hash, query);
-      }
-      return query;
-    },
+    get: (hash) => getRecentlyUsed(queries, hash),
     set(hash, query) {
       queries.delete(hash);
       queries.set(hash, query);
