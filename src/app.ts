@@ -29,7 +29,7 @@ import { maskUnexpectedError } from './errors/mask.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './observability/metrics.js';
 import { createUnrecognizedValues, withUnrecognizedValueObserver } from './observability/unrecognized-values.js';
 import { createNodeServer } from './server/node-server.js';
-import { createAdmission } from './admission/use-admission.js';
+import { createAdmission } from './admission/admission-control.js';
 import { createParseCaches } from './execution/parse-cache.js';
 import { useDocs } from './plugins/routes/use-docs.js';
 import { useHealth } from './plugins/routes/use-health.js';

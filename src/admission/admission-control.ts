@@ -1,9 +1,30 @@
 /**
- * The admission control itself, beside the hook that feeds it (`use-admission.ts`):
- * the limit of operations running at once, the queue, and the refusal (`OverloadedError`) that
- * every transport answers as `OVERLOADED`. The live-query plugin and the graphql-ws bridge take
- * their places here too.
+ * Admission control: how many GraphQL operations run at once, adapted to how busy the process is.
+ *
+ * Node runs every operation on one thread. Once that thread is saturated, admitting more
+ * operations only interleaves more of them on it: each takes longer, the slowest much longer, and
+ * each holds its answers, records and results in memory all that time, which the garbage
+ * collector copies at every young-generation collection. So operations beyond the limit wait,
+ * first come first served, before their body is even read, and the admitted ones finish sooner.
+ *
+ * The limit follows the event loop's utilization (the share of the time it was running code), not
+ * operation latency, which mostly measures the upstream: every `intervalMs`, at or above
+ * `admissionTargetUtilization` the limit shrinks by a tenth (not below `min`); below it, if
+ * operations had to wait, it grows by a tenth (not above `maxConcurrentOperations`). So it settles near the fewest operations that
+ * keep the thread busy: a slow upstream with an idle thread never caps concurrency, and a
+ * saturated thread settles near the floor.
+ *
+ * Beyond `maxQueuedOperations` waiting, an operation is refused at once: 503 `OVERLOADED` with
+ * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
+ * SSE subscriptions are not counted (they last as long as the client wants).
+ *
+ * Here: the limit of operations running at once, the queue, the refusal (`OverloadedError`) that
+ * every transport answers as `OVERLOADED`, and the measuring of the event loop
+ * (`createAdmission`). Operations over HTTP take their place through the hook
+ * (`use-admission.ts`); live-query runs and queries and mutations over graphql-ws take theirs
+ * from `control` directly (the WebSocket bridge is wired in `app.ts`).
  */
+import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import { ConcurrencyGate } from '../utils/concurrency-gate.js';
 
@@ -95,4 +116,42 @@ export function overloadedError(error: OverloadedError): GraphQLError {
   return new GraphQLError(`The gateway is overloaded (${error.message}); retry after ${RETRY_AFTER_SECONDS} s.`, {
     extensions: { code: 'OVERLOADED', retryAfter: RETRY_AFTER_SECONDS },
   });
+}
+
+/** How often the limit is adjusted, in ms. */
+const DEFAULT_INTERVAL_MS = 100;
+
+export interface AdmissionOptions extends AdmissionControlOptions {
+  /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `maxConcurrentOperations`. */
+  admissionTargetUtilization: number;
+  /** How often the limit is adjusted. @default DEFAULT_INTERVAL_MS */
+  intervalMs?: number;
+}
+
+export interface Admission {
+  readonly control: AdmissionControl;
+  /** Stops measuring the event loop. */
+  close(): void;
+}
+
+/** The admission control, its limit adjusted every `intervalMs` to the event loop's utilization. */
+export function createAdmission(options: AdmissionOptions): Admission {
+  const control = new AdmissionControl(options);
+  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  let timer: NodeJS.Timeout | undefined;
+  if (options.admissionTargetUtilization > 0) {
+    let since = performance.eventLoopUtilization();
+    timer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      control.adjust(performance.eventLoopUtilization(now, since).utilization, options.admissionTargetUtilization);
+      since = now;
+    }, intervalMs);
+    timer.unref();
+  }
+  return {
+    control,
+    close() {
+      clearInterval(timer);
+    },
+  };
 }

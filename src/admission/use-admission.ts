@@ -1,62 +1,16 @@
 /**
- * Admission control: how many GraphQL operations run at once, adapted to how busy the process is.
- *
- * Node runs every operation on one thread. Once that thread is saturated, admitting more
- * operations only interleaves more of them on it: each takes longer, the slowest much longer, and
- * each holds its answers, records and results in memory all that time, which the garbage
- * collector copies at every young-generation collection. So operations beyond the limit wait,
- * first come first served, before their body is even read, and the admitted ones finish sooner.
- *
- * The limit follows the event loop's utilization (the share of the time it was running code), not
- * operation latency, which mostly measures the upstream: every `intervalMs`, at or above
- * `admissionTargetUtilization` the limit shrinks by a tenth (not below `min`); below it, if
- * operations had to wait, it grows by a tenth (not above `maxConcurrentOperations`). So it settles near the fewest operations that
- * keep the thread busy: a slow upstream with an idle thread never caps concurrency, and a
- * saturated thread settles near the floor.
- *
- * Beyond `maxQueuedOperations` waiting, an operation is refused at once: 503 `OVERLOADED` with
- * `Retry-After`, so a burst cannot pile up memory. A waiting client that hangs up leaves the queue.
- * SSE subscriptions are not counted (they last as long as the client wants). Queries and mutations
- * over graphql-ws take their place through `control` (see the WebSocket bridge in `app.ts`).
+ * `useAdmission(control)`: operations over HTTP wait for their place under the admission control
+ * (`admission-control.ts`) before their body is even read, and give it back with their response.
+ * A refused one is answered 503 `OVERLOADED` with `Retry-After`; a waiting client that hangs up
+ * leaves the queue. SSE subscriptions are not counted (they last as long as the client wants).
  */
 import type { IncomingMessage } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { AdmissionControl, OverloadedError, RETRY_AFTER_SECONDS, type AdmissionControlOptions } from './admission-control.js';
 import { declaresBody } from '../server/http-timeouts.js';
+import { OverloadedError, RETRY_AFTER_SECONDS, type AdmissionControl } from './admission-control.js';
 
-/** How often the limit is adjusted, in ms. */
-const DEFAULT_INTERVAL_MS = 100;
-
-export interface AdmissionOptions extends AdmissionControlOptions {
-  /** Event-loop utilization (0 to 1) at or above which the limit shrinks (`ADMISSION_TARGET_UTILIZATION`); 0 keeps the limit at `maxConcurrentOperations`. */
-  admissionTargetUtilization: number;
-  /** How often the limit is adjusted. @default DEFAULT_INTERVAL_MS */
-  intervalMs?: number;
-}
-
-export interface Admission {
-  readonly control: AdmissionControl;
-  readonly plugin: Plugin;
-  /** Stops measuring the event loop. */
-  close(): void;
-}
-
-export function createAdmission(options: AdmissionOptions): Admission {
-  const control = new AdmissionControl(options);
-  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
-  let timer: NodeJS.Timeout | undefined;
-  if (options.admissionTargetUtilization > 0) {
-    let since = performance.eventLoopUtilization();
-    timer = setInterval(() => {
-      const now = performance.eventLoopUtilization();
-      control.adjust(performance.eventLoopUtilization(now, since).utilization, options.admissionTargetUtilization);
-      since = now;
-    }, intervalMs);
-    timer.unref();
-  }
-
+export function useAdmission(control: Pick<AdmissionControl, 'acquire'>): Plugin {
   // Keyed by the server context, which (unlike the request) no plugin can replace.
   const releases = new WeakMap<object, () => void>();
   /** Requests whose body was still arriving: they take their place once it is in (`onRequestParse`). */
@@ -69,7 +23,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     (serverContext as ServerContext).res?.once?.('close', release);
   }
 
-  const plugin: Plugin = {
+  return {
     async onRequest({ request, serverContext, endResponse, fetchAPI }) {
       if (request.headers.get('accept')?.includes('text/event-stream')) return;
       // A client that stalls its body must not hold a place others wait for (issue 19: 100 stalled
@@ -104,14 +58,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
     onResponse({ serverContext }) {
       releases.get(serverContext)?.();
       releases.delete(serverContext);
-    },
-  };
-
-  return {
-    control,
-    plugin,
-    close() {
-      clearInterval(timer);
     },
   };
 }

@@ -19,7 +19,8 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { Admission } from '../admission/use-admission.js';
+import type { Admission } from '../admission/admission-control.js';
+import { useAdmission } from '../admission/use-admission.js';
 import type { GatewayConfig } from '../config/index.js';
 import type { GatewayContext } from '../context.js';
 import type { QueryCost } from '../cost/query-cost.js';
@@ -94,7 +95,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     // The gateway's own routes first: they answer before admission, parsing or any limit.
     ...parts.routes,
     // First of the GraphQL ones: an operation waiting for its turn has not even had its body read.
-    parts.admission.plugin,
+    useAdmission(parts.admission.control),
     // Before the parameters are checked: a request naming a trusted document by id has no query
     // until it is resolved here, and any other document is refused before anything reads it.
     ...(trusted ? [useTrustedDocuments(trusted)] : []),

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { AdmissionControl, OverloadedError } from '../../src/admission/admission-control.js';
-import { createAdmission } from '../../src/admission/use-admission.js';
+import { createAdmission } from '../../src/admission/admission-control.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';
 import { eventually } from '../support/process.js';
 
