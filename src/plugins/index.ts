@@ -33,7 +33,8 @@ import { useReleaseLoadedRecords } from '../execution/use-release-loaded-records
 import type { SchemaCollections } from '../live/collections.js';
 import type { LiveQueries } from '../live/live-queries.js';
 import { useLiveQuery } from '../live/use-live-query.js';
-import type { OperationMetrics } from '../observability/use-operation-metrics.js';
+import type { OperationMetrics } from '../observability/operation-metrics.js';
+import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import { useUnexpectedErrorLogging } from '../observability/use-unexpected-error-logging.js';
 import type { ResponseCacheStore } from '../response-cache/store.js';
 import { useResponseCache } from '../response-cache/use-response-cache.js';
@@ -42,7 +43,8 @@ import type { SharedSubscriptions } from '../subscriptions/shared-subscriptions.
 import type { SubscriptionLimits } from '../subscriptions/subscription-limits.js';
 import { useSharedSubscriptions } from '../subscriptions/use-shared-subscriptions.js';
 import { useSubscriptionLimits } from '../subscriptions/use-subscription-limits.js';
-import type { OperationTracing } from '../tracing/use-operation-tracing.js';
+import type { OperationTracing } from '../tracing/operation-tracing.js';
+import { useOperationTracing } from '../tracing/use-operation-tracing.js';
 import type { TrustedDocuments } from '../trusted-documents/trusted-documents.js';
 import { usePersistedQueries } from '../trusted-documents/use-persisted-queries.js';
 import { useTrustedDocuments } from '../trusted-documents/use-trusted-documents.js';
@@ -102,7 +104,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     // Before any plugin reads the parameters: a malformed request is a 400, not their TypeError.
     useRequestValidation(),
     // Before the limits and the cost: a refused operation is traced too.
-    ...(operationTracing ? [operationTracing.plugin] : []),
+    ...(operationTracing ? [useOperationTracing(operationTracing)] : []),
     ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
     // graphql-sse's single connection mode; its distinct connections mode is yoga's own SSE.
     useSseSingleConnection({ endpoint: parts.path, maxBodyBytes: config.maxBodyBytes }),
@@ -122,7 +124,7 @@ export function endpointPlugins(parts: EndpointPluginParts): EndpointPlugins {
     useMutationLimit(config.maxMutations),
     ...(config.upstreamVersion === undefined ? [] : [useReleaseValidation({ fullSchema: parts.fullSchema, upstreamVersion: config.upstreamVersion })]),
     useUnexpectedErrorLogging({ logger: parts.logger }),
-    parts.operationMetrics.plugin,
+    useOperationMetrics(parts.operationMetrics),
     // Before the response cache, which wraps whatever executor is in place when it runs.
     ...(config.graphqlJit ? [useJit()] : []),
     useReleaseLoadedRecords(),

@@ -1,173 +1,57 @@
 /**
- * `createOperationTracing(tracer)`: one span per GraphQL operation, whatever carried it (HTTP,
- * SSE, graphql-ws), with its parse, validate and execute (or subscribe) under it. A W3C
- * `traceparent` the caller sent makes the operation's span its child: the request's header, or
- * over WebSocket the operation's `extensions.traceparent` or the connection's
- * `connectionParams.traceparent`.
- *
- * The operation's `SpanScope` goes to the request context's upstream session (`scopeOf`, called
- * by the context factory), so the loader batches and upstream calls of the execution land under
- * it, passed explicitly: no context manager (see `src/tracing/spans.ts`). While the execution
- * runs, the scope points at its execute span, so they land under that.
- *
- * Why not `@envelop/opentelemetry` or `@graphql-hive/plugin-opentelemetry`: the first is written
- * against the 1.x SDK and traces execution and resolvers only, its parent taken from the active
- * context; the second is Hive Gateway's runtime, whose spans follow the active context through
- * the AsyncLocalStorage context manager it installs (`docs/performance/tuning.md`: a tenth of the
- * throughput). Neither could hand the operation's span to the gateway's loaders and upstream
- * client, which is what ties a slow dashboard to the upstream call that made it slow.
+ * `useOperationTracing(tracing)`: the operation tracing (`operation-tracing.ts`) on yoga's
+ * pipeline: parse and validate each get a span under the operation's, the execution (or
+ * subscription) one that the upstream calls land under, and the operation's span ends with its
+ * execution, its failure, or its answer when nothing executed.
  */
-import type { Span, Tracer } from '@opentelemetry/api';
-import { getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { SpanKind, contextFromTraceparent, recordFailure, startChildSpan, startSpan, type SpanScope } from './spans.js';
+import type { OperationStart, OperationTracing } from './operation-tracing.js';
+import { recordFailure, startChildSpan } from './spans.js';
 
-/** The first context of a GraphQL operation (what yoga, or `graphql-ws-yoga.ts`, starts it with). */
-export interface OperationStart {
-  request: Request;
-  params?: { extensions?: Record<string, unknown> | undefined } | undefined;
-  connectionParams?: Readonly<Record<string, unknown>> | undefined;
-}
-
-/** The scope of one operation: its own span, where its children go now, whether it ended. */
-export interface OperationScope extends SpanScope {
-  readonly operation: Span;
-  ended: boolean;
-}
-
-export interface OperationTracing {
-  readonly plugin: Plugin;
-  /** The operation's scope, made by its first GraphQL step (parse, or the context factory). */
-  scopeOf(start: OperationStart): OperationScope;
-  /**
-   * Ends the span of an operation refused before it ran where no plugin hook follows (graphql-ws:
-   * admission, subscription limits), named after its operation and failed with `error`.
-   */
-  refused(operation: Pick<ExecutionArgs, 'document' | 'operationName' | 'contextValue'>, error: unknown): void;
-}
-
-export function createOperationTracing(tracer: Tracer): OperationTracing {
-  // By request: each HTTP request and each graphql-ws operation has its own (yoga's batching is off).
-  const scopes = new WeakMap<Request, OperationScope>();
-
-  function scopeOf(start: OperationStart): OperationScope {
-    let scope = scopes.get(start.request);
-    if (scope === undefined) {
-      const span = startSpan(tracer, 'GraphQL Operation', {
-        parent: contextFromTraceparent(...callerTrace(start)),
-        kind: SpanKind.SERVER,
-        attributes: { 'graphql.transport': transportOf(start) },
-      });
-      scope = { tracer, span, operation: span, upstreamRequests: 0, ended: false };
-      scopes.set(start.request, scope);
-    }
-    return scope;
-  }
-
-  function endOperation(scope: OperationScope, error?: unknown): void {
-    if (scope.ended) return;
-    scope.ended = true;
-    if (error !== undefined) recordFailure(scope.operation, error);
-    scope.operation.end();
-  }
-
-  /** Names the operation's span after its operation (`query Dashboard`), once its document is known. */
-  function nameOperation(scope: OperationScope, document: DocumentNode, operationName: string | null | undefined): void {
-    const operation = getOperationAST(document, operationName);
-    if (!operation) return;
-    const name = operation.name?.value;
-    scope.operation.updateName(name === undefined ? operation.operation : `${operation.operation} ${name}`);
-    scope.operation.setAttribute('graphql.operation.type', operation.operation);
-    if (name !== undefined) scope.operation.setAttribute('graphql.operation.name', name);
-  }
-
-  /** Runs the execution (or subscription) in a span of its own, ending the operation with it. */
-  function traceExecution(scope: OperationScope | undefined, name: string) {
-    if (scope === undefined || scope.ended) return undefined;
-    const span = startChildSpan(scope, name);
-    scope.span = span;
-    const end = (result?: ExecutionResult): void => {
-      if (result?.errors !== undefined && result.errors.length > 0) span.setAttribute('graphql.errors', result.errors.length);
-      span.end();
-      scope.span = scope.operation;
-      endOperation(scope);
-    };
-    return ({ result }: { result: ExecutionResult | AsyncIterable<ExecutionResult> }) => {
-      // A subscription, `@defer` or `@stream`: over when its last part is.
-      if (isAsyncIterable(result)) return { onEnd: () => end() };
-      end(result);
-      return undefined;
-    };
-  }
-
-  const plugin: Plugin = {
+export function useOperationTracing(tracing: OperationTracing): Plugin {
+  return {
     onParse({ context }) {
-      const scope = scopeOf(context as unknown as OperationStart);
+      const scope = tracing.scopeOf(context as unknown as OperationStart);
       const span = startChildSpan(scope, 'graphql.parse');
       return ({ result }) => {
         if (result instanceof Error) {
           recordFailure(span, result);
-          endOperation(scope, result);
+          tracing.endOperation(scope, result);
         }
         span.end();
       };
     },
     onValidate({ context }) {
-      const scope = scopeOf(context as unknown as OperationStart);
+      const scope = tracing.scopeOf(context as unknown as OperationStart);
       const span = startChildSpan(scope, 'graphql.validate');
       return ({ result }) => {
         if (result.length > 0) {
           span.setAttribute('graphql.errors', result.length);
           recordFailure(span, result[0]);
           span.end();
-          endOperation(scope, result[0]);
+          tracing.endOperation(scope, result[0]);
           return;
         }
         span.end();
       };
     },
     onExecute({ args }) {
-      const scope = scopes.get((args.contextValue as Partial<OperationStart>).request as Request);
-      if (scope !== undefined) nameOperation(scope, args.document, args.operationName);
-      const done = traceExecution(scope, 'graphql.execute');
+      const scope = tracing.scopeOfRequest((args.contextValue as Partial<OperationStart>).request);
+      if (scope !== undefined) tracing.nameOperation(scope, args.document, args.operationName);
+      const done = tracing.traceExecution(scope, 'graphql.execute');
       return done === undefined ? undefined : { onExecuteDone: done };
     },
     onSubscribe({ args }) {
-      const scope = scopes.get((args.contextValue as Partial<OperationStart>).request as Request);
-      if (scope !== undefined) nameOperation(scope, args.document, args.operationName);
-      const done = traceExecution(scope, 'graphql.subscribe');
+      const scope = tracing.scopeOfRequest((args.contextValue as Partial<OperationStart>).request);
+      if (scope !== undefined) tracing.nameOperation(scope, args.document, args.operationName);
+      const done = tracing.traceExecution(scope, 'graphql.subscribe');
       return done === undefined ? undefined : { onSubscribeResult: done };
     },
     // An operation answered without an execution (refused by a limit or the cost gate, a cached
     // answer): over when its answer is.
     onResultProcess({ request, result }) {
-      const scope = scopes.get(request);
-      if (scope !== undefined && !isAsyncIterable(result)) endOperation(scope);
+      const scope = tracing.scopeOfRequest(request);
+      if (scope !== undefined && !isAsyncIterable(result)) tracing.endOperation(scope);
     },
   };
-  function refused(operation: Pick<ExecutionArgs, 'document' | 'operationName' | 'contextValue'>, error: unknown): void {
-    const scope = scopes.get((operation.contextValue as Partial<OperationStart>).request as Request);
-    if (scope === undefined) return;
-    nameOperation(scope, operation.document, operation.operationName);
-    endOperation(scope, error);
-  }
-
-  return { plugin, scopeOf, refused };
-}
-
-/** The caller's `traceparent` and `tracestate`: the request's headers, else the operation's extensions, else the connection's parameters. */
-function callerTrace(start: OperationStart): [string | undefined, string | undefined] {
-  const header = start.request.headers.get('traceparent');
-  if (header !== null) return [header, start.request.headers.get('tracestate') ?? undefined];
-  for (const source of [start.params?.extensions, start.connectionParams]) {
-    const traceparent = source?.traceparent;
-    if (typeof traceparent === 'string') return [traceparent, typeof source?.tracestate === 'string' ? source.tracestate : undefined];
-  }
-  return [undefined, undefined];
-}
-
-function transportOf(start: OperationStart): string {
-  // graphql-ws-yoga.ts passes the key, even for a connection without parameters.
-  if ('connectionParams' in start) return 'graphql-ws';
-  return start.request.headers.get('accept')?.includes('text/event-stream') ? 'sse' : 'http';
 }
