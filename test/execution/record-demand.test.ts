@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { DASHBOARD_QUERY } from '../../bench/dashboard.js';
 import { defaultConfig, type GatewayConfig } from '../../src/config/index.js';
-import { recordDemandOf } from '../../src/execution/use-record-demand.js';
+import { recordDemandOf } from '../../src/execution/record-demand.js';
 import { schema } from '../../src/schema/index.js';
 import { createSimulator, type Simulator } from '../../src/simulator/server.js';
 import { DecodeError, RecordDecoder } from '../../src/upstream/decode.js';
