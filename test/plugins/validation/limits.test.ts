@@ -1,16 +1,11 @@
 /**
- * Operation limits, query cost and budgets, and transport safety: every abusive request gets its
- * documented error (docs/security/limits-and-cost.md) and costs the upstream nothing.
+ * Operation limits and transport safety: every abusive request gets its documented error
+ * (docs/security/limits-and-cost.md) and costs the upstream nothing. (The query cost and budgets:
+ * test/cost/query-cost.test.ts.)
  */
-import { createSchema, createYoga } from 'graphql-yoga';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The dashboard the bench measures and the batching test pins: its cost must fit the limits.
 import { DASHBOARD_QUERY as DASHBOARD } from '../../../bench/dashboard.js';
-import { createApp } from '../../../src/app.js';
-import { defaultConfig } from '../../../src/config/index.js';
-import { useUnexpectedErrorLogging } from '../../../src/observability/use-unexpected-error-logging.js';
-import { createSimulator } from '../../../src/simulator/server.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../../support/harness.js';
 import { subscribeWs } from '../../support/subscriptions.js';
 
@@ -32,7 +27,7 @@ function deepQuery(levels: number): string {
   return `{ hosts(first: 1) { nodes { ${inner} } } }`;
 }
 
-describe('operation limits and cost', () => {
+describe('operation limits', () => {
   let harness: Harness;
 
   beforeAll(async () => {
@@ -74,85 +69,6 @@ describe('operation limits and cost', () => {
     const response = await harness.gql(`{ hosts(first: 1) { ${fields} } }`);
     expect(errorCodes(response)).toEqual(['MAX_DIRECTIVES_EXCEEDED']);
     expect(harness.upstreamRequests()).toBe(0);
-  });
-
-  it('rejects first: 100 nested three levels deep with MAX_COST_EXCEEDED and no upstream request', async () => {
-    harness.resetStats();
-    const warn = vi.spyOn(console, 'warn');
-    const response = await harness.gql(/* GraphQL */ `{
-      hosts(first: 100) { nodes { vmInstances(first: 100) { nodes { snapshotGroups(first: 100) { nodes { name } } } } } }
-    }`).finally(() => warn.mockRestore());
-    // (Refused below the response cache: nothing bypasses the logger to say so.)
-    expect(warn).not.toHaveBeenCalled();
-    expect(errorCodes(response)).toEqual(['MAX_COST_EXCEEDED']);
-    const cost = response.errors?.[0]?.extensions?.cost as { requestedQueryCost: number; maximumQueryCost: number };
-    expect(cost.requestedQueryCost).toBeGreaterThan(1_000_000);
-    expect(cost.maximumQueryCost).toBe(100_000);
-    expect(harness.upstreamRequests()).toBe(0);
-  });
-
-  it('counts `first` from variables, and the default page when it is omitted', async () => {
-    const query = 'query ($n: Int) { hosts(first: $n) { nodes { vmInstances { nodes { name } } } } }';
-    const small = await harness.gql(query, { n: 2 });
-    const omitted = await harness.gql('{ hosts { nodes { vmInstances { nodes { name } } } } }');
-    const cost = (response: GraphQLResponse) => (response.extensions?.cost as { requestedQueryCost: number }).requestedQueryCost;
-    // 1 connection + 2 hosts × (1 + 1 connection + 20 VMs)
-    expect(cost(small)).toBe(1 + 2 * (1 + 1 + 20));
-    expect(cost(omitted)).toBe(1 + 20 * (1 + 1 + 20));
-  });
-
-  it('reports the requested and the actual cost of each operation in extensions.cost', async () => {
-    const response = await harness.gql(DASHBOARD);
-    expect(response.errors).toBeUndefined();
-    const cost = response.extensions?.cost as {
-      requestedQueryCost: number;
-      actualQueryCost: number;
-      throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
-    };
-    expect(cost.requestedQueryCost).toBeGreaterThan(0);
-    expect(cost.requestedQueryCost).toBeLessThanOrEqual(100_000);
-    expect(cost.actualQueryCost).toBeGreaterThan(0);
-    expect(cost.actualQueryCost).toBeLessThanOrEqual(cost.requestedQueryCost);
-    expect(cost.throttleStatus).toMatchObject({ maximumAvailable: 200_000, restoreRate: 5_000 });
-  });
-
-  it('works out the cost of a repeated operation from the variables of each execution', async () => {
-    // One document text, so one parsed document: what is kept per operation must not keep the
-    // first execution's @include conditions or page size.
-    const query = `query ($n: Int, $names: Boolean!, $hbas: Boolean!) {
-      vmInstances(first: $n) { nodes { uuid host @include(if: $names) { name } host @include(if: $hbas) { hbaDevices(first: 2) { nodes { uuid } } } } }
-    }`;
-    type Node = { host?: { hbaDevices?: { nodes: unknown[] } } };
-    const costOf = async (variables: Record<string, unknown>) => {
-      const response = await harness.gql(query, variables);
-      expect(response.errors).toBeUndefined();
-      const nodes = (response.data as { vmInstances: { nodes: Node[] } }).vmInstances.nodes;
-      const hosts = nodes.filter((node) => node.host).length;
-      const hbas = nodes.reduce((sum, node) => sum + (node.host?.hbaDevices?.nodes.length ?? 0), 0);
-      return { ...(response.extensions?.cost as { requestedQueryCost: number; actualQueryCost: number }), hosts, hbas };
-    };
-    const names = await costOf({ n: 2, names: true, hbas: false });
-    const hbas = await costOf({ n: 3, names: false, hbas: true });
-    expect(names.hosts).toBeGreaterThan(0);
-    expect(hbas.hbas).toBeGreaterThan(0);
-    // The connection, its nodes, their hosts, and each host's HBA connection and devices.
-    expect(names.actualQueryCost).toBe(1 + 2 + names.hosts);
-    expect(hbas.actualQueryCost).toBe(1 + 3 + 2 * hbas.hosts + hbas.hbas);
-    expect(names.requestedQueryCost).toBe(1 + 2 * 2);
-    expect(hbas.requestedQueryCost).toBe(1 + 3 * (1 + 1 + 1 + 2));
-  });
-
-  it('works out an operation without variables from the data of each execution', async () => {
-    // The same document for two callers (the response cache is per credential, so both execute).
-    const query = '{ vmInstances(first: 4) { nodes { uuid host { name } } } }';
-    for (const headers of [harness.headers, harness.secondHeaders]) {
-      const response = await harness.gql(query, {}, headers);
-      const nodes = (response.data as { vmInstances: { nodes: { host: unknown }[] } }).vmInstances.nodes;
-      expect(response.extensions?.cost).toMatchObject({
-        requestedQueryCost: 1 + 4 * 2,
-        actualQueryCost: 1 + nodes.length + nodes.filter((node) => node.host).length,
-      });
-    }
   });
 
   it('rejects a malformed Uuid with BAD_USER_INPUT and no upstream request', async () => {
@@ -247,65 +163,6 @@ describe('operation limits and cost', () => {
   });
 });
 
-describe('per-credential budgets', () => {
-  let harness: Harness;
-
-  beforeAll(async () => {
-    harness = await startHarness({ config: { costBudget: 100, costBudgetRefill: 1 } });
-  });
-
-  afterAll(async () => {
-    await harness?.close();
-  });
-
-  it('answers RATE_LIMITED with retryAfter (HTTP 429, Retry-After) once a credential has spent its budget, and no upstream request', async () => {
-    const query = '{ hosts(first: 60) { nodes { name } } }'; // requests 61 points
-    const first = await harness.gql(query);
-    expect(first.errors).toBeUndefined();
-    // What the first did not use came back: the actual cost is what it returned.
-    const firstCost = first.extensions?.cost as { actualQueryCost: number; throttleStatus: { currentlyAvailable: number } };
-    expect(firstCost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(100 - firstCost.actualQueryCost);
-
-    const hungry = '{ hosts(first: 90) { nodes { name } } vmInstances(first: 9) { totalCount } }'; // 91 + 1 points
-    harness.resetStats();
-    const warn = vi.spyOn(console, 'warn');
-    const limited = await post(harness, JSON.stringify({ query: hungry })).finally(() => warn.mockRestore());
-    expect(warn).not.toHaveBeenCalled();
-    expect(limited.status).toBe(429);
-    expect(limited.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
-    const retryAfter = limited.body.errors?.[0]?.extensions?.retryAfter;
-    expect(typeof retryAfter).toBe('number');
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(limited.headers.get('retry-after')).toBe(String(retryAfter));
-    expect(harness.upstreamRequests()).toBe(0);
-
-    // Another credential has a budget of its own.
-    const other = await harness.gql(hungry, undefined, harness.secondHeaders);
-    expect(other.errors).toBeUndefined();
-  });
-
-  it('serves a cached answer free even when the budget no longer holds its cost', async () => {
-    const budgetHarness = await startHarness({ config: { costBudget: 100, costBudgetRefill: 1 } });
-    try {
-      const query = '{ vmInstances(first: 60) { nodes { name } } }'; // requests 61 points, uses 61
-      const first = await budgetHarness.gql(query);
-      expect(first.errors).toBeUndefined();
-      const left = (first.extensions?.cost as { throttleStatus: { currentlyAvailable: number } }).throttleStatus.currentlyAvailable;
-      expect(left).toBeLessThan(61);
-      budgetHarness.resetStats();
-      const cached = await budgetHarness.gql(query);
-      expect(cached.errors).toBeUndefined();
-      expect(cached.data).toEqual(first.data);
-      expect(budgetHarness.upstreamRequests()).toBe(0);
-      // The budget really is short: a query it has not answered before is refused.
-      const uncached = await budgetHarness.gql('{ vmInstances(first: 50) { nodes { uuid } } }');
-      expect(errorCodes(uncached)).toEqual(['RATE_LIMITED']);
-    } finally {
-      await budgetHarness.close();
-    }
-  });
-});
-
 describe('transport safety', () => {
   let harness: Harness;
 
@@ -372,81 +229,5 @@ describe('GRAPHIQL=false', () => {
     expect(typo.errors?.[0]?.message).not.toMatch(/Did you mean/);
     const query = await harness.gql('{ hosts(first: 1) { totalCount } }');
     expect(query.errors).toBeUndefined();
-  });
-});
-
-describe('unexpected errors', () => {
-  it('are masked for the client and logged with the request id', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const yoga = createYoga<Record<string, unknown>, { requestId: string }>({
-      schema: createSchema({
-        typeDefs: 'type Query { broken: String }',
-        resolvers: { Query: { broken: () => { throw new TypeError('secret internal detail'); } } },
-      }),
-      context: ({ request }) => ({ requestId: request.headers.get('x-request-id') ?? 'none' }),
-      plugins: [useUnexpectedErrorLogging({ logger })],
-      logging: false,
-    });
-    const response = await yoga.fetch('http://localhost/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
-      body: JSON.stringify({ query: '{ broken }' }),
-    });
-    const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;
-    expect(JSON.stringify(body)).not.toContain('secret internal detail');
-    expect(body.errors?.[0]?.message).toBe('Unexpected error.');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ reqId: 'req-42', err: { message: 'secret internal detail' } });
-  });
-
-  it('are the only errors logged: an upstream refusal meant for the client is not logged as an error', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const simulator = createSimulator({});
-    const app = createApp({ ...defaultConfig, port: 0, host: '127.0.0.1', upstreamUrl: await simulator.start(0, '127.0.0.1') }, { logger });
-    try {
-      const url = await app.start();
-      const response = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'OAuth 00000000000000000000000000000000' },
-        body: JSON.stringify({ query: '{ cbtTasks(first: 1) { totalCount } }' }),
-      });
-      expect(errorCodes((await response.json()) as GraphQLResponse)).toEqual(['UNAUTHENTICATED']);
-      expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
-    } finally {
-      await app.stop();
-      await simulator.stop();
-    }
-  });
-
-  it('are not logged as errors once the client has hung up: its reads were cancelled on purpose', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const hangUp = new AbortController();
-    const yoga = createYoga<Record<string, unknown>, { requestId: string; signal: AbortSignal }>({
-      schema: createSchema({
-        typeDefs: 'type Query { slow: String }',
-        resolvers: {
-          Query: {
-            // What an upstream read does when its caller's signal aborts: it rejects with the reason.
-            slow: () => {
-              hangUp.abort();
-              throw hangUp.signal.reason;
-            },
-          },
-        },
-      }),
-      context: () => ({ requestId: 'req-43', signal: hangUp.signal }),
-      plugins: [useUnexpectedErrorLogging({ logger })],
-      logging: false,
-    });
-    await yoga.fetch('http://localhost/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ slow }' }),
-    });
-    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
-    expect(lines).toMatchObject([{ level: 20, reqId: 'req-43', msg: 'operation abandoned by its client' }]);
   });
 });
