@@ -14,6 +14,32 @@ export default tseslint.config(
     },
   },
   {
+    // The layout by feature holds only if hooks stay at the edge: a feature's logic lives beside its
+    // `use-*.ts` hook, and only the composition root installs hooks. A module that imported a hook (or
+    // anything in src/plugins/) would tie its logic to yoga's pipeline and to the plugin order.
+    files: ['src/**/*.ts'],
+    ignores: ['src/app.ts', 'src/plugins/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.{1,2}/(.*/)?use-[^/]*$',
+              message:
+                'A hook (use-*.ts) is installed by the composition root only (src/app.ts, src/plugins/index.ts). Import the logic it adapts, from the sibling module without the use- prefix; a helper several features share goes to src/utils/.',
+            },
+            {
+              regex: '^\\.{1,2}/(.*/)?plugins(/.*)?$',
+              message:
+                'src/plugins/ holds the ordered list of hooks and the stateless hooks: only the composition root (src/app.ts, src/plugins/index.ts) imports from it. A helper several features share goes to src/utils/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The standalone SDL; schema/subgraph.graphql carries Federation's directives, which these rules do not know.
     files: ['schema/schema.graphql'],
     languageOptions: {

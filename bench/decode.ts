@@ -8,7 +8,7 @@
  */
 import { parse } from 'graphql';
 import { DASHBOARD_QUERY } from './dashboard.js';
-import { recordDemandOf } from '../src/plugins/execution/use-record-demand.js';
+import { recordDemandOf } from '../src/execution/record-demand.js';
 import { schema } from '../src/schema/index.js';
 import { createSimulator } from '../src/simulator/server.js';
 import { RecordDecoder } from '../src/upstream/decode.js';

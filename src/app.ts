@@ -29,23 +29,25 @@ import { maskUnexpectedError } from './errors/mask.js';
 import { createMetrics, instrumentJobStore, withBatchObserver, type GatewayMetrics } from './observability/metrics.js';
 import { createUnrecognizedValues, withUnrecognizedValueObserver } from './observability/unrecognized-values.js';
 import { createNodeServer } from './server/node-server.js';
-import { createAdmission } from './plugins/execution/admission.js';
+import { createAdmission } from './admission/admission-control.js';
 import { createParseCaches } from './execution/parse-cache.js';
 import { useDocs } from './plugins/routes/use-docs.js';
 import { useHealth } from './plugins/routes/use-health.js';
-import { createOperationCoalescing } from './plugins/execution/operation-coalescing.js';
-import { useJobWebhook } from './plugins/routes/use-job-webhook.js';
-import { createOperationMetrics } from './plugins/observability/operation-metrics.js';
-import { useMetricsRoute } from './plugins/routes/use-metrics-route.js';
-import { createQueryCost } from './plugins/validation/query-cost.js';
-import { createReadiness, useReadiness } from './plugins/routes/use-readiness.js';
+import { createOperationCoalescing } from './execution/operation-coalescing.js';
+import { useJobWebhook } from './jobs/use-job-webhook.js';
+import { createOperationMetrics } from './observability/operation-metrics.js';
+import { useMetricsRoute } from './observability/use-metrics-route.js';
+import { createQueryCost } from './cost/query-cost.js';
+import { createReadiness } from './observability/readiness.js';
+import { useReadiness } from './observability/use-readiness.js';
 import { createDependencyWatch } from './observability/dependencies.js';
 import { createMetricsServer } from './server/metrics-server.js';
-import { createResponseCacheStore, createWriteInvalidation } from './plugins/execution/use-response-cache.js';
+import { createWriteInvalidation } from './response-cache/invalidation.js';
+import { createResponseCacheStore } from './response-cache/store.js';
 import { endpointPlugins } from './plugins/index.js';
 import { useRootRedirect } from './plugins/routes/use-root-redirect.js';
-import { createSubscriptionLimits } from './plugins/validation/subscription-limits.js';
-import { createTrustedDocuments, type TrustedDocuments } from './plugins/request/trusted-documents.js';
+import { createSubscriptionLimits } from './subscriptions/subscription-limits.js';
+import { createTrustedDocuments, type TrustedDocuments } from './trusted-documents/trusted-documents.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './schema/kit/connections.js';
 import { buildSchema, schema } from './schema/index.js';
 import { servedSchema } from './schema/served.js';
@@ -57,7 +59,7 @@ import { createChangeFeed, type ChangeFeed } from './live/change-feed.js';
 import { createFeedMetrics } from './live/feed-metrics.js';
 import { createRedisFeedReplicas, replicaTimingsOf } from './live/feed-replicas.js';
 import { createSharedSubscriptions } from './subscriptions/shared-subscriptions.js';
-import { createOperationTracing } from './plugins/observability/operation-tracing.js';
+import { createOperationTracing } from './tracing/operation-tracing.js';
 import { createTracing } from './tracing/provider.js';
 import { createUpstreamClient, UPSTREAM_FIXED_OPTIONS } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
@@ -301,7 +303,7 @@ export function createApp(config: GatewayConfig, deps: AppDeps = {}): App {
       // Enforced by useRequestBodyLimit below, which spares a body with a Content-Length yoga's stream.
       maxRequestBodySize: false,
       cors: corsOptions(config.corsOrigins),
-      // Cross-cutting features from src/plugins/, in the order `endpointPlugins` gives and explains.
+      // Every hook, in the order `endpointPlugins` (src/plugins/index.ts) gives and explains.
       plugins: endpointPlugins({
         config,
         logger,

@@ -1,7 +1,6 @@
 /** Which errors reach clients as they are, and which are masked (yoga's `maskedErrors.maskError`). */
 import { GraphQLError } from 'graphql';
 import { maskError } from 'graphql-yoga';
-import { deepestOriginal } from '../plugins/observability/use-unexpected-error-logging.js';
 import { isRedisUnavailableError } from '../redis/connection.js';
 import { upstreamToGraphQLError } from '../schema/kit/errors.js';
 
@@ -29,4 +28,13 @@ export function maskUnexpectedError(error: unknown, message: string, isDev?: boo
 /** A Redis outage, for the client: `REDIS_UNAVAILABLE`, retry later. */
 function redisToGraphQLError(error: unknown): GraphQLError | null {
   return isRedisUnavailableError(error) ? new GraphQLError(error.message, { extensions: { code: error.code } }) : null;
+}
+
+/** The error at the bottom of a chain of `originalError`s (resolvers' errors arrive wrapped). */
+export function deepestOriginal(error: unknown): unknown {
+  let current = error;
+  while (typeof current === 'object' && current !== null && 'originalError' in current && current.originalError) {
+    current = current.originalError;
+  }
+  return current;
 }

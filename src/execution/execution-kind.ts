@@ -2,7 +2,7 @@
  * What kind of request or execution an operation is, told by the part that makes it so and read
  * by the plugins that treat it apart: one neutral module, so that no plugin imports another.
  *
- * - A live query's run (`plugins/execution/use-live-query.ts` marks it): the cost gate lets it
+ * - A live query's run (`live/use-live-query.ts` marks it): the cost gate lets it
  *   through (each run is charged on its own), and operation coalescing keys it with the
  *   invalidation generation it started at, so a run never joins one that started before the
  *   change that woke it.

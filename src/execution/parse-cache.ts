@@ -9,9 +9,10 @@
  *
  * Written here rather than taken from `lru-cache` (what yoga uses, with a count bound only) to add
  * no dependency: a `Map` keeps insertion order, so re-inserting on each hit makes its first key
- * the least recently used.
+ * the least recently used (`utils/recently-used.ts`).
  */
 import type { DocumentNode } from 'graphql';
+import { getRecentlyUsed } from '../utils/recently-used.js';
 
 /** What yoga's `parserAndValidationCache` takes for each of its caches. */
 export interface TextKeyedCache<T> {
@@ -54,14 +55,7 @@ export function createSizeBoundedCache<T>(maxChars: number, maxKeyChars: number)
     get chars() {
       return chars;
     },
-    get(key) {
-      const value = entries.get(key);
-      if (value !== undefined) {
-        entries.delete(key);
-        entries.set(key, value);
-      }
-      return value;
-    },
+    get: (key) => getRecentlyUsed(entries, key),
     set(key, value) {
       if (key.length > maxKeyChars || key.length > maxChars) return;
       if (entries.delete(key)) chars -= key.length;

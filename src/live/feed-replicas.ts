@@ -79,6 +79,9 @@ export function createLocalFeedReplicas(): FeedReplicas {
   };
 }
 
+const MIN_LEASE_MS = 1_000;
+const MIN_STATE_TTL_MS = 60_000;
+
 /**
  * The lives of leases and watermarks for a feed polling every `livePollMs`: a lease lasts three
  * intervals unrenewed (a second at least), a watermark left behind ten (a minute at least).
@@ -86,9 +89,6 @@ export function createLocalFeedReplicas(): FeedReplicas {
 export function replicaTimingsOf(livePollMs: number): Pick<RedisFeedReplicasOptions, 'leaseMs' | 'stateTtlMs'> {
   return { leaseMs: Math.max(3 * livePollMs, MIN_LEASE_MS), stateTtlMs: Math.max(10 * livePollMs, MIN_STATE_TTL_MS) };
 }
-
-const MIN_LEASE_MS = 1_000;
-const MIN_STATE_TTL_MS = 60_000;
 
 export interface RedisFeedReplicasOptions {
   connection: RedisConnection;

@@ -1,5 +1,5 @@
 /**
- * The seam between live queries (`@live`, `src/plugins/execution/use-live-query.ts`) and what tells them
+ * The seam between live queries (`@live`, `src/live/use-live-query.ts`) and what tells them
  * their answer may have changed: finished jobs (on any replica, `followFinishedJobs`) and the
  * upstream change feed (`change-feed.ts`). Both speak of one credential scope at a time, and of
  * the collections live queries read, named as the records of `src/upstream/records.ts`

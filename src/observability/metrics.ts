@@ -1,6 +1,6 @@
 /**
  * The gateway's Prometheus metrics (`GET /metrics`): one registry per app, so two apps in one
- * process (tests) never share counters. The yoga side lives in `plugins/observability/operation-metrics.ts`; the
+ * process (tests) never share counters. The yoga side lives in `use-operation-metrics.ts`; the
  * upstream client, the job store, the webhook receiver and the DataLoader batches report here.
  */
 import { performance } from 'node:perf_hooks';

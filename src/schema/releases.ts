@@ -5,8 +5,8 @@
  * given by the schema module that spells an element of its own. `schemaForRelease` leaves out what
  * is newer than the release, then the types that became empty or unreachable, with
  * `@graphql-tools/utils`' `mapSchema` and `pruneSchema`; any schema built from the builder can go
- * through it. `useReleaseValidation` names the release that brought a field a query asks for and
- * the served release does not have.
+ * through it. `releasesOf` also tells the validation of queries (`useReleaseValidation`, with the
+ * other validation hooks in src/plugins/) the release that brought a field the served one lacks.
  *
  * Where an element's release comes from, first match:
  * - its own `extensions.since` (exposed record fields, list queries, mutations, hand-written fields);
@@ -20,22 +20,17 @@
  * An element none of these give is a mistake: `releasesOf` lists it and a test fails.
  */
 import {
-  getNamedType,
-  GraphQLError,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
   isObjectType,
-  type ASTNode,
   type GraphQLField,
   type GraphQLInterfaceType,
   type GraphQLObjectType,
   type GraphQLNamedType,
   type GraphQLSchema,
-  type ValidationRule,
 } from 'graphql';
 import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
-import type { Plugin } from 'graphql-yoga';
 import { fieldRelease, type AnyRecordDefinition } from '../upstream/define-record.js';
 import { paramRelease, type ParamSpecs } from '../upstream/operations/define.js';
 import { RECORDS } from '../upstream/records.js';
@@ -178,84 +173,4 @@ export function schemaForRelease(schema: GraphQLSchema, release: string): GraphQ
 /** The release the gateway serves: `UPSTREAM_VERSION`, or the newest the spec describes. */
 export function servedRelease(configured: string | undefined): string {
   return configured ?? NEWEST_RELEASE;
-}
-
-/** What `useReleaseValidation` needs: the full schema's releases and the release served. */
-export interface ReleaseValidationOptions {
-  /** The schema before `schemaForRelease`: it knows the releases of what the served one left out. */
-  readonly fullSchema: GraphQLSchema;
-  /** The release served (`UPSTREAM_VERSION`). */
-  readonly upstreamVersion: string;
-}
-
-/** The validation error of an element the served release does not have. */
-export function notInRelease(what: string, coordinate: Coordinate, since: Release, release: string, node: ASTNode): GraphQLError {
-  const because =
-    since !== null && !existsIn(since, release)
-      ? `it came with upstream release ${since}, and this gateway serves release ${release} (UPSTREAM_VERSION)`
-      : `what it returns is not in upstream release ${release}, which this gateway serves (UPSTREAM_VERSION)`;
-  return new GraphQLError(`${what} is not available: ${because}.`, {
-    nodes: [node],
-    extensions: { code: 'NOT_IN_UPSTREAM_RELEASE', coordinate, since, upstreamVersion: release },
-  });
-}
-
-/**
- * A validation rule that, for a field, argument or input field the served schema lacks and the
- * full schema has, reports the release that brought it; the standard rules' "Cannot query
- * field" for the same node is dropped by `useReleaseValidation`.
- */
-function releaseRule(options: ReleaseValidationOptions, of: ReadonlyMap<Coordinate, Release>, reported: Set<ASTNode>): ValidationRule {
-  const full = options.fullSchema;
-  return (context) => ({
-    Field(node) {
-      const parent = context.getParentType();
-      if (!parent || !('getFields' in parent) || parent.getFields()[node.name.value] !== undefined) return;
-      const coordinate = `${parent.name}.${node.name.value}`;
-      const since = of.get(coordinate);
-      if (since === undefined) return;
-      reported.add(node);
-      context.reportError(notInRelease(`Field "${coordinate}"`, coordinate, since, options.upstreamVersion, node));
-    },
-    Argument(node) {
-      const field = context.getFieldDef();
-      const parent = context.getParentType();
-      if (!field || !parent || field.args.some((arg) => arg.name === node.name.value)) return;
-      const coordinate = `${parent.name}.${field.name}(${node.name.value}:)`;
-      const since = of.get(coordinate);
-      if (since === undefined) return;
-      reported.add(node);
-      context.reportError(notInRelease(`Argument "${node.name.value}" of "${parent.name}.${field.name}"`, coordinate, since, options.upstreamVersion, node));
-    },
-    ObjectField(node) {
-      const parent = getNamedType(context.getParentInputType() ?? undefined);
-      if (!parent || !isInputObjectType(parent) || parent.getFields()[node.name.value] !== undefined) return;
-      if (!isInputObjectType(full.getType(parent.name))) return;
-      const coordinate = `${parent.name}.${node.name.value}`;
-      const since = of.get(coordinate);
-      if (since === undefined) return;
-      reported.add(node);
-      context.reportError(notInRelease(`Input field "${coordinate}"`, coordinate, since, options.upstreamVersion, node));
-    },
-  });
-}
-
-/**
- * Names the upstream release behind a validation failure: a query asking for an element the
- * served release does not have fails with `NOT_IN_UPSTREAM_RELEASE`, naming the element and the
- * release that brought it, instead of graphql-js' bare "Cannot query field".
- */
-export function useReleaseValidation(options: ReleaseValidationOptions): Plugin {
-  // Once: the rule runs on every validation the cache misses.
-  const { of } = releasesOf(options.fullSchema);
-  return {
-    onValidate({ addValidationRule }) {
-      const reported = new Set<ASTNode>();
-      addValidationRule(releaseRule(options, of, reported));
-      return ({ result, setResult }) => {
-        if (reported.size === 0) return;
-        setResult(result.filter((error: GraphQLError) => error.extensions.code === 'NOT_IN_UPSTREAM_RELEASE' || !error.nodes?.some((node: ASTNode) => reported.has(node))));
-      };
-    },
-  };
 }

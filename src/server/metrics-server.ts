@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { jsonAnswer } from '../plugins/routes/answers.js';
+import { jsonAnswer } from '../utils/route-answers.js';
 import { listenAt } from './node-server.js';
 
 export interface MetricsServer {

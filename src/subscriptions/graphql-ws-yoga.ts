@@ -10,9 +10,9 @@ import type { OperationResult, ServerOptions, SubscribePayload } from 'graphql-w
 import type { YogaServerInstance } from 'graphql-yoga';
 import { refuseOverlongWebSocketCredentials, type GatewayContext } from '../context.js';
 import { withShortQuotes } from '../errors/quotes.js';
-import { OverloadedError, overloadedError, type AdmissionControl } from '../execution/admission-control.js';
-import { tooDeeplyNested } from '../plugins/request/use-request-validation.js';
-import type { SubscriptionLimits } from '../plugins/validation/subscription-limits.js';
+import { OverloadedError, overloadedError, type AdmissionControl } from '../admission/admission-control.js';
+import { tooDeeplyNested } from '../utils/json-depth.js';
+import type { SubscriptionLimits } from './subscription-limits.js';
 import { graphqlWsWriter, type DirectWriter, type SharedSubscriptions } from './shared-subscriptions.js';
 import type { SocketExtra } from '../server/websocket.js';
 

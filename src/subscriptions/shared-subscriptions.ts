@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { initContextCache } from '@pothos/core';
 import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { isSharedExecution, markSharedExecution } from '../execution/execution-kind.js';
 
@@ -86,11 +86,11 @@ export interface SharedSubscriptions {
   subscribe(args: ExecutionArgs, execute: (args: ExecutionArgs) => SubscribeResult | Promise<SubscribeResult>): Promise<SubscribeResult>;
   /**
    * The same sharing for subscriptions that run their own envelop pipeline (SSE), which has
-   * admitted and counted each subscriber already: replaces the subscribe function of a shareable
-   * operation by joining its shared execution. Last in the plugin list, so the execution it starts
-   * runs the subscribe function the other plugins settled on.
+   * admitted and counted each subscriber already (`use-shared-subscriptions.ts`): the subscribe
+   * function that joins the shared execution of `args`' operation, started with `subscribe`; null
+   * when the operation runs alone (a shared execution's own run is one).
    */
-  readonly plugin: Plugin;
+  joiningSubscribe(args: ExecutionArgs, subscribe: (args: ExecutionArgs) => SubscribeResult | Promise<SubscribeResult>): ((subscriber: ExecutionArgs) => Promise<Subscriber | ExecutionResult>) | null;
 }
 
 export function createSharedSubscriptions(options: SharedSubscriptionsOptions = {}): SharedSubscriptions {
@@ -118,28 +118,25 @@ export function createSharedSubscriptions(options: SharedSubscriptionsOptions = 
       if (left) result.onLeft(left);
       return result;
     },
-    plugin: {
-      onSubscribe({ args, subscribeFn, setSubscribeFn }) {
-        // A shared execution's own run (a graphql-ws one goes through the whole pipeline).
-        if (isSharedExecution(args.contextValue)) return;
-        const key = sharingKey(args);
-        if (key === null) return;
-        setSubscribeFn((subscriber) =>
-          streams.join(
-            key,
-            () => {
-              // The execution outlives its first subscriber: it must not carry that client's
-              // hang-up signal, which would cancel the reads of every other subscriber, nor
-              // share its loaders.
-              const context = subscriber.contextValue as GatewayContext;
-              const contextValue = { ...context, ...initContextCache(), signal: undefined, session: context.session.withoutSignal() };
-              markSharedExecution(contextValue);
-              return subscribeFn({ ...subscriber, contextValue });
-            },
-            undefined,
-          ),
+    joiningSubscribe(args, subscribe) {
+      // A shared execution's own run (a graphql-ws one goes through the whole pipeline).
+      if (isSharedExecution(args.contextValue)) return null;
+      const key = sharingKey(args);
+      if (key === null) return null;
+      return (subscriber) =>
+        streams.join(
+          key,
+          () => {
+            // The execution outlives its first subscriber: it must not carry that client's
+            // hang-up signal, which would cancel the reads of every other subscriber, nor
+            // share its loaders.
+            const context = subscriber.contextValue as GatewayContext;
+            const contextValue = { ...context, ...initContextCache(), signal: undefined, session: context.session.withoutSignal() };
+            markSharedExecution(contextValue);
+            return subscribe({ ...subscriber, contextValue });
+          },
+          undefined,
         );
-      },
     },
   };
 }

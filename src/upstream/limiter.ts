@@ -5,7 +5,7 @@
  * waiting call leaves the queue when its deadline (the `AbortSignal`) passes. The client applies
  * it as an interceptor (`interceptors/origin-limit.ts`).
  */
-import { ConcurrencyGate } from '../execution/concurrency-gate.js';
+import { ConcurrencyGate } from '../utils/concurrency-gate.js';
 
 export interface OriginLimiterOptions {
   /** Calls in flight per origin (`UPSTREAM_CONNECTIONS`). */

@@ -36,7 +36,7 @@ describe('settings declared once', () => {
   it('scans the gateway\'s modules', () => {
     const files = moduleFiles();
     expect(files).toContain('src/app.ts');
-    expect(files).toContain('src/plugins/validation/query-cost.ts');
+    expect(files).toContain('src/cost/query-cost.ts');
     expect(files.length).toBeGreaterThan(50);
   });
 
@@ -63,8 +63,8 @@ describe('settings declared once', () => {
 describe('the scan for repeated defaults', () => {
   const scanText = (text: string, renames = false): Finding[] => findRepeatedDefaults('example.ts', text, { settings, renames });
 
-  it('finds a `?? 100_000` reintroduced in the query cost plugin', () => {
-    const file = 'src/plugins/validation/query-cost.ts';
+  it('finds a `?? 100_000` reintroduced in the query cost', () => {
+    const file = 'src/cost/query-cost.ts';
     const text = readFileSync(new URL(file, ROOT), 'utf8');
     const taken = '  const { maxCost, costBudget } = options;\n';
     expect(text, `${file} no longer reads maxCost as this test expects: update the test`).toContain(taken);

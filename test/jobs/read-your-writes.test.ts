@@ -5,7 +5,8 @@
  * answer (the cache plugin itself drops only the records a mutation's answer carries).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createResponseCacheStore, createWriteInvalidation } from '../../src/plugins/execution/use-response-cache.js';
+import { createWriteInvalidation } from '../../src/response-cache/invalidation.js';
+import { createResponseCacheStore } from '../../src/response-cache/store.js';
 import { schema } from '../../src/schema/index.js';
 import type { CbtTask, PrimaryStorage, VmInstance } from '../../src/simulator/model.js';
 import { errorCodes, startHarness, type GraphQLResponse, type Harness } from '../support/harness.js';

@@ -20,6 +20,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { refuseOverlongCredentials } from '../../context.js';
+import { MAX_JSON_DEPTH, OBJECT_PARAMS, tooDeeplyNested } from '../../utils/json-depth.js';
 
 export interface RequestValidationOptions {
   /** Longest piece of the client's own text quoted back in an error message. @default MAX_QUOTED_CHARS */
@@ -31,12 +32,8 @@ export interface RequestValidationOptions {
 /** Longest piece of the client's own text quoted back in an error message. */
 const MAX_QUOTED_CHARS = 120;
 
-/** Deepest nesting of objects and lists in `variables` and `extensions`, over HTTP and graphql-ws. */
-export const MAX_JSON_DEPTH = 32;
-
 /** The parameters of the GraphQL-over-HTTP spec and what each may hold. */
 const TEXT_PARAMS = ['query', 'operationName'] as const;
-const OBJECT_PARAMS = ['variables', 'extensions'] as const;
 const GET_PARAMS = [...TEXT_PARAMS, ...OBJECT_PARAMS];
 
 export function useRequestValidation(options: RequestValidationOptions = {}): Plugin {
@@ -96,28 +93,6 @@ function unsupportedMediaType(contentType: string | null): GraphQLError {
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'array' : typeof value;
-}
-
-/** What is wrong with a request's `variables` or `extensions` nested deeper than `max`, or null. */
-export function tooDeeplyNested(params: { readonly variables?: unknown; readonly extensions?: unknown }, max = MAX_JSON_DEPTH): string | null {
-  for (const name of OBJECT_PARAMS) {
-    if (nestsDeeperThan(params[name], max)) return `"${name}" is nested deeper than ${max} levels.`;
-  }
-  return null;
-}
-
-/** Whether `value` holds objects or lists more than `max` levels deep; without recursion, which is what a deep value breaks. */
-function nestsDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [current, depth] = next;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
-    }
-  }
-  return false;
 }
 
 function rejectRepeatedParams(searchParams: URLSearchParams): void {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'graphql-yoga';
-import { requestPath } from './answers.js';
+import { requestPath } from '../../utils/route-answers.js';
 
 export interface DocsOptions {
   /** The folder served, e.g. `new URL('../../docs/', import.meta.url)`. */

@@ -9,7 +9,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { DependencyWatch } from '../../observability/dependencies.js';
-import { jsonAnswer, requestPath } from './answers.js';
+import { jsonAnswer, requestPath } from '../../utils/route-answers.js';
 
 export interface HealthOptions {
   /** The path answered. @default '/healthz' */

@@ -1,6 +1,6 @@
 /** `useRootRedirect(to)`: `/` answers 302 to `to` (the GraphQL endpoint), where GraphiQL is. */
 import type { Plugin } from 'graphql-yoga';
-import { requestPath } from './answers.js';
+import { requestPath } from '../../utils/route-answers.js';
 
 export function useRootRedirect(to: string): Plugin {
   return {

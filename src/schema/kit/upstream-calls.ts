@@ -1,6 +1,6 @@
 /**
  * Field extensions with which a field says how many upstream calls it may cause beyond the
- * batched loads every field shares, so that the query cost (`plugins/query-cost.ts`) charges for
+ * batched loads every field shares, so that the query cost (`cost/query-cost.ts`) charges for
  * them: a relation the spec gives no batch form costs one call per parent record, `node(id:)` and
  * `nodes(ids:)` one call per id (an id of a record embedded in another, e.g. a host NIC, is read
  * through its parent's own call).
