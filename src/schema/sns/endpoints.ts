@@ -41,17 +41,11 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
   }),
 });
 
-export const SnsApplicationEndpointConnection = builder.connectionObject({
-  type: SnsApplicationEndpointRef,
-  name: 'SnsApplicationEndpointConnection',
-  description: 'A page of SNS application endpoints.',
-});
-
 /** `filter` and `orderBy` of every endpoint connection: `snsApplicationEndpoints` and `SnsApplicationPlatform.endpoints`. */
 const endpointListArgs = defineListQuery({
   record: 'snsApplicationEndpoint',
   family: endpoints,
-  connection: SnsApplicationEndpointConnection,
+  connectionDescription: 'A page of SNS application endpoints.',
   naming: { a: 'an SNS endpoint', plural: 'SNS endpoints' },
   since: '5.0.0',
   list: {

@@ -96,16 +96,10 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(FiberChannelLunRef, 'FiberChannelLun');
 
-export const FiberChannelLunConnection = builder.connectionObject({
-  type: FiberChannelLunRef,
-  name: 'FiberChannelLunConnection',
-  description: 'A page of fibre-channel LUNs.',
-});
-
 defineListQuery({
   record: 'fiberChannelLun',
   family: fiberChannelLuns,
-  connection: FiberChannelLunConnection,
+  connectionDescription: 'A page of fibre-channel LUNs.',
   naming: { a: 'a LUN', plural: 'LUNs' },
   since: '3.1.0',
   list: {

@@ -3,13 +3,12 @@
  * (QueryVolumeSnapshotGroup).
  */
 import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
+import { VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
 
 /** `filter` and `orderBy` of every snapshot group connection: `volumeSnapshotGroups` and `VmInstance.snapshotGroups`. */
 export const snapshotGroupListArgs = defineListQuery({
   record: 'volumeSnapshotGroup',
   family: volumeSnapshotGroups,
-  connection: VolumeSnapshotGroupConnection,
   naming: { a: 'a snapshot group', plural: 'snapshot groups' },
   since: '3.6.0',
   list: {
