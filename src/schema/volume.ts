@@ -59,7 +59,6 @@ defineListQuery({
     description: 'Volumes, read through the cursor family (CursorQuery / CursorNext, resourceType `volume`).',
   },
   one: {
-    name: 'volume',
     type: VolumeRef,
     noun: 'volume',
     argDescription: 'The volume\'s uuid.',

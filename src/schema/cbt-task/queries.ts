@@ -15,7 +15,6 @@ defineListQuery({
     description: 'CBT tasks (QueryCbtTask).',
   },
   one: {
-    name: 'cbtTask',
     type: CbtTaskRef,
     noun: 'CBT task',
     argDescription: 'The task\'s uuid.',

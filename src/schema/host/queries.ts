@@ -15,7 +15,6 @@ defineListQuery({
     description: 'Hosts, read through the cursor family (CursorQuery / CursorNext, resourceType `host`).',
   },
   one: {
-    name: 'host',
     type: HostRef,
     noun: 'host',
     argDescription: 'The host\'s uuid.',

@@ -97,10 +97,13 @@ export const DISCOVERY_DATE_ORDER_FIELDS = {
   LAST_OP_DATE: DATE_ORDER_FIELDS.LAST_OP_DATE,
 } as const satisfies Readonly<Record<string, OrderField>>;
 
+/** The sort key of a record's name. */
+export const NAME_ORDER_FIELD = { value: 'name', description: 'Name.' } as const satisfies OrderField;
+
 /** The sort keys of every named record with the two timestamps. */
 export const NAME_AND_DATE_ORDER_FIELDS = {
   ...DATE_ORDER_FIELDS,
-  NAME: { value: 'name', description: 'Name.' },
+  NAME: NAME_ORDER_FIELD,
 } as const satisfies Readonly<Record<string, OrderField>>;
 
 /**
@@ -137,9 +140,8 @@ export interface ListQuery<R> {
    * what a failure gives (and which credential it needs) is added from the family.
    */
   readonly list: { readonly name: string; readonly description: string };
-  /** The by-uuid query field, e.g. `volume(uuid:)`, resolved by the type's loader. */
+  /** The by-uuid query field, named after the record (`volume(uuid:)`), resolved by the type's loader. */
   readonly one: {
-    readonly name: string;
     /**
      * The node type listed, whose name prefixes the generated types: `<Type>Connection`,
      * `<Type>Filter`, `<Type>OrderField`, `<Type>Order`.
@@ -307,7 +309,7 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
         return query.family.page(context, { first: listArgs.first, after: listArgs.after, ...queryOf(listArgs) });
       },
     }),
-    [query.one.name]: t.field({
+    [query.record]: t.field({
       type: query.one.type,
       nullable: true,
       description: oneDescription(query, query.one.noun),

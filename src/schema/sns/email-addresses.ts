@@ -35,7 +35,6 @@ defineListQuery({
     description: 'Email addresses of Email endpoints (QuerySNSEmailAddress).',
   },
   one: {
-    name: 'snsEmailAddress',
     type: SnsEmailAddressRef,
     noun: 'SNS email address',
     argDescription: 'The address\'s uuid.',

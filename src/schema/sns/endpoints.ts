@@ -53,7 +53,6 @@ const endpointListArgs = defineListQuery({
     description: 'SNS application endpoints of every type, read through the cursor family (resourceType `sns-application-endpoint`).',
   },
   one: {
-    name: 'snsApplicationEndpoint',
     type: SnsApplicationEndpointRef,
     noun: 'SNS endpoint',
     argDescription: 'The endpoint\'s uuid.',

@@ -47,7 +47,6 @@ defineListQuery({
     description: 'SNS application platforms, read through the cursor family (resourceType `sns-application-platform`).',
   },
   one: {
-    name: 'snsApplicationPlatform',
     type: SnsApplicationPlatformRef,
     noun: 'SNS platform',
     argDescription: 'The platform\'s uuid.',

@@ -106,7 +106,6 @@ const hbaListArgs = defineListQuery({
     description: 'Fibre-channel HBA ports (QueryHBADevice).',
   },
   one: {
-    name: 'hbaDevice',
     type: HbaDeviceRef,
     noun: 'HBA port',
     argDescription: 'The port\'s uuid.',

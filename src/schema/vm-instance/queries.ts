@@ -22,7 +22,6 @@ const vmListArgs = defineListQuery({
     description: 'VMs, read through the cursor family (CursorQuery / CursorNext, resourceType `vm`).',
   },
   one: {
-    name: 'vmInstance',
     type: VmInstanceRef,
     noun: 'VM',
     argDescription: 'The VM\'s uuid.',

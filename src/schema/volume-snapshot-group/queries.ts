@@ -16,7 +16,6 @@ export const snapshotGroupListArgs = defineListQuery({
     description: 'Volume snapshot groups (QueryVolumeSnapshotGroup).',
   },
   one: {
-    name: 'volumeSnapshotGroup',
     type: VolumeSnapshotGroupRef,
     noun: 'snapshot group',
     argDescription: 'The group\'s uuid.',

@@ -18,7 +18,7 @@ function hostListWith(fields: ListQuery<HostRecord>['filter']['fields']): ListQu
     family: hosts,
     naming: { a: 'a host', plural: 'hosts' },
     list: { name: 'probeHosts', description: 'Hosts.' },
-    one: { name: 'probeHost', type: HostRef, noun: 'host', argDescription: 'The host\'s uuid.' },
+    one: { type: HostRef, noun: 'host', argDescription: 'The host\'s uuid.' },
     filter: { argDescription: 'Conditions.', fields },
     order: { fields: {} },
   };
