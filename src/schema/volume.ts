@@ -3,7 +3,6 @@
  * cursor family (resourceType `volume`), with the VM it is attached to and the VM it was last
  * attached to.
  */
-import { builder } from '../builder.js';
 import { recordEnums } from './kit/enums.js';
 import { ResourceState } from './shared-enums.js';
 import { entityByUuid } from './kit/federation.js';
@@ -51,19 +50,15 @@ VolumeRef.implement({
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(VolumeRef, 'Volume');
 
-export const VolumeConnection = builder.connectionObject({ type: VolumeRef, name: 'VolumeConnection' });
-
 defineListQuery({
   record: 'volume',
   family: volumes,
-  connection: VolumeConnection,
   naming: { a: 'a volume', plural: 'volumes' },
   list: {
     name: 'volumes',
     description: 'Volumes, read through the cursor family (CursorQuery / CursorNext, resourceType `volume`).',
   },
   one: {
-    name: 'volume',
     type: VolumeRef,
     noun: 'volume',
     argDescription: 'The volume\'s uuid.',

@@ -6,4 +6,4 @@ import './types.js';
 import './queries.js';
 import './mutations.js';
 
-export { CbtTaskConnection, CbtTaskRef, CbtTaskStatus } from './types.js';
+export { CbtTaskRef, CbtTaskStatus } from './types.js';

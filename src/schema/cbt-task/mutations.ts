@@ -12,7 +12,7 @@ import {
   type NbdVolumeInfoRecord,
 } from '../../upstream/operations/index.js';
 import { deleteModeField } from '../kit/delete-mode.js';
-import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory, succeeded } from '../kit/mutation-kit.js';
+import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory, writtenUuid } from '../kit/mutation-kit.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 import { CbtTaskRef } from './types.js';
@@ -125,7 +125,7 @@ defineWriteMutation({
       nullable: true,
       description: 'The VM whose volumes were exported, read again; null until the job succeeded.',
       // Read afresh by uuid, so it does not wait on (or fail with) the decoding of `volumeInfos`.
-      resolve: (source) => (succeeded(source) ? String(source.input.vmInstanceUuid) : null),
+      resolve: (source) => writtenUuid(source, 'vmInstanceUuid'),
     }),
   }),
   // The VM's task records the exports, and the input names the VM, not its task.

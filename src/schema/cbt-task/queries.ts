@@ -2,12 +2,12 @@
  * CBT task queries: `cbtTasks` and `cbtTask(uuid)` (QueryCbtTask).
  */
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { CbtTaskConnection, CbtTaskRef, CbtTaskStatus, cbtTasks } from './types.js';
+import { CbtTaskRef, CbtTaskStatus, cbtTasks } from './types.js';
 
 defineListQuery({
   record: 'cbtTask',
   family: cbtTasks,
-  connection: CbtTaskConnection,
+  connectionDescription: 'A page of CBT tasks.',
   naming: { a: 'a CBT task', plural: 'CBT tasks' },
   since: '4.10.10',
   list: {
@@ -15,7 +15,6 @@ defineListQuery({
     description: 'CBT tasks (QueryCbtTask).',
   },
   one: {
-    name: 'cbtTask',
     type: CbtTaskRef,
     noun: 'CBT task',
     argDescription: 'The task\'s uuid.',

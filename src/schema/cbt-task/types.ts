@@ -34,10 +34,3 @@ export const CbtTaskRef = builder.loadableNode('CbtTask', {
 
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(CbtTaskRef, 'CbtTask');
-
-export const CbtTaskConnection = builder.connectionObject({
-  type: CbtTaskRef,
-  name: 'CbtTaskConnection',
-  description: 'A page of CBT tasks.',
-});
-

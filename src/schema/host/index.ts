@@ -9,4 +9,4 @@ import './mutations.js';
 
 export { HostNetworkBondingRef, HostNicRef, InterfaceType } from './network-facts.js';
 export { followsHost, prefetchFromHostUuid } from './prefetch.js';
-export { HostConnection, HostNetworkFactsRef, HostRef, HwMonitorStatus } from './types.js';
+export { HostNetworkFactsRef, HostRef, HwMonitorStatus } from './types.js';

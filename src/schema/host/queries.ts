@@ -4,19 +4,17 @@
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { hosts } from './loaders.js';
 import { HypervisorType, ResourceState } from '../shared-enums.js';
-import { HostConnection, HostRef, HostStatus } from './types.js';
+import { HostRef, HostStatus } from './types.js';
 
 defineListQuery({
   record: 'host',
   family: hosts,
-  connection: HostConnection,
   naming: { a: 'a host', plural: 'hosts' },
   list: {
     name: 'hosts',
     description: 'Hosts, read through the cursor family (CursorQuery / CursorNext, resourceType `host`).',
   },
   one: {
-    name: 'host',
     type: HostRef,
     noun: 'host',
     argDescription: 'The host\'s uuid.',

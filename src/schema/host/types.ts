@@ -105,5 +105,3 @@ export const HostRef = builder.loadableNode('Host', {
 
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(HostRef, 'Host');
-
-export const HostConnection = builder.connectionObject({ type: HostRef, name: 'HostConnection' });

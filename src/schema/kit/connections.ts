@@ -267,14 +267,21 @@ interface CursorFamilyPage<T> {
 }
 
 /**
- * What reading a page of either family starts with: the caller as the family knows it (which
- * binds the page's cursors; throws when the credential is missing), the page size (a bad `first`
- * fails before any upstream request) and the cursor keeper.
+ * What reading a page of either family starts with: the caller as the family knows it (throws
+ * when the credential is missing), the page size (a bad `first` fails before any upstream
+ * request), the cursor keeper, and `bindTo(query)`: the binding of the page's cursors to the
+ * caller and to what the page reads (`query`, in the family's own terms), made when a cursor is
+ * first sealed or opened.
  */
 function openPage(context: GatewayContext, family: CredentialFamily, request: FamilyPageRequest) {
-  const session = context.session;
-  return { session, caller: session.callerIdentity(family), size: readPageSize(request.first), keeper: context.cursors };
+  const { session, cursors: keeper } = context;
+  const caller = session.callerIdentity(family);
+  const bindTo = (query: readonly unknown[]) => lazy(() => keeper.bind([BINDING_KINDS[family], ...caller, ...query]));
+  return { session, size: readPageSize(request.first), keeper, bindTo };
 }
+
+/** The kind each family's cursors are bound as (kept as it was, so cursors already issued stay valid). */
+const BINDING_KINDS: Readonly<Record<CredentialFamily, string>> = { cursor: 'cursor', resource: 'query' };
 
 /** The upstream's refusal of a cursor it gave: it has expired there (or the upstream forgot it, restarting), whatever its text says. */
 function isRefusedCursor(error: unknown): boolean {
@@ -291,11 +298,11 @@ export async function readCursorPage<K extends CursorResourceType>(
   resourceType: K,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
-  const { session, caller, size, keeper } = openPage(context, 'cursor', request);
+  const { session, size, keeper, bindTo } = openPage(context, 'cursor', request);
   const filter = toCursorFilters(request.where);
   const sort = request.sort?.field;
   const order = request.sort?.direction;
-  const binding = lazy(() => keeper.bind(['cursor', ...caller, resourceType, sort ?? null, order ?? null, filter]));
+  const binding = bindTo([resourceType, sort ?? null, order ?? null, filter]);
   const walk: CursorWalk<K> = { resourceType, filter, sort: sort ?? DEFAULT_CURSOR_SORT, order: order ?? 'asc' };
   const after = request.after ? openKeysetAfter(keeper, request.after, binding()) : null;
 
@@ -426,10 +433,10 @@ export async function readResourcePage<C extends ResourceCollection>(
   collection: C,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<ResourceCollections[C]>> {
-  const { session, caller, size, keeper } = openPage(context, 'resource', request);
+  const { session, size, keeper, bindTo } = openPage(context, 'resource', request);
   const conditions = toQueryConditions(request.where);
   const sort = request.sort === undefined ? undefined : { field: request.sort.field, direction: request.sort.direction ?? 'asc' };
-  const binding = lazy(() => keeper.bind(['query', ...caller, collection, conditions, sort ?? null]));
+  const binding = bindTo([collection, conditions, sort ?? null]);
   const offset = request.after ? openOffsetCursor(keeper, request.after, binding()) : 0;
 
   const result = await session.query(collection, {

@@ -1,8 +1,8 @@
 /**
  * Declarative list queries: from one declaration per resource (its record, its filter fields, each a
  * record field, a family-neutral operator, a GraphQL type and a description, and its sort keys) come the
- * `<Type>Filter` input, the `<Type>OrderField` enum, the `<Type>Order` input and the connection
- * query field, plus the by-uuid query field next to it. The resolver reads through the resource's
+ * `<Type>Connection` type, the `<Type>Filter` input, the `<Type>OrderField` enum, the `<Type>Order`
+ * input and the connection query field, plus the by-uuid query field next to it. The resolver reads through the resource's
  * family (`families.ts`), which spells the conditions for its upstream. The same `filter` and
  * `orderBy` serve the nested connections of the resource (`Host.vmInstances`): `defineListQuery`
  * answers them (`ListArguments`), and each condition reaches the upstream with the parent's own.
@@ -97,10 +97,13 @@ export const DISCOVERY_DATE_ORDER_FIELDS = {
   LAST_OP_DATE: DATE_ORDER_FIELDS.LAST_OP_DATE,
 } as const satisfies Readonly<Record<string, OrderField>>;
 
+/** The sort key of a record's name. */
+export const NAME_ORDER_FIELD = { value: 'name', description: 'Name.' } as const satisfies OrderField;
+
 /** The sort keys of every named record with the two timestamps. */
 export const NAME_AND_DATE_ORDER_FIELDS = {
   ...DATE_ORDER_FIELDS,
-  NAME: { value: 'name', description: 'Name.' },
+  NAME: NAME_ORDER_FIELD,
 } as const satisfies Readonly<Record<string, OrderField>>;
 
 /**
@@ -120,8 +123,11 @@ export interface ListQuery<R> {
   /** The record listed: a filter field's record field and GraphQL type default from its definition. */
   readonly record: keyof typeof RECORDS;
   readonly family: RecordFamily<R>;
-  /** The connection type of the query field. */
-  readonly connection: OutputRef<unknown>;
+  /**
+   * The description of `<Type>Connection`, the page of records the query field and the resource's
+   * nested connections answer (`defineListQuery` registers it); left out, it has none.
+   */
+  readonly connectionDescription?: string;
   /** What the records are called in the generated descriptions, e.g. `an HBA port`, `HBA ports`. */
   readonly naming: { readonly a: string; readonly plural: string };
   /**
@@ -134,12 +140,11 @@ export interface ListQuery<R> {
    * what a failure gives (and which credential it needs) is added from the family.
    */
   readonly list: { readonly name: string; readonly description: string };
-  /** The by-uuid query field, e.g. `volume(uuid:)`, resolved by the type's loader. */
+  /** The by-uuid query field, named after the record (`volume(uuid:)`), resolved by the type's loader. */
   readonly one: {
-    readonly name: string;
     /**
-     * The node type listed, whose name prefixes the generated types: `<Type>Filter`,
-     * `<Type>OrderField`, `<Type>Order`.
+     * The node type listed, whose name prefixes the generated types: `<Type>Connection`,
+     * `<Type>Filter`, `<Type>OrderField`, `<Type>Order`.
      */
     readonly type: OutputRef<unknown>;
     /** What one record is called in its description: `One <noun> by uuid; ...`. */
@@ -257,6 +262,11 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
   const record = RECORDS[query.record];
   // A condition or a sort key on a record field is as old as the field (or as the query, if newer).
   const onField = (field: string): Release => newerOf(since, fieldRelease(record, field) ?? since);
+  const connection = builder.connectionObject({
+    type: query.one.type,
+    name: `${typeName}Connection`,
+    ...(query.connectionDescription === undefined ? {} : { description: query.connectionDescription }),
+  });
   const Filter = builder.inputType(`${typeName}Filter`, {
     description: filter.description ?? `Conditions on ${plural}; all given conditions must hold.`,
     extensions: { since },
@@ -289,7 +299,7 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
 
   builder.queryFields((t) => ({
     [query.list.name]: t.field({
-      type: query.connection,
+      type: connection,
       nullable: true,
       description: listDescription(query),
       extensions: { since },
@@ -299,7 +309,7 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
         return query.family.page(context, { first: listArgs.first, after: listArgs.after, ...queryOf(listArgs) });
       },
     }),
-    [query.one.name]: t.field({
+    [query.record]: t.field({
       type: query.one.type,
       nullable: true,
       description: oneDescription(query, query.one.noun),
@@ -308,7 +318,7 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
       resolve: (_root, uuidArgs) => uuidArgs.uuid,
     }),
   }));
-  return { connection: query.connection, args, queryOf };
+  return { connection, args, queryOf };
 }
 
 /**

@@ -81,11 +81,20 @@ export function deletedRecordFields(
   };
 }
 
+/**
+ * The uuid input field `field` names, once the job succeeded: the record the write changed, for
+ * its loader to read as it is now; null while the job runs or after a failure.
+ */
+export function writtenUuid(source: PayloadSource, field: string): string | null {
+  const uuid = source.input[field];
+  return succeeded(source) && typeof uuid === 'string' ? uuid : null;
+}
+
 /** The record named by input field `field` of a succeeded job (a delete whose upstream answers `{}`). */
 export function removedByInput(field: string) {
   return (source: PayloadSource): RemovedRecord | null => {
-    const uuid = source.input[field];
-    return succeeded(source) && typeof uuid === 'string' ? { uuid, localId: uuid } : null;
+    const uuid = writtenUuid(source, field);
+    return uuid === null ? null : { uuid, localId: uuid };
   };
 }
 

@@ -24,16 +24,10 @@ export const SnsEmailAddressRef = builder.loadableNode('SnsEmailAddress', {
   }),
 });
 
-export const SnsEmailAddressConnection = builder.connectionObject({
-  type: SnsEmailAddressRef,
-  name: 'SnsEmailAddressConnection',
-  description: 'A page of SNS email addresses.',
-});
-
 defineListQuery({
   record: 'snsEmailAddress',
   family: emailAddresses,
-  connection: SnsEmailAddressConnection,
+  connectionDescription: 'A page of SNS email addresses.',
   naming: { a: 'an SNS email address', plural: 'SNS email addresses' },
   since: '3.7.0',
   list: {
@@ -41,7 +35,6 @@ defineListQuery({
     description: 'Email addresses of Email endpoints (QuerySNSEmailAddress).',
   },
   one: {
-    name: 'snsEmailAddress',
     type: SnsEmailAddressRef,
     noun: 'SNS email address',
     argDescription: 'The address\'s uuid.',

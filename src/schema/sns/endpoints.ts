@@ -41,17 +41,11 @@ export const SnsApplicationEndpointRef = builder.loadableNode('SnsApplicationEnd
   }),
 });
 
-export const SnsApplicationEndpointConnection = builder.connectionObject({
-  type: SnsApplicationEndpointRef,
-  name: 'SnsApplicationEndpointConnection',
-  description: 'A page of SNS application endpoints.',
-});
-
 /** `filter` and `orderBy` of every endpoint connection: `snsApplicationEndpoints` and `SnsApplicationPlatform.endpoints`. */
 const endpointListArgs = defineListQuery({
   record: 'snsApplicationEndpoint',
   family: endpoints,
-  connection: SnsApplicationEndpointConnection,
+  connectionDescription: 'A page of SNS application endpoints.',
   naming: { a: 'an SNS endpoint', plural: 'SNS endpoints' },
   since: '5.0.0',
   list: {
@@ -59,7 +53,6 @@ const endpointListArgs = defineListQuery({
     description: 'SNS application endpoints of every type, read through the cursor family (resourceType `sns-application-endpoint`).',
   },
   one: {
-    name: 'snsApplicationEndpoint',
     type: SnsApplicationEndpointRef,
     noun: 'SNS endpoint',
     argDescription: 'The endpoint\'s uuid.',

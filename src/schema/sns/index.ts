@@ -9,7 +9,7 @@ import './endpoints.js';
 import './email-addresses.js';
 import './mutations.js';
 
-export { SnsApplicationEndpointConnection, SnsApplicationEndpointRef } from './endpoints.js';
-export { SnsEmailAddressConnection, SnsEmailAddressRef } from './email-addresses.js';
+export { SnsApplicationEndpointRef } from './endpoints.js';
+export { SnsEmailAddressRef } from './email-addresses.js';
 export { SnsStateEvent } from './mutations.js';
-export { SnsApplicationPlatformConnection, SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
+export { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';

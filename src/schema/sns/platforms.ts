@@ -36,16 +36,10 @@ export const SnsApplicationPlatformRef = builder.loadableNode('SnsApplicationPla
   }),
 });
 
-export const SnsApplicationPlatformConnection = builder.connectionObject({
-  type: SnsApplicationPlatformRef,
-  name: 'SnsApplicationPlatformConnection',
-  description: 'A page of SNS application platforms.',
-});
-
 defineListQuery({
   record: 'snsApplicationPlatform',
   family: platforms,
-  connection: SnsApplicationPlatformConnection,
+  connectionDescription: 'A page of SNS application platforms.',
   naming: { a: 'an SNS platform', plural: 'SNS platforms' },
   since: '2.3',
   list: {
@@ -53,7 +47,6 @@ defineListQuery({
     description: 'SNS application platforms, read through the cursor family (resourceType `sns-application-platform`).',
   },
   one: {
-    name: 'snsApplicationPlatform',
     type: SnsApplicationPlatformRef,
     noun: 'SNS platform',
     argDescription: 'The platform\'s uuid.',

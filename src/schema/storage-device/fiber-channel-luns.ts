@@ -6,7 +6,7 @@ import { builder } from '../../builder.js';
 import { fiberChannelLun, scsiLunHostRef, scsiLunVmInstanceRef, type HostRecord, type ScsiLunHostRefRecord, type ScsiLunVmInstanceRefRecord } from '../../upstream/records.js';
 import { nodeByUuid, resourceFamily } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
-import { anyOf, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
+import { anyOf, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, NAME_CONTAINS_FILTER, NAME_ORDER_FIELD, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
 import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
 import { ResourceState } from '../shared-enums.js';
@@ -96,16 +96,10 @@ export const FiberChannelLunRef = builder.loadableNode('FiberChannelLun', {
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(FiberChannelLunRef, 'FiberChannelLun');
 
-export const FiberChannelLunConnection = builder.connectionObject({
-  type: FiberChannelLunRef,
-  name: 'FiberChannelLunConnection',
-  description: 'A page of fibre-channel LUNs.',
-});
-
 defineListQuery({
   record: 'fiberChannelLun',
   family: fiberChannelLuns,
-  connection: FiberChannelLunConnection,
+  connectionDescription: 'A page of fibre-channel LUNs.',
   naming: { a: 'a LUN', plural: 'LUNs' },
   since: '3.1.0',
   list: {
@@ -113,7 +107,6 @@ defineListQuery({
     description: 'Fibre-channel LUNs (QueryFiberChannelLun).',
   },
   one: {
-    name: 'fiberChannelLun',
     type: FiberChannelLunRef,
     noun: 'fibre-channel LUN',
     argDescription: 'The LUN\'s uuid.',
@@ -138,7 +131,7 @@ defineListQuery({
   order: {
     fields: {
       ...DISCOVERY_DATE_ORDER_FIELDS,
-      NAME: { value: 'name', description: 'Name.' },
+      NAME: NAME_ORDER_FIELD,
       SIZE: { value: 'size', description: 'Disk size.' },
     },
   },

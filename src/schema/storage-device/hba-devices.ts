@@ -94,17 +94,11 @@ export const HbaDeviceRef = builder.loadableNode('HbaDevice', {
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(HbaDeviceRef, 'HbaDevice');
 
-export const HbaDeviceConnection = builder.connectionObject({
-  type: HbaDeviceRef,
-  name: 'HbaDeviceConnection',
-  description: 'A page of fibre-channel HBA ports.',
-});
-
 /** `filter` and `orderBy` of every HBA connection: `hbaDevices` and `Host.hbaDevices`. */
 const hbaListArgs = defineListQuery({
   record: 'hbaDevice',
   family: hbaDevices,
-  connection: HbaDeviceConnection,
+  connectionDescription: 'A page of fibre-channel HBA ports.',
   naming: { a: 'an HBA port', plural: 'HBA ports' },
   since: '5.3.0',
   list: {
@@ -112,7 +106,6 @@ const hbaListArgs = defineListQuery({
     description: 'Fibre-channel HBA ports (QueryHBADevice).',
   },
   one: {
-    name: 'hbaDevice',
     type: HbaDeviceRef,
     noun: 'HBA port',
     argDescription: 'The port\'s uuid.',

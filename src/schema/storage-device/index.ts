@@ -5,5 +5,5 @@
 import './hba-devices.js';
 import './fiber-channel-luns.js';
 
-export { FiberChannelLunConnection, FiberChannelLunRef } from './fiber-channel-luns.js';
-export { HbaDeviceConnection, HbaDeviceRef } from './hba-devices.js';
+export { FiberChannelLunRef } from './fiber-channel-luns.js';
+export { HbaDeviceRef } from './hba-devices.js';

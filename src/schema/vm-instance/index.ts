@@ -8,4 +8,3 @@ import './mutations.js';
 
 export { NicDriverType, UsedIpRef, VmCdRomRef, VmNicRef } from './embedded.js';
 export { VmInstanceRef } from '../node-refs.js';
-export { VmInstanceConnection } from './types.js';

@@ -18,7 +18,7 @@ import {
 import { DeleteMode } from '../kit/delete-mode.js';
 import { closedSetEnum } from '../kit/enums.js';
 import { embeddedId } from '../kit/embedded-ids.js';
-import { defineWriteMutation, deletedRecordFields, resultInventory, succeeded, type PayloadSource } from '../kit/mutation-kit.js';
+import { defineWriteMutation, deletedRecordFields, resultInventory, writtenUuid } from '../kit/mutation-kit.js';
 import { NicDriverType, VmNicRef } from './embedded.js';
 import { VmInstanceRef } from '../node-refs.js';
 import { VmInstanceType } from './types.js';
@@ -64,12 +64,6 @@ const VolumeSnapshotEncryption = builder.inputType('VolumeSnapshotEncryption', {
     encrypted: t.boolean({ required: true, description: 'Whether the volume made from it is encrypted. Since 5.1.0.' }),
   }),
 });
-
-/** The uuid of the VM a succeeded job wrote, for the loader to read its state now. */
-function vmWrittenBy(source: PayloadSource, uuidField: string): string | null {
-  const uuid = source.input[uuidField];
-  return succeeded(source) && typeof uuid === 'string' ? uuid : null;
-}
 
 /** Drops the absent fields of an input object, as the kit does for top-level parameters. */
 function withoutAbsent(item: Record<string, unknown>): Record<string, unknown> {
@@ -172,7 +166,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM without its SSH key (the answer\'s `inventory`, else read afresh); null until the job succeeded. Since 0.6.',
-      resolve: (source, _args, context) => result(source, context)?.inventory ?? vmWrittenBy(source, 'uuid'),
+      resolve: (source, _args, context) => result(source, context)?.inventory ?? writtenUuid(source, 'uuid'),
     }),
   }),
   touches: { types: ['VmInstance'], uuids: (input) => [input.uuid] },
@@ -227,14 +221,14 @@ defineWriteMutation({
       resolve: (source, _args, context) => {
         const nic = result(source, context)?.inventory;
         if (!nic) return null;
-        return nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: vmWrittenBy(source, 'vmInstanceUuid') };
+        return nic.vmInstanceUuid ? nic : { ...nic, vmInstanceUuid: writtenUuid(source, 'vmInstanceUuid') };
       },
     }),
     vmInstance: t.field({
       type: VmInstanceRef,
       nullable: true,
       description: 'The VM of the NIC, read afresh; null until the job succeeded. Since 3.9.0.',
-      resolve: (source) => vmWrittenBy(source, 'vmInstanceUuid'),
+      resolve: (source) => writtenUuid(source, 'vmInstanceUuid'),
     }),
   }),
   touches: { types: ['VmInstance', 'VmNic'], uuids: (input) => [input.vmInstanceUuid, input.vmNicUuid] },
@@ -253,7 +247,7 @@ defineWriteMutation({
       type: VmInstanceRef,
       nullable: true,
       description: 'The destroyed VM, read afresh (the upstream answers `{}`); null until the job succeeded. Since 0.6.',
-      resolve: (source) => vmWrittenBy(source, 'uuid'),
+      resolve: (source) => writtenUuid(source, 'uuid'),
     }),
   }),
   // Its host's list of VMs changes with it (a VmInstance connection).

@@ -10,20 +10,18 @@ import { HostRef } from '../host/index.js';
 import { vmsOfHost } from './loaders.js';
 import { vmInstances, VmInstanceRef } from '../node-refs.js';
 import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
-import { VmInstanceConnection, VmInstanceType, VmPlatform, VmState } from './types.js';
+import { VmInstanceType, VmPlatform, VmState } from './types.js';
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */
 const vmListArgs = defineListQuery({
   record: 'vmInstance',
   family: vmInstances,
-  connection: VmInstanceConnection,
   naming: { a: 'a VM', plural: 'VMs' },
   list: {
     name: 'vmInstances',
     description: 'VMs, read through the cursor family (CursorQuery / CursorNext, resourceType `vm`).',
   },
   one: {
-    name: 'vmInstance',
     type: VmInstanceRef,
     noun: 'VM',
     argDescription: 'The VM\'s uuid.',

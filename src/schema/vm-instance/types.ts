@@ -3,7 +3,6 @@
  * resourceType `vm`) and its relations: host and last host, root volume, the embedded NICs,
  * volumes and CD-ROMs, snapshot groups and attachable data volumes.
  */
-import { builder } from '../../builder.js';
 import type { VmInstanceRecord } from '../../upstream/records.js';
 import { readableItems } from '../../upstream/wire.js';
 import { GetVmAttachableDataVolume, QueryVolumeSnapshotGroup } from '../../upstream/operations/index.js';
@@ -95,5 +94,3 @@ VmInstanceRef.implement({
 
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(VmInstanceRef, 'VmInstance');
-
-export const VmInstanceConnection = builder.connectionObject({ type: VmInstanceRef, name: 'VmInstanceConnection' });

@@ -8,4 +8,4 @@ import './mutations.js';
 
 export { SnapshotGroupDeletionResultRef } from './mutations.js';
 export { snapshotGroupListArgs } from './queries.js';
-export { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups, VolumeSnapshotRefType } from './types.js';
+export { VolumeSnapshotGroupRef, volumeSnapshotGroups, VolumeSnapshotRefType } from './types.js';

@@ -3,13 +3,12 @@
  * (QueryVolumeSnapshotGroup).
  */
 import { defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
-import { VolumeSnapshotGroupConnection, VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
+import { VolumeSnapshotGroupRef, volumeSnapshotGroups } from './types.js';
 
 /** `filter` and `orderBy` of every snapshot group connection: `volumeSnapshotGroups` and `VmInstance.snapshotGroups`. */
 export const snapshotGroupListArgs = defineListQuery({
   record: 'volumeSnapshotGroup',
   family: volumeSnapshotGroups,
-  connection: VolumeSnapshotGroupConnection,
   naming: { a: 'a snapshot group', plural: 'snapshot groups' },
   since: '3.6.0',
   list: {
@@ -17,7 +16,6 @@ export const snapshotGroupListArgs = defineListQuery({
     description: 'Volume snapshot groups (QueryVolumeSnapshotGroup).',
   },
   one: {
-    name: 'volumeSnapshotGroup',
     type: VolumeSnapshotGroupRef,
     noun: 'snapshot group',
     argDescription: 'The group\'s uuid.',

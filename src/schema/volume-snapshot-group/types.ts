@@ -46,9 +46,3 @@ VolumeSnapshotRefType.implement({
 
 // A Federation entity: other subgraphs reference it by uuid (or id), `_entities` loads it like a page does.
 entityByUuid(VolumeSnapshotGroupRef, 'VolumeSnapshotGroup');
-
-export const VolumeSnapshotGroupConnection = builder.connectionObject({
-  type: VolumeSnapshotGroupRef,
-  name: 'VolumeSnapshotGroupConnection',
-});
-

@@ -6,7 +6,7 @@
  */
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { HostConnection, HostRef } from '../../../src/schema/host/types.js';
+import { HostRef } from '../../../src/schema/host/types.js';
 import { hosts } from '../../../src/schema/host/loaders.js';
 import { schema } from '../../../src/schema/index.js';
 import { defineListQuery, equals, type ListQuery } from '../../../src/schema/kit/list-query.js';
@@ -16,10 +16,9 @@ function hostListWith(fields: ListQuery<HostRecord>['filter']['fields']): ListQu
   return {
     record: 'host',
     family: hosts,
-    connection: HostConnection,
     naming: { a: 'a host', plural: 'hosts' },
     list: { name: 'probeHosts', description: 'Hosts.' },
-    one: { name: 'probeHost', type: HostRef, noun: 'host', argDescription: 'The host\'s uuid.' },
+    one: { type: HostRef, noun: 'host', argDescription: 'The host\'s uuid.' },
     filter: { argDescription: 'Conditions.', fields },
     order: { fields: {} },
   };
