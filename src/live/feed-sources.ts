@@ -11,7 +11,7 @@
  * A record the gateway cannot read has no timestamps to compare: the feed skips it (a query
  * reading it answers its error anyway) and sees its change once it reads again.
  */
-import { cursorFamilyOf, resourceFamilyOf } from '../upstream/families.js';
+import { cursorFamilyOf, resourceFamilyOf, type UpstreamFamily } from '../upstream/families.js';
 import type { Instant } from '../upstream/define-record.js';
 import { readableItems } from '../upstream/wire.js';
 import {
@@ -59,28 +59,29 @@ export interface FeedSource {
 }
 
 function cursorSource(collection: LiveCollection, resourceType: CursorResourceType): FeedSource {
-  const family = cursorFamilyOf(resourceType);
-  return {
-    collection,
-    credential: family.credential,
-    async newest(session, pageSize) {
-      const page = await session.cursorQuery({ resourceType, sort: 'lastOpDate', order: 'desc', pageSize });
-      return { records: readableItems(page.items), total: page.total, more: page.hasMore };
-    },
-    changedSince: async (session, since) => readableItems(await family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }])),
-  };
+  return feedSource(collection, cursorFamilyOf(resourceType), async (session, pageSize) => {
+    const page = await session.cursorQuery({ resourceType, sort: 'lastOpDate', order: 'desc', pageSize });
+    return { records: readableItems(page.items), total: page.total, more: page.hasMore };
+  });
 }
 
 function querySource(collection: LiveCollection, name: ResourceCollection): FeedSource {
-  const family = resourceFamilyOf(name);
+  return feedSource(collection, resourceFamilyOf(name), async (session, pageSize) => {
+    const result = await session.query(name, { sort: { field: 'lastOpDate', direction: 'desc' }, limit: pageSize, replyWithCount: true });
+    const total = result.total ?? result.inventories.length;
+    return { records: readableItems(result.inventories), total, more: total > result.inventories.length };
+  });
+}
+
+/**
+ * A collection's source: its newest page as its family spells it, and the records changed since a
+ * time through the family's own filter, which both families read alike.
+ */
+function feedSource(collection: LiveCollection, family: UpstreamFamily<FeedRecord>, newest: FeedSource['newest']): FeedSource {
   return {
     collection,
     credential: family.credential,
-    async newest(session, pageSize) {
-      const result = await session.query(name, { sort: { field: 'lastOpDate', direction: 'desc' }, limit: pageSize, replyWithCount: true });
-      const total = result.total ?? result.inventories.length;
-      return { records: readableItems(result.inventories), total, more: total > result.inventories.length };
-    },
+    newest,
     changedSince: async (session, since) => readableItems(await family.readAll(session, [{ field: 'lastOpDate', op: 'ge', value: since }])),
   };
 }
