@@ -106,6 +106,3 @@ const SOURCES: ReadonlyMap<LiveCollection, FeedSource> = new Map(
 export function feedSourceOf(collection: LiveCollection): FeedSource | undefined {
   return SOURCES.get(collection);
 }
-
-/** Every collection the feed can poll. */
-export const FEED_COLLECTIONS: readonly LiveCollection[] = [...SOURCES.keys()];

@@ -34,7 +34,7 @@ import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { fieldRelease, type AnyRecordDefinition } from '../upstream/define-record.js';
 import { paramRelease, type ParamSpecs } from '../upstream/operations/define.js';
 import { RECORDS } from '../upstream/records.js';
-import { existsIn, newerOf, NEWEST_RELEASE, type Release } from '../upstream/releases.js';
+import { existsIn, newerOf, type Release } from '../upstream/releases.js';
 
 /** The operation a mutation input's fields are the parameters of. */
 interface ParameterSource {
@@ -168,9 +168,4 @@ export function schemaForRelease(schema: GraphQLSchema, release: string): GraphQ
     [MapperKind.ENUM_TYPE]: (type) => (type.getValues().length === 0 ? null : type),
   });
   return pruneSchema(withoutEmptyEnums);
-}
-
-/** The release the gateway serves: `UPSTREAM_VERSION`, or the newest the spec describes. */
-export function servedRelease(configured: string | undefined): string {
-  return configured ?? NEWEST_RELEASE;
 }
