@@ -5,6 +5,9 @@
 import type { Tenant } from './model.js';
 import type { SimulatorStore } from './store.js';
 
+/** Where the resource family's API lives: every read, write and job poll is a path below it. */
+export const RESOURCE_FAMILY_PREFIX = '/svc/v1/';
+
 /** A write operation matched from method + path (+ PUT action key). */
 export interface MatchedWrite {
   /** The spec's operation name, e.g. `UpdateHostNqn`. Counted in `/__sim/stats`. */

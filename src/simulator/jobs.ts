@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
-import type { JobAnswer, JobRunner, JobRunnerOptions, SubmitJob, WebhookDelivery } from './contracts.js';
+import { RESOURCE_FAMILY_PREFIX, type JobAnswer, type JobRunner, type JobRunnerOptions, type SubmitJob, type WebhookDelivery } from './contracts.js';
 import { SimBadRequest, SimError, errorCode, type WireErrorCode } from './errors.js';
 import { encodeJson } from './format.js';
 
@@ -120,7 +120,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       schedule(options.asyncDelayMs(), () => runJob(job, submitted.run));
       return {
         status: 202,
-        json: { location: `${options.baseUrl()}/svc/v1/api-jobs/${uuid}`, apiTimeout: API_TIMEOUT_MS },
+        json: { location: `${options.baseUrl()}${RESOURCE_FAMILY_PREFIX}api-jobs/${uuid}`, apiTimeout: API_TIMEOUT_MS },
       };
     },
 

@@ -4,7 +4,7 @@
  * (`writes/`) or a cursor call (`cursor.ts`), restricted to the release played; or a
  * rejection, telling a wrong method (405) from an unknown route (404) and a bad body (400).
  */
-import type { MatchedWrite } from '../contracts.js';
+import { RESOURCE_FAMILY_PREFIX, type MatchedWrite } from '../contracts.js';
 import type { CursorService } from '../cursor.js';
 import { SimBadRequest } from '../errors.js';
 import type { Tenant } from '../model.js';
@@ -19,7 +19,6 @@ export const POLL_OPERATION = 'PollJob';
 /** Operation name under which requests to unknown routes are counted. */
 export const UNKNOWN_OPERATION = 'Unknown';
 
-const RESOURCE_FAMILY_PREFIX = '/svc/v1/';
 const CURSOR_FAMILY_PREFIX = '/api/v1/resources/';
 
 /** What the router decided for one API request. */

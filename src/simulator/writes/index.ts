@@ -6,7 +6,7 @@
  * The handlers live in one module per resource (`hosts.ts`, `vm-instances.ts`, ...);
  * their failures follow the real service (see `context.ts`).
  */
-import type { ExecuteWrite, MatchedWrite, WriteRequest } from '../contracts.js';
+import { RESOURCE_FAMILY_PREFIX, type ExecuteWrite, type MatchedWrite, type WriteRequest } from '../contracts.js';
 import { SimBadRequest } from '../errors.js';
 import { compilePathTemplate, pathParameters, type PathTemplate } from '../path-template.js';
 import type { SimulatorStore } from '../store.js';
@@ -49,7 +49,6 @@ interface SimulatedWrite {
   execute(context: WriteContext): Result;
 }
 
-const API_PREFIX = '/svc/v1/';
 const DELETE_MODE: ParameterSpec = { type: 'string', values: ['Permissive', 'Enforcing'] };
 const NIC_DRIVER_TYPES = ['virtio', 'e1000', 'rtl8139'] as const;
 
@@ -163,8 +162,8 @@ const ROUTES_BY_NAME = new Map(ROUTES.map((route) => [route.operation, route]));
  * JSON type.
  */
 export function matchWrite(method: string, pathname: string, body: Record<string, unknown>): MatchedWrite | null {
-  if (!pathname.startsWith(API_PREFIX)) return null;
-  const subPath = pathname.slice(API_PREFIX.length).replace(/\/+$/, '');
+  if (!pathname.startsWith(RESOURCE_FAMILY_PREFIX)) return null;
+  const subPath = pathname.slice(RESOURCE_FAMILY_PREFIX.length).replace(/\/+$/, '');
   const verb = method.toUpperCase();
   const candidates: { route: CompiledRoute; match: RegExpExecArray }[] = [];
   for (const route of ROUTES) {
