@@ -269,15 +269,15 @@ interface CursorFamilyPage<T> {
 /**
  * What reading a page of either family starts with: the caller as the family knows it (throws
  * when the credential is missing), the page size (a bad `first` fails before any upstream
- * request), the cursor keeper, and `bindTo(query)`: the binding of the page's cursors to the
- * caller and to what the page reads (`query`, in the family's own terms), made when a cursor is
- * first sealed or opened.
+ * request), the cursor keeper, and `binding()`: the binding of the page's cursors to the caller
+ * and to what the page reads (`query`, in the family's own terms), made when a cursor is first
+ * sealed or opened.
  */
-function openPage(context: GatewayContext, family: CredentialFamily, request: FamilyPageRequest) {
+function openPage(context: GatewayContext, family: CredentialFamily, request: FamilyPageRequest, query: readonly unknown[]) {
   const { session, cursors: keeper } = context;
   const caller = session.callerIdentity(family);
-  const bindTo = (query: readonly unknown[]) => lazy(() => keeper.bind([BINDING_KINDS[family], ...caller, ...query]));
-  return { session, size: readPageSize(request.first), keeper, bindTo };
+  const binding = lazy(() => keeper.bind([BINDING_KINDS[family], ...caller, ...query]));
+  return { session, size: readPageSize(request.first), keeper, binding };
 }
 
 /** The kind each family's cursors are bound as (kept as it was, so cursors already issued stay valid). */
@@ -298,11 +298,10 @@ export async function readCursorPage<K extends CursorResourceType>(
   resourceType: K,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<CursorResourceTypes[K]>> {
-  const { session, size, keeper, bindTo } = openPage(context, 'cursor', request);
   const filter = toCursorFilters(request.where);
   const sort = request.sort?.field;
   const order = request.sort?.direction;
-  const binding = bindTo([resourceType, sort ?? null, order ?? null, filter]);
+  const { session, size, keeper, binding } = openPage(context, 'cursor', request, [resourceType, sort ?? null, order ?? null, filter]);
   const walk: CursorWalk<K> = { resourceType, filter, sort: sort ?? DEFAULT_CURSOR_SORT, order: order ?? 'asc' };
   const after = request.after ? openKeysetAfter(keeper, request.after, binding()) : null;
 
@@ -433,10 +432,9 @@ export async function readResourcePage<C extends ResourceCollection>(
   collection: C,
   request: FamilyPageRequest,
 ): Promise<ConnectionResult<ResourceCollections[C]>> {
-  const { session, size, keeper, bindTo } = openPage(context, 'resource', request);
-  const conditions = toQueryConditions(request.where);
   const sort = request.sort === undefined ? undefined : { field: request.sort.field, direction: request.sort.direction ?? 'asc' };
-  const binding = bindTo([collection, conditions, sort ?? null]);
+  const conditions = toQueryConditions(request.where);
+  const { session, size, keeper, binding } = openPage(context, 'resource', request, [collection, conditions, sort ?? null]);
   const offset = request.after ? openOffsetCursor(keeper, request.after, binding()) : 0;
 
   const result = await session.query(collection, {
