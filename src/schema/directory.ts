@@ -7,9 +7,8 @@
 import { builder } from '../builder.js';
 import { DeleteDirectory } from '../upstream/operations/index.js';
 import { directory } from '../upstream/records.js';
-import { deleteModeField } from './kit/delete-mode.js';
 import { cursorFamily, nodeByUuid } from './kit/families.js';
-import { deletedRecordFields, defineWriteMutation, removedByInput } from './kit/mutation-kit.js';
+import { defineWriteMutation, removesNamedRecord } from './kit/mutation-kit.js';
 import { recordEnum } from './kit/enums.js';
 import { exposeRecordEnums, exposeRecordFields } from './kit/record-fields.js';
 
@@ -37,10 +36,5 @@ defineWriteMutation({
   operation: DeleteDirectory,
   description:
     'Deletes a directory (DeleteDirectory: `DELETE delete/directory`); one with sub-directories needs `deleteMode: ENFORCING`, which deletes the whole subtree. Since 4.6.0.',
-  inputFields: (t) => ({
-    deleteMode: deleteModeField(t, DeleteDirectory),
-  }),
-  // The upstream answers `{}`: the input names the directory.
-  payloadFields: (t) => deletedRecordFields(t, 'Directory', 'directory', removedByInput('uuid')),
-  touches: { types: ['Directory'], uuids: (input) => [input.uuid] },
+  ...removesNamedRecord('Directory', 'directory'),
 });

@@ -11,8 +11,7 @@ import {
   ExportNbdVolumes,
   type NbdVolumeInfoRecord,
 } from '../../upstream/operations/index.js';
-import { deleteModeField } from '../kit/delete-mode.js';
-import { defineWriteMutation, deletedRecordFields, removedByInput, resultInventory, writtenUuid } from '../kit/mutation-kit.js';
+import { defineWriteMutation, removesNamedRecord, resultInventory, writtenUuid } from '../kit/mutation-kit.js';
 import { VmInstanceRef } from '../vm-instance/index.js';
 import { VolumeRef } from '../volume.js';
 import { CbtTaskRef } from './types.js';
@@ -38,12 +37,7 @@ defineWriteMutation({
   operation: DeleteCbtTask,
   description:
     'Deletes a CBT task (DeleteCbtTask: `DELETE cbt-task/{uuid}`); a running task needs `force` or `deleteMode: ENFORCING`. Since 4.10.10.',
-  inputFields: (t) => ({
-    deleteMode: deleteModeField(t, DeleteCbtTask),
-  }),
-  // The upstream answers `{}`: the input names the task.
-  payloadFields: (t) => deletedRecordFields(t, 'CbtTask', 'task', removedByInput('uuid')),
-  touches: { types: ['CbtTask'], uuids: (input) => [input.uuid] },
+  ...removesNamedRecord('CbtTask', 'task'),
 });
 
 defineWriteMutation({

@@ -18,6 +18,7 @@ import { builder, type GatewaySchemaTypes } from '../../builder.js';
 import type { GatewayContext } from '../../context.js';
 import type { JobOutcome, JobRecord } from '../../jobs/store.js';
 import { isDeclaredParam, type DeclaredValues, type ParamDeclaration, type ParamsOf, type ResultOf, type WriteOperation } from '../../upstream/operations/index.js';
+import { deleteModeField } from './delete-mode.js';
 import { UpstreamErrorRef } from './errors.js';
 import { JobRef, JobStatusEnum, MutationPayloadUnion, errorOf, payloadSourceOf, registerJobOperation, succeeded, type PayloadSource } from './job.js';
 import { isFallback } from './enums.js';
@@ -95,6 +96,17 @@ export function removedByInput(field: string) {
   return (source: PayloadSource): RemovedRecord | null => {
     const uuid = writtenUuid(source, field);
     return uuid === null ? null : { uuid, localId: uuid };
+  };
+}
+
+/**
+ * `...removesNamedRecord('CbtTask', 'task')`: the payload and the touches of a delete whose input
+ * names by `uuid` the one record it removes, as the upstream's bare `{}` answer does not.
+ */
+export function removesNamedRecord(typeName: string, noun: string) {
+  return {
+    payloadFields: (t: PayloadBuilder) => deletedRecordFields(t, typeName, noun, removedByInput('uuid')),
+    touches: { types: [typeName], uuids: (input: { readonly uuid?: string | null }) => [input.uuid] },
   };
 }
 
@@ -290,19 +302,23 @@ function declaredField(t: InputBuilder, declaration: ParamDeclaration): InputFie
 
 /**
  * The input fields of an operation's parameters, in the order it declares them: built from the
- * declaration, or the mutation's own field for a parameter declared by its location alone; then
- * the mutation's fields that name no parameter (its `params` maps them). A parameter of neither,
- * or one said twice, is a mistake in the mutation: the schema does not build.
+ * declaration, or the mutation's own field for a parameter declared by its location alone (the
+ * kit knows one of those itself: `deleteMode`, the `DeleteMode` enum, unless the mutation says
+ * more of it); then the mutation's fields that name no parameter (its `params` maps them). A
+ * parameter of neither, or one said twice, is a mistake in the mutation: the schema does not build.
  */
 function parameterFields(t: InputBuilder, operation: WriteOperation, mutation: string, own: InputFieldMap): InputFieldMap {
   const fields: InputFieldMap = {};
   for (const name of paramNamesOf(operation)) {
     const spec = operation.params[name];
-    const declared = spec !== undefined && isDeclaredParam(spec);
-    if (declared === (name in own)) {
-      throw new TypeError(`${mutation}: parameter ${name} of ${operation.name} needs ${declared ? 'no input field of its own' : 'an input field'}`);
+    if (spec !== undefined && isDeclaredParam(spec)) {
+      if (name in own) throw new TypeError(`${mutation}: parameter ${name} of ${operation.name} needs no input field of its own`);
+      fields[name] = declaredField(t, spec);
+    } else {
+      const field = own[name] ?? (name === 'deleteMode' ? deleteModeField(t, operation) : undefined);
+      if (field === undefined) throw new TypeError(`${mutation}: parameter ${name} of ${operation.name} needs an input field`);
+      fields[name] = field;
     }
-    fields[name] = declared ? declaredField(t, spec) : own[name]!;
   }
   return { ...fields, ...own };
 }
