@@ -83,8 +83,8 @@ defineListQuery({
   order: {
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
-      SIZE: { value: 'size', description: 'Virtual size.' },
-      ACTUAL_SIZE: { value: 'actualSize', description: 'Space actually used.' },
+      size: 'Virtual size.',
+      actualSize: 'Space actually used.',
     },
   },
 });

@@ -31,7 +31,7 @@ defineListQuery({
   order: {
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
-      STATUS: { value: 'status', description: 'Status (alphabetical by the upstream spelling).' },
+      status: 'Status (alphabetical by the upstream spelling).',
     },
   },
 });

@@ -38,7 +38,7 @@ defineListQuery({
   order: {
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
-      MANAGEMENT_IP: { value: 'managementIp', description: 'Management IP.' },
+      managementIp: 'Management IP.',
     },
   },
 });

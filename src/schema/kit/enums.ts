@@ -44,9 +44,12 @@ type ClosedSetField<R extends RecordName> = {
 /** The values of a closed-set field. */
 type ClosedSetOf<R extends RecordName, F extends keyof FieldsOf<R>> = FieldsOf<R>[F] extends FieldSpec<infer T, 'normalized'> ? Exclude<T, null> & string : never;
 
-/** `InstantStart` → `INSTANT_START`, `noMaster` → `NO_MASTER`, `e1000` → `E1000`, `SMS` → `SMS`. */
+/**
+ * `InstantStart` → `INSTANT_START`, `noMaster` → `NO_MASTER`, `e1000` → `E1000`, `SMS` → `SMS`,
+ * `balance-rr` → `BALANCE_RR`, `layer2+3` → `LAYER2_3`.
+ */
 export function constantCase(wireValue: string): string {
-  return wireValue.replace(/([a-z\d])([A-Z])/g, '$1_$2').toUpperCase();
+  return wireValue.replace(/([a-z\d])([A-Z])/g, '$1_$2').replace(/[^A-Za-z\d]+/g, '_').toUpperCase();
 }
 
 function defineEnum<V extends string>(

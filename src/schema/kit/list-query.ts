@@ -19,7 +19,7 @@ import type { GatewayContext } from '../../context.js';
 import { loadListConnection, pageArgs, type PageArgs } from './connections.js';
 import { exposedAs } from './record-fields.js';
 import { GraphQLError } from 'graphql';
-import { closedSetEnum, isFallback } from './enums.js';
+import { closedSetEnum, constantCase, isFallback } from './enums.js';
 
 export const OrderDirection = closedSetEnum('OrderDirection', {
   description: 'Sort direction.',
@@ -76,35 +76,27 @@ export function uuidsFilter(plural: string): FilterField {
 /** The `nameContains` filter field of every named record. */
 export const NAME_CONTAINS_FILTER = contains('name', 'Name contains this text.');
 
-/** One sort key of the `<Type>OrderField` enum: the record field and its description. */
-export interface OrderField {
-  readonly value: string;
-  readonly description: string;
-}
+/**
+ * The sort keys of a `<Type>OrderField` enum: each record field the upstream sorts by, with its
+ * description; the GraphQL name derives from the field (`createDate` → `CREATE_DATE`), as an
+ * enum's from its wire values.
+ */
+export type OrderFields<R> = Readonly<Partial<Record<keyof R & string, string>>>;
 
 /** The sort keys of every record with the two timestamps. */
-export const DATE_ORDER_FIELDS = {
-  CREATE_DATE: { value: 'createDate', description: 'Creation time.' },
-  LAST_OP_DATE: { value: 'lastOpDate', description: 'Last update time.' },
-} as const satisfies Readonly<Record<string, OrderField>>;
+export const DATE_ORDER_FIELDS = { createDate: 'Creation time.', lastOpDate: 'Last update time.' } as const;
 
 /**
  * The sort keys of the two timestamps of a record the upstream discovers rather than creates (a
  * host's HBA ports, a SAN's LUNs): its `createDate` is when it was found.
  */
-export const DISCOVERY_DATE_ORDER_FIELDS = {
-  CREATE_DATE: { value: 'createDate', description: 'Discovery time.' },
-  LAST_OP_DATE: DATE_ORDER_FIELDS.LAST_OP_DATE,
-} as const satisfies Readonly<Record<string, OrderField>>;
+export const DISCOVERY_DATE_ORDER_FIELDS = { ...DATE_ORDER_FIELDS, createDate: 'Discovery time.' } as const;
 
 /** The sort key of a record's name. */
-export const NAME_ORDER_FIELD = { value: 'name', description: 'Name.' } as const satisfies OrderField;
+export const NAME_ORDER_FIELD = { name: 'Name.' } as const;
 
 /** The sort keys of every named record with the two timestamps. */
-export const NAME_AND_DATE_ORDER_FIELDS = {
-  ...DATE_ORDER_FIELDS,
-  NAME: NAME_ORDER_FIELD,
-} as const satisfies Readonly<Record<string, OrderField>>;
+export const NAME_AND_DATE_ORDER_FIELDS = { ...DATE_ORDER_FIELDS, ...NAME_ORDER_FIELD } as const;
 
 /**
  * What `defineListQuery` answers for the nested connections of its resource: the `filter` and
@@ -161,7 +153,7 @@ export interface ListQuery<R> {
   readonly order: {
     /** Of the `orderBy` argument; by default the family's order when none is asked for. */
     readonly argDescription?: string;
-    readonly fields: Readonly<Record<string, OrderField>>;
+    readonly fields: OrderFields<R>;
   };
 }
 
@@ -279,7 +271,12 @@ export function defineListQuery<R>(query: ListQuery<R>): ListArguments {
         ]),
       ),
   });
-  const orderValues = Object.fromEntries(Object.entries(order.fields).map(([name, key]) => [name, { ...key, extensions: { since: onField(key.value) } }]));
+  const orderValues = Object.fromEntries(
+    Object.entries<string | undefined>(order.fields).map(([field, description]) => [
+      constantCase(field),
+      { value: field, description, extensions: { since: onField(field) } },
+    ]),
+  );
   const OrderFieldEnum = builder.enumType(`${typeName}OrderField`, { description: `Fields ${plural} can be sorted by.`, values: orderValues, extensions: { since } });
   const Order = builder.inputType(`${typeName}Order`, {
     description: `Order of ${a} connection.`,

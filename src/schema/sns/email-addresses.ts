@@ -50,7 +50,7 @@ defineListQuery({
   order: {
     fields: {
       ...DATE_ORDER_FIELDS,
-      EMAIL_ADDRESS: { value: 'emailAddress', description: 'The address.' },
+      emailAddress: 'The address.',
     },
   },
 });

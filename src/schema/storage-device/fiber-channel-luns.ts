@@ -131,8 +131,8 @@ defineListQuery({
   order: {
     fields: {
       ...DISCOVERY_DATE_ORDER_FIELDS,
-      NAME: NAME_ORDER_FIELD,
-      SIZE: { value: 'size', description: 'Disk size.' },
+      ...NAME_ORDER_FIELD,
+      size: 'Disk size.',
     },
   },
 });

@@ -124,8 +124,8 @@ const hbaListArgs = defineListQuery({
   order: {
     fields: {
       ...DISCOVERY_DATE_ORDER_FIELDS,
-      NAME: { value: 'name', description: 'Port name.' },
-      PORT_NAME: { value: 'portName', description: 'World wide port name.' },
+      name: 'Port name.',
+      portName: 'World wide port name.',
     },
   },
 });

@@ -51,9 +51,9 @@ const vmListArgs = defineListQuery({
   order: {
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
-      STATE: { value: 'state', description: 'State.' },
-      MEMORY_SIZE: { value: 'memorySize', description: 'Memory size.' },
-      CPU_NUM: { value: 'cpuNum', description: 'CPU count.' },
+      state: 'State.',
+      memorySize: 'Memory size.',
+      cpuNum: 'CPU count.',
     },
   },
 });

@@ -33,7 +33,7 @@ export const snapshotGroupListArgs = defineListQuery({
     argDescription: 'Sort order. Default: the upstream\'s order.',
     fields: {
       ...NAME_AND_DATE_ORDER_FIELDS,
-      SNAPSHOT_COUNT: { value: 'snapshotCount', description: 'Number of snapshots.' },
+      snapshotCount: 'Number of snapshots.',
     },
   },
 });
