@@ -4,7 +4,7 @@
  * attached to.
  */
 import { recordEnums } from './kit/enums.js';
-import { ResourceState } from './shared-enums.js';
+import { ResourceState } from './common-enums.js';
 import { entityByUuid } from './kit/federation.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from './kit/list-query.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, follows } from './kit/record-fields.js';

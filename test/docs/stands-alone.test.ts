@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The documents the project was once written against, spelt so that this file does not name them. */
-const OUTSIDE = [['CON', 'TRACT'], ['UPSTREAM', '-NOTES'], ['../', 'shared/'], ['STY', 'LE.md']].map((parts) => parts.join(''));
+const OUTSIDE = [['CON', 'TRACT'], ['UPSTREAM', '-NOTES'], ['../', 'shared'], ['STY', 'LE.md']].map((parts) => parts.join(''));
 
 function trackedTextFiles(): string[] {
   const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);

@@ -3,7 +3,7 @@
  */
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { hosts } from './loaders.js';
-import { HypervisorType, ResourceState } from '../shared-enums.js';
+import { HypervisorType, ResourceState } from '../common-enums.js';
 import { HostRef, HostStatus } from './types.js';
 
 defineListQuery({

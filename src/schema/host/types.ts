@@ -12,7 +12,7 @@ import { nodeByUuid } from '../kit/families.js';
 import { entityByUuid } from '../kit/federation.js';
 import { backedBy, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
-import { CpuArchitecture, HypervisorType, ResourceState } from '../shared-enums.js';
+import { CpuArchitecture, HypervisorType, ResourceState } from '../common-enums.js';
 import { hosts, loadNetworkFacts } from './loaders.js';
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<GatewaySchemaTypes>;

@@ -10,7 +10,7 @@ import { snsApplicationEndpoint, type SnsApplicationEndpointRecord, type SnsAppl
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, childConnection, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { childrenLoader, groupByField, type ChildQuery } from '../kit/loading.js';
-import { ResourceState } from '../shared-enums.js';
+import { ResourceState } from '../common-enums.js';
 import { embeddedList, exposeRecordEnums, exposeRecordFields, follows, reads } from '../kit/record-fields.js';
 import { SnsApplicationPlatformRef, SnsEndpointType } from './platforms.js';
 

@@ -7,7 +7,7 @@ import { snsApplicationPlatform } from '../../upstream/records.js';
 import { cursorFamily, nodeByUuid } from '../kit/families.js';
 import { anyOf, defineListQuery, equals, NAME_AND_DATE_ORDER_FIELDS, NAME_CONTAINS_FILTER, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
-import { ResourceState } from '../shared-enums.js';
+import { ResourceState } from '../common-enums.js';
 import { exposeRecordEnums, exposeRecordFields } from '../kit/record-fields.js';
 
 const platforms = cursorFamily('sns-application-platform');

@@ -9,7 +9,7 @@ import { entityByUuid } from '../kit/federation.js';
 import { anyOf, defineListQuery, DISCOVERY_DATE_ORDER_FIELDS, equals, NAME_CONTAINS_FILTER, NAME_ORDER_FIELD, uuidsFilter } from '../kit/list-query.js';
 import { recordEnum } from '../kit/enums.js';
 import { embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
-import { ResourceState } from '../shared-enums.js';
+import { ResourceState } from '../common-enums.js';
 import { readableItems } from '../../upstream/wire.js';
 import { HostRef } from '../host/index.js';
 import { VmInstanceRef } from '../vm-instance/index.js';

@@ -9,7 +9,7 @@ import { readableItems } from '../../upstream/wire.js';
 import { embeddedNode, loadEmbedded } from '../kit/embedded-ids.js';
 import { recordEnums } from '../kit/enums.js';
 import { backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, follows } from '../kit/record-fields.js';
-import { HypervisorType } from '../shared-enums.js';
+import { HypervisorType } from '../common-enums.js';
 import { VmInstanceRef } from '../node-refs.js';
 
 export const { NicDriverType, VmNicType, VmNicState } = recordEnums('vmNic', {

@@ -9,7 +9,7 @@ import { alsoReads, reads } from '../kit/record-fields.js';
 import { HostRef } from '../host/index.js';
 import { vmsOfHost } from './loaders.js';
 import { vmInstances, VmInstanceRef } from '../node-refs.js';
-import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
+import { CpuArchitecture, HypervisorType } from '../common-enums.js';
 import { VmInstanceType, VmPlatform, VmState } from './types.js';
 
 /** `filter` and `orderBy` of every VM connection: `vmInstances` and `Host.vmInstances`. */

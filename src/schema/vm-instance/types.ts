@@ -11,7 +11,7 @@ import { entityByUuid } from '../kit/federation.js';
 import { recordEnums } from '../kit/enums.js';
 import { alsoReads, backedBy, embeddedList, exposeRecordEnums, exposeRecordFields, reads } from '../kit/record-fields.js';
 import { callsPerParent } from '../kit/upstream-calls.js';
-import { CpuArchitecture, HypervisorType } from '../shared-enums.js';
+import { CpuArchitecture, HypervisorType } from '../common-enums.js';
 import { followsHost } from '../host/index.js';
 import { VmInstanceRef, VolumeRef } from '../node-refs.js';
 import { snapshotGroupListArgs } from '../volume-snapshot-group/index.js';
