@@ -2,7 +2,7 @@
  * What a mutation touches and which payloads `Job.payload` may return live with the schema the
  * app built (its mutation fields' extensions, its `MutationPayload` union), not in module state.
  */
-import { GraphQLObjectType, GraphQLSchema, GraphQLString, isUnionType } from 'graphql';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, getNamedType, isInputObjectType, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/jobs/store.js';
 import { schema } from '../../../src/schema/index.js';
@@ -46,5 +46,18 @@ describe('the mutation kit keeps its declarations on the schema', () => {
     if (!isUnionType(union)) throw new Error('MutationPayload is no union');
     const payloads = Object.values(schema.getMutationType()!.getFields()).map((field) => String(field.type).replace(/!$/, ''));
     expect(union.getTypes().map((type) => type.name).sort()).toEqual(payloads.sort());
+  });
+
+  it('a delete naming its record by uuid forgets that record, and its deleteMode is the DeleteMode enum the kit describes', () => {
+    for (const [mutation, type] of [['deleteCbtTask', 'CbtTask'], ['deleteDirectory', 'Directory']] as const) {
+      expect(touchedBy(finishedJob(mutation), schema)).toEqual({ types: [type], uuids: [VM], everyRecordOf: [] });
+      const input = getNamedType(schema.getMutationType()!.getFields()[mutation]!.args.find((arg) => arg.name === 'input')!.type);
+      if (!isInputObjectType(input)) throw new Error(`${mutation} has no input object`);
+      const deleteMode = input.getFields().deleteMode!;
+      expect(String(deleteMode.type)).toBe('DeleteMode');
+      expect(deleteMode.description).toMatch(/^How strictly to delete; the upstream default is `PERMISSIVE`\./);
+      const payload = getNamedType(schema.getMutationType()!.getFields()[mutation]!.type) as GraphQLObjectType;
+      expect(Object.keys(payload.getFields())).toEqual(expect.arrayContaining([`deleted${type}Uuid`, `deleted${type}Id`]));
+    }
   });
 });
