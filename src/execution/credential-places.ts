@@ -25,6 +25,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { guardRedis, type RedisConnection } from '../redis/connection.js';
+import { addCount, countOf } from '../utils/counts.js';
 
 /**
  * The key of a credential's places of one kind. `v1`: the format of the key and of its fields'
@@ -109,19 +110,19 @@ export function createCredentialPlaces(options: CredentialPlacesOptions): Creden
       const ofReplica = countOf(held, key) + countOf(taking, key);
       if (ofReplica >= cap) return ofReplica;
       if (fleet === undefined) {
-        add(held, key, 1);
+        addCount(held, key, 1);
         return null;
       }
-      add(taking, key, 1);
+      addCount(taking, key, 1);
       try {
         const others = await fleet.claim(key, cap);
         return others === null ? null : others + countOf(held, key);
       } finally {
-        add(taking, key, -1);
+        addCount(taking, key, -1);
       }
     },
     give(key) {
-      add(held, key, -1);
+      addCount(held, key, -1);
       fleet?.write(key);
     },
     close: async () => fleet?.close(),
@@ -191,7 +192,7 @@ function createFleetWrites(options: FleetPlacesOptions, held: Map<string, number
     claim: (key, cap) =>
       enqueue(key, async () => {
         const others = await send(key, 1, cap);
-        if (others === null) add(held, key, 1);
+        if (others === null) addCount(held, key, 1);
         return others;
       }),
     write(key) {
@@ -211,12 +212,3 @@ function createFleetWrites(options: FleetPlacesOptions, held: Map<string, number
   };
 }
 
-function countOf(counts: ReadonlyMap<string, number>, key: string): number {
-  return counts.get(key) ?? 0;
-}
-
-function add(counts: Map<string, number>, key: string, delta: number): void {
-  const count = countOf(counts, key) + delta;
-  if (count > 0) counts.set(key, count);
-  else counts.delete(key);
-}

@@ -19,6 +19,7 @@
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { createCredentialPlaces, type FleetOptions } from '../execution/credential-places.js';
+import { addCount, countOf } from '../utils/counts.js';
 
 export interface SubscriptionLimitsOptions {
   /** Subscriptions open at once on one graphql-ws socket (`WS_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
@@ -91,18 +92,18 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
         perCredential.give(credential);
         return tooManyFromAddress(address);
       }
-      perUnverifiedAddress.set(address, (perUnverifiedAddress.get(address) ?? 0) + 1);
+      addCount(perUnverifiedAddress, address, 1);
     }
     return { credential, address };
   }
 
   function addressFull(address: string): boolean {
-    return (perUnverifiedAddress.get(address) ?? 0) >= options.unverifiedSubscriptionsPerAddress;
+    return countOf(perUnverifiedAddress, address) >= options.unverifiedSubscriptionsPerAddress;
   }
 
   function tooManyFromAddress(address: string): GraphQLError {
     return tooMany(
-      `Your address already has ${perUnverifiedAddress.get(address) ?? 0} subscriptions open under credentials the upstream has not accepted, the most allowed; complete one, or make a query with your credential first.`,
+      `Your address already has ${countOf(perUnverifiedAddress, address)} subscriptions open under credentials the upstream has not accepted, the most allowed; complete one, or make a query with your credential first.`,
       'address',
       options.unverifiedSubscriptionsPerAddress,
     );
@@ -110,7 +111,7 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
 
   function releasePlace(place: Place): void {
     perCredential.give(place.credential);
-    if (place.address !== undefined) decrement(perUnverifiedAddress, place.address);
+    if (place.address !== undefined) addCount(perUnverifiedAddress, place.address, -1);
   }
 
   function release(socket: LimitedSocket, id: string): void {
@@ -170,12 +171,6 @@ export function createSubscriptionLimits(options: SubscriptionLimitsOptions): Su
     takeStream,
     close: () => perCredential.close(),
   };
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const count = (counts.get(key) ?? 1) - 1;
-  if (count > 0) counts.set(key, count);
-  else counts.delete(key);
 }
 
 function tooMany(message: string, per: 'socket' | 'credential' | 'address', limit: number): GraphQLError {
