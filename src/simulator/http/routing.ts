@@ -21,6 +21,9 @@ export const UNKNOWN_OPERATION = 'Unknown';
 
 const CURSOR_FAMILY_PREFIX = '/api/v1/resources/';
 
+/** A job poll's path under the resource family, capturing the job's uuid. */
+const JOB_POLL_PATH = /^api-jobs\/([^/]+)$/;
+
 /** What the router decided for one API request. */
 export type Routed =
   | { kind: 'poll'; operation: string; jobUuid: string }
@@ -72,7 +75,7 @@ function routeAny(context: RouterContext, request: ApiRequest): Routed {
 function routeResourceFamily({ store }: RouterContext, request: ApiRequest): Routed {
   const { method, pathname, query } = request;
   const subPath = pathname.slice(RESOURCE_FAMILY_PREFIX.length).replace(/\/+$/, '');
-  const poll = /^api-jobs\/([^/]+)$/.exec(subPath);
+  const poll = JOB_POLL_PATH.exec(subPath);
   if (poll !== null) {
     if (method !== 'GET') return { kind: 'reject', operation: POLL_OPERATION, status: 405, text: 'Method Not Allowed' };
     return { kind: 'poll', operation: POLL_OPERATION, jobUuid: poll[1] ?? '' };
@@ -96,7 +99,7 @@ function routeResourceFamily({ store }: RouterContext, request: ApiRequest): Rou
 
 /** Whether some method is routed at `subPath` of the resource family. */
 function isKnownResourcePath(subPath: string): boolean {
-  return matchRead(subPath) !== null || isWriteSubPath(subPath) || /^api-jobs\/[^/]+$/.test(subPath);
+  return matchRead(subPath) !== null || isWriteSubPath(subPath) || JOB_POLL_PATH.test(subPath);
 }
 
 function routeWrite({ method, pathname, body, bodyError }: ApiRequest): Routed {

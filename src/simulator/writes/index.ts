@@ -59,12 +59,12 @@ const SIMULATED_WRITES: Readonly<Record<string, SimulatedWrite>> = {
   UpdateHostNqn: { execute: updateHostNqn },
   SetIpOnHostNetworkBonding: { execute: setIpOnHostNetworkBonding },
   CreateCbtTask: { spelled: { taskType: { type: 'string', required: true, values: ['VM'] } }, execute: createCbtTask },
-  DeleteCbtTask: { spelled: { deleteMode: DELETE_MODE }, execute: deleteCbtTask },
+  DeleteCbtTask: { execute: deleteCbtTask },
   DisableCbtTask: { execute: disableCbtTask },
   EnableCbtTask: { execute: enableCbtTask },
   ExportNbdVolumes: { execute: exportNbdVolumes },
   CreateVolumeSnapshotGroup: { execute: createVolumeSnapshotGroup },
-  DeleteVolumeSnapshotGroup: { spelled: { deleteMode: DELETE_MODE }, execute: deleteVolumeSnapshotGroup },
+  DeleteVolumeSnapshotGroup: { execute: deleteVolumeSnapshotGroup },
   UpdateVolumeSnapshotGroup: { execute: updateVolumeSnapshotGroup },
   PrimaryStorageMigrateVm: { spelled: { volumeMigrationAOs: { type: 'objectList' } }, execute: primaryStorageMigrateVm },
   SetVmBootVolume: { execute: setVmBootVolume },
@@ -81,14 +81,14 @@ const SIMULATED_WRITES: Readonly<Record<string, SimulatedWrite>> = {
   },
   DetachL3NetworkFromVm: { execute: detachL3NetworkFromVm },
   DeleteVmSshKey: { execute: deleteVmSshKey },
-  DestroyVmInstance: { spelled: { deleteMode: DELETE_MODE }, execute: destroyVmInstance },
-  DeleteDirectory: { spelled: { deleteMode: DELETE_MODE }, execute: deleteDirectory },
+  DestroyVmInstance: { execute: destroyVmInstance },
+  DeleteDirectory: { execute: deleteDirectory },
   ChangeSNSApplicationPlatformState: {
     spelled: { stateEvent: { type: 'string', required: true, values: ['enable', 'disable'] } },
     execute: changeSnsApplicationPlatformState,
   },
   UpdateSNSHttpEndpoint: { execute: updateSnsHttpEndpoint },
-  RemoveSNSSmsReceiver: { spelled: { deleteMode: DELETE_MODE }, execute: removeSnsSmsReceiver },
+  RemoveSNSSmsReceiver: { execute: removeSnsSmsReceiver },
 };
 
 /** The spec's names of the write operations, in the spec's order. */
@@ -127,8 +127,12 @@ function compile(name: string, simulated: SimulatedWrite): CompiledRoute {
   };
 }
 
-/** The simulator's spec of a parameter the catalogue declares with its facts. */
+/**
+ * The simulator's spec of a parameter the catalogue declares with its facts, or of `deleteMode`
+ * (the one parameter declared by its location alone whose closed set the simulator knows itself).
+ */
 function parameterOf(operation: string, name: string, spec: ParamSpec): ParameterSpec {
+  if (name === 'deleteMode' && !isDeclaredParam(spec)) return DELETE_MODE;
   const type = isDeclaredParam(spec) ? PARAMETER_TYPES[spec.kind] : undefined;
   if (!isDeclaredParam(spec) || type === undefined) throw new TypeError(`${operation}: the simulator must spell parameter ${name}`);
   return spec.required ? { type, required: true } : { type };
