@@ -1,6 +1,6 @@
 /**
  * `useMetricsRoute(options)`: `/metrics` answers the Prometheus text exposition of the app's
- * registry (`metrics.ts`; the operation counters themselves are `use-metrics.ts`'s).
+ * registry (`metrics.ts`; the operation counters themselves are `operation-metrics.ts`'s).
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';

@@ -1,6 +1,7 @@
 /**
  * `REDIS_URL`'s grammar: one Redis, a Redis Cluster (its seed nodes), or a master watched by
- * Sentinel. `config.ts` checks the variable with it; `redis.ts` connects to what it names.
+ * Sentinel. The settings check the variable with it (`config/parsers.ts`); `connection.ts` connects
+ * to what it names.
  */
 
 /** A `host:port` of a Redis node or sentinel. */

@@ -26,7 +26,7 @@ import type { CallOptions, CursorPage, CursorResourceTypes, UpstreamClient } fro
 export type { UpstreamRequestEvent } from './calls.js';
 
 /**
- * Every option is required but the hooks: a setting of `config.ts` under the same name (its
+ * Every option is required but the hooks: a setting (`src/config/settings/`) under the same name (its
  * default lives there), one of `UPSTREAM_FIXED_OPTIONS`, or `strictRecordReads`, which the
  * caller states as undici's interceptors take their policy.
  */
@@ -88,7 +88,7 @@ export interface UpstreamClientOptions {
 }
 
 /**
- * The client's options that are no setting of `config.ts`: the gateway's one value of each,
+ * The client's options that are no setting (`src/config/settings/`): the gateway's one value of each,
  * stated here once. The app passes them with the settings; tests change them at will.
  */
 export const UPSTREAM_FIXED_OPTIONS = {
