@@ -56,6 +56,8 @@ export interface JobRunnerOptions {
   baseUrl: () => string;
   asyncDelayMs: () => number;
   dropWebhooks: () => boolean;
+  /** While true, jobs that come due wait for `release()`. @default never */
+  holdJobs?: () => boolean;
   webhookRetryMs: () => number;
   /** Attempts after the first failure; the real service retries 15 times. */
   webhookRetries?: number;
@@ -70,6 +72,8 @@ export interface JobRunner {
   poll(jobUuid: string): JobAnswer;
   /** Webhook deliveries made so far (for tests and stats). */
   readonly deliveries: readonly WebhookDelivery[];
+  /** Finishes the jobs that came due while `holdJobs` was true, in the order they came due. */
+  release(): void;
   /** Waits for pending jobs and stops retry timers. */
   close(): Promise<void>;
 }

@@ -48,6 +48,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const inFlight = new Set<Promise<void>>();
   const aborter = new AbortController();
   const deliveries: WebhookDelivery[] = [];
+  // Jobs that came due while held, in that order.
+  const held: (() => void)[] = [];
   let closed = false;
 
   function schedule(delayMs: number, task: () => void): void {
@@ -68,6 +70,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   }
 
   function runJob(job: Job, run: SubmitJob['run']): void {
+    if (options.holdJobs?.()) {
+      held.push(() => runJob(job, run));
+      return;
+    }
     job.outcome = executeSafely(run);
     finished.set(job.uuid, Date.now());
     if (job.webHook !== undefined && !options.dropWebhooks()) {
@@ -138,11 +144,16 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       }
     },
 
+    release(): void {
+      for (const task of held.splice(0)) task();
+    },
+
     async close(): Promise<void> {
       // Pending jobs are abandoned, not run: the store they would change is going away too.
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      held.length = 0;
       aborter.abort();
       await Promise.allSettled([...inFlight]);
     },

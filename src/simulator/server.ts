@@ -91,12 +91,14 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
     faultRate: options.faultRate,
     asyncDelayMs: options.asyncDelayMs,
     dropWebhooks: options.dropWebhooks,
+    holdJobs: false,
   };
   let url = '';
   const jobs = createJobRunner({
     baseUrl: () => url,
     asyncDelayMs: () => config.asyncDelayMs,
     dropWebhooks: () => config.dropWebhooks,
+    holdJobs: () => config.holdJobs,
     webhookRetryMs: () => options.webhookRetryMs,
     webhookRetries: options.webhookRetries,
   });
@@ -236,6 +238,8 @@ export function createSimulator(overrides: Partial<SimulatorOptions> = {}): Simu
       if (patch.faultRate !== undefined) config.faultRate = patch.faultRate;
       if (patch.asyncDelayMs !== undefined) config.asyncDelayMs = patch.asyncDelayMs;
       if (patch.dropWebhooks !== undefined) config.dropWebhooks = patch.dropWebhooks;
+      if (patch.holdJobs !== undefined) config.holdJobs = patch.holdJobs;
+      if (!config.holdJobs) jobs.release();
     },
     config() {
       return { ...config };

@@ -3,7 +3,8 @@
  * one redis-server (with persistence, as deployed) and the simulator. Redis is first stopped, then
  * frozen (SIGSTOP) for 30 s, the issue's figure: past the lease of the replicas' heartbeats
  * (JOB_LEASE_MS), so each may claim the other's jobs once Redis answers again, as it would in
- * production. Jobs finish upstream during each. Meanwhile the replicas stay ready; reads, paged
+ * production. Jobs finish upstream during each: the simulator holds them (`holdJobs`) until the
+ * outage is established and its subscriptions are open, so no job can finish before. Meanwhile the replicas stay ready; reads, paged
  * ones too (whose endCursor pages on), answer within 3 s (a stalled Redis costs at most
  * REDIS_COMMAND_TIMEOUT_MS); writes answer REDIS_UNAVAILABLE at once; `jobCompleted(id)` and
  * `jobEvents` opened during the outage wait and then deliver each job once; and no answer repeats
@@ -97,8 +98,8 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
       return subscription;
     };
     const eventsBefore = await subscribe<{ jobEvents: JobResult }>(b.url, JOB_EVENTS);
-    // Each job finishes upstream 2 s after it starts: while Redis is away.
-    simulator.configure({ asyncDelayMs: 2_000 });
+    // The jobs finish upstream when released, while Redis is away: a delay would race a slow machine.
+    simulator.configure({ holdJobs: true });
 
     // Stopped.
     const stoppedJobs = [await startJob(a.url, '801'), await startJob(b.url, '802')];
@@ -107,6 +108,7 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
     const eventsDuringStop = await subscribe<{ jobEvents: JobResult }>(a.url, JOB_EVENTS);
     const completedDuringStop = await subscribe<{ jobCompleted: JobResult }>(b.url, JOB_COMPLETED, { id: stoppedJobs[0] });
     await expectServedWithoutRedis();
+    simulator.configure({ holdJobs: false });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect([eventsBefore, eventsDuringStop, completedDuringStop].map((subscription) => subscription.results)).toEqual([[], [], []]);
     await redis.start();
@@ -114,6 +116,7 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
     await Promise.all([eventsBefore.waitFor(2, 60_000), eventsDuringStop.waitFor(2, 60_000), completedDuringStop.completed]);
 
     // Frozen.
+    simulator.configure({ holdJobs: true });
     const frozenJobs = [await startJob(a.url, '803'), await startJob(b.url, '804')];
     redis.freeze();
     const frozenAt = Date.now();
@@ -123,6 +126,7 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
       const eventsDuringFreeze = await subscribe<{ jobEvents: JobResult }>(b.url, JOB_EVENTS);
       const completedDuringFreeze = await subscribe<{ jobCompleted: JobResult }>(a.url, JOB_COMPLETED, { id: frozenJobs[1] });
       await expectServedWithoutRedis();
+      simulator.configure({ holdJobs: false });
       await new Promise((resolve) => setTimeout(resolve, frozenAt + FREEZE_MS - Date.now()));
       expect([eventsDuringFreeze, completedDuringFreeze].map((subscription) => subscription.results)).toEqual([[], []]);
       redis.thaw();
@@ -143,7 +147,7 @@ describe('a Redis that stops, then stalls, under two replicas', () => {
       expect(completedDuringFreeze.results).toEqual([{ data: { jobCompleted: { id: frozenJobs[1], status: 'SUCCEEDED' } } }]);
     } finally {
       redis.thaw();
-      simulator.configure({ asyncDelayMs: 5 });
+      simulator.configure({ holdJobs: false });
     }
 
     const said = JSON.stringify([...answers, ...subscriptions.map((subscription) => subscription.results)]);

@@ -386,4 +386,20 @@ describe('jobs over the simulator HTTP server', () => {
     expect(hook.hooks).toHaveLength(0);
     expect(sim.jobs.deliveries).toHaveLength(0);
   });
+  it('keeps jobs running while holdJobs is set, and finishes them, webhook and all, once it is cleared', async () => {
+    await start();
+    const control = (body: Record<string, unknown>) => fetch(`${sim.url}/__sim/config`, { method: 'POST', body: JSON.stringify(body) });
+    expect((await control({ holdJobs: true })).status).toBe(200);
+    const hook = await httpReceiver();
+    const answer = await destroy(firstVm().uuid, { 'x-web-hook': hook.url });
+    const { location } = (await answer.json()) as { location: string };
+    // Well past asyncDelayMs (5 ms): still running, nothing pushed.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await fetch(location)).status).toBe(202);
+    expect(hook.hooks).toHaveLength(0);
+    expect((await (await control({ holdJobs: false })).json()) as unknown).toMatchObject({ holdJobs: false });
+    expect((await fetch(location)).status).toBe(200);
+    const [received] = await until(() => (hook.hooks.length > 0 ? hook.hooks : undefined));
+    expect(received?.headers['x-job-success']).toBe('true');
+  });
 });

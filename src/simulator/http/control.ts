@@ -22,6 +22,12 @@ export interface SimulatorConfig {
   faultRate: number;
   asyncDelayMs: number;
   dropWebhooks: boolean;
+  /**
+   * Jobs that come due wait, still running when polled, until it is set false again: then they
+   * finish at once, in the order they came due. A test (or a demo) decides when the upstream's
+   * jobs finish instead of racing a delay.
+   */
+  holdJobs: boolean;
 }
 
 /** What the control surface reads and changes. */
@@ -134,9 +140,11 @@ function readConfigPatch(body: Record<string, unknown>): Partial<SimulatorConfig
     }
     patch.faultRate = body.faultRate;
   }
-  if (body.dropWebhooks !== undefined) {
-    if (typeof body.dropWebhooks !== 'boolean') throw new SimBadRequest('dropWebhooks must be true or false');
-    patch.dropWebhooks = body.dropWebhooks;
+  for (const name of ['dropWebhooks', 'holdJobs'] as const) {
+    const value = body[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw new SimBadRequest(`${name} must be true or false`);
+    patch[name] = value;
   }
   return patch;
 }

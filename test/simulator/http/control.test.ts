@@ -181,13 +181,13 @@ describe('fault injection', () => {
   });
 
   it('rejects an invalid configuration with 400 and keeps the old one', async () => {
-    for (const body of [{ faultRate: 2 }, { latencyMs: -1 }, { dropWebhooks: 'yes' }, { asyncDelayMs: 'slow' }]) {
+    for (const body of [{ faultRate: 2 }, { latencyMs: -1 }, { dropWebhooks: 'yes' }, { holdJobs: 1 }, { asyncDelayMs: 'slow' }]) {
       const response = await control('/__sim/config', body);
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
     expect(simulator.config()).toMatchObject({ faultRate: 0, latencyMs: 0 });
     const applied = await control('/__sim/config', { asyncDelayMs: 5, dropWebhooks: true });
-    expect((await applied.json()) as unknown).toEqual({ latencyMs: 0, faultRate: 0, asyncDelayMs: 5, dropWebhooks: true });
+    expect((await applied.json()) as unknown).toEqual({ latencyMs: 0, faultRate: 0, asyncDelayMs: 5, dropWebhooks: true, holdJobs: false });
     await control('/__sim/config', { asyncDelayMs: 50, dropWebhooks: false });
   });
 
