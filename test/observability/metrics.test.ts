@@ -201,7 +201,7 @@ describe('operations', () => {
     expect(await gauges()).toEqual([0, 0]);
     const tenant = simulator.credentials.tenantId;
     const host = [...simulator.store.hosts.list(tenant)].find((candidate) => candidate.status === 'Connected')!;
-    simulator.configure({ asyncDelayMs: 1500 });
+    simulator.configure({ holdJobs: true });
     try {
       const started = await gql<{ updateHostNqn: { job: { id: string; status: string } } }>(
         'mutation($input: UpdateHostNqnInput!) { updateHostNqn(input: $input) { job { id status } } }',
@@ -212,10 +212,11 @@ describe('operations', () => {
       const [inFlight, oldest] = await gauges();
       expect(inFlight).toBe(1);
       expect(oldest).toBeGreaterThan(0.2);
+      simulator.configure({ holdJobs: false });
       await eventually(async () => (await gauges())[0] === 0, 'the finished job to leave the in-flight gauge', 100, 100);
       expect(await gauges()).toEqual([0, 0]);
     } finally {
-      simulator.configure({ asyncDelayMs: 5 });
+      simulator.configure({ holdJobs: false });
     }
   });
 

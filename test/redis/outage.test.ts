@@ -86,8 +86,8 @@ describe('a 30 s Redis outage under two replicas', () => {
 
     const eventsOnB = await subscribeWs<{ jobEvents: JobResult }>(b.url, JOB_EVENTS, {}, params);
     const eventsOnA = await subscribeSse<{ jobEvents: JobResult }>(a.url, JOB_EVENTS, {}, { authorization: fleet.headers.authorization! });
-    // A stream of writes, each finishing upstream 3 s after it starts: all of them once Redis is stopped.
-    simulator.configure({ asyncDelayMs: 3_000 });
+    // A stream of writes, held upstream until Redis is stopped: all of them finish while it is away.
+    simulator.configure({ holdJobs: true });
     const ids: string[] = [];
     const completed: Collected<{ jobCompleted: JobResult }>[] = [];
     for (let index = 0; index < JOBS; index++) {
@@ -100,6 +100,7 @@ describe('a 30 s Redis outage under two replicas', () => {
 
     await redis.stop();
     const stoppedAt = Date.now();
+    simulator.configure({ holdJobs: false });
     // Changed upstream as Redis goes: A's poller finds it, its PUBLISH and append fail.
     simulator.churn.apply({ tenant: 'first', kind: 'vmState', uuid: vm });
     await vmsOnA.waitFor(2, 10_000);

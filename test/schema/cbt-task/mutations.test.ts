@@ -112,11 +112,12 @@ describe.each(WEBHOOK_MODES)('CBT task mutations (webhooks $mode)', ({ dropWebho
 
     it('enableCbtTask with async: true returns RUNNING at once; job(id) then gives the typed payload', async () => {
       const { taskUuid } = await newTask('Stopped');
-      // Long enough for the STARTING read-back below to land while the job still runs.
-      harness.simulator.configure({ asyncDelayMs: 1500 });
+      // Held upstream, so that the STARTING read-back below lands while the job still runs.
+      harness.simulator.configure({ holdJobs: true });
       const started = await mutate<CbtTaskPayload>('enableCbtTask', TASK, { uuid: taskUuid, async: true, clientMutationId: 'async-enable' });
       expect(started).toMatchObject({ clientMutationId: 'async-enable', cbtTask: null, error: null, job: { status: 'RUNNING', operation: 'ENABLE_CBT_TASK' } });
       expect(await readTask(taskUuid)).toEqual({ status: 'STARTING' });
+      harness.simulator.configure({ holdJobs: false });
 
       const job = await waitForJob<{ payload: { cbtTask: { uuid: string; status: string }; volumeCbtBackupInfos: unknown[] } }>(
         started.job.id,
