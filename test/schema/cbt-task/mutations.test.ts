@@ -2,7 +2,7 @@
  * The CBT task mutations against the simulator over real HTTP: the exact upstream request each one
  * makes, the task read back afterwards, and upstream refusals in the payload's `error`.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { errorCodes, WEBHOOK_MODES, type Harness } from '../../support/harness.js';
 import { mutationSuite, UNKNOWN_UUID, type PayloadBase } from '../../support/mutation-suite.js';
 
@@ -112,8 +112,10 @@ describe.each(WEBHOOK_MODES)('CBT task mutations (webhooks $mode)', ({ dropWebho
 
     it('enableCbtTask with async: true returns RUNNING at once; job(id) then gives the typed payload', async () => {
       const { taskUuid } = await newTask('Stopped');
-      // Held upstream, so that the STARTING read-back below lands while the job still runs.
+      // Held upstream, so that the STARTING read-back below lands while the job still runs; let go
+      // however the test ends, or the file's later writes would never finish.
       harness.simulator.configure({ holdJobs: true });
+      onTestFinished(() => harness.simulator.configure({ holdJobs: false }));
       const started = await mutate<CbtTaskPayload>('enableCbtTask', TASK, { uuid: taskUuid, async: true, clientMutationId: 'async-enable' });
       expect(started).toMatchObject({ clientMutationId: 'async-enable', cbtTask: null, error: null, job: { status: 'RUNNING', operation: 'ENABLE_CBT_TASK' } });
       expect(await readTask(taskUuid)).toEqual({ status: 'STARTING' });
